@@ -1,0 +1,234 @@
+"""An asyncio JDWP connection: handshake, pipelined requests, one ordered event stream.
+
+Many requests may be in flight; replies are matched by id. Composite events go, in arrival order, to a
+single consumer (`events()`). When the peer goes away every waiter learns it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from . import commands
+from .constants import HANDSHAKE
+from .errors import HandshakeError, JdwpTransportError, ProtocolError, VMDisconnected
+from .packets import DEFAULT_MAX_PACKET, Codec, CommandPacket, PacketParser, ReplyPacket
+from .spec import Command
+from .wire import IdSizes
+
+log = logging.getLogger(__name__)
+
+_READ_CHUNK = 256 * 1024
+_DRAIN_ABOVE = 1024 * 1024
+
+
+class ConnectError(JdwpTransportError):
+    """Nothing JDWP could be reached at the address."""
+
+
+class JdwpConnection:
+    """One connection to a JDWP agent. Create it with `await JdwpConnection.connect(host, port)`."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_packet: int) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.codec = Codec()
+        self._parser = PacketParser(max_packet)
+        self._pending: dict[int, tuple[Command, asyncio.Future[Any]]] = {}
+        self._events: asyncio.Queue[Any] = asyncio.Queue()
+        self._closed = asyncio.Event()
+        self.close_reason: JdwpTransportError | None = None
+        self.protocol_errors: list[str] = []
+        self.unmatched_replies = 0
+        self._reader_task: asyncio.Task[None] | None = None
+
+    # -- opening -------------------------------------------------------------------------------------
+
+    @classmethod
+    async def connect(
+        cls, host: str, port: int, timeout: float = 10.0, max_packet: int = DEFAULT_MAX_PACKET
+    ) -> JdwpConnection:
+        """Open, handshake and learn the ID sizes; every failure is a `ConnectError`/`HandshakeError`."""
+        address = f"{host}:{port}"
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, limit=_READ_CHUNK), timeout)
+        except ConnectionRefusedError:
+            raise ConnectError(f"nothing is listening on {address} (connection refused)") from None
+        except TimeoutError:
+            raise ConnectError(f"no answer from {address} within {timeout:g}s (host unreachable or filtered)") from None
+        except OSError as exc:
+            raise ConnectError(f"cannot connect to {address}: {exc.strerror or exc}") from None
+        try:
+            await cls._handshake(reader, writer, address, timeout)
+        except BaseException:
+            writer.close()
+            raise
+        conn = cls(reader, writer, max_packet)
+        conn._reader_task = asyncio.create_task(conn._read_loop(), name=f"jdwp-reader {address}")
+        try:
+            sizes = await conn.send(commands.VirtualMachine.IDSizes, timeout=timeout)
+            conn.codec.sizes = IdSizes(
+                sizes.field_id_size, sizes.method_id_size, sizes.object_id_size,
+                sizes.reference_type_id_size, sizes.frame_id_size,
+            )
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    @staticmethod
+    async def _handshake(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str, timeout: float) -> None:
+        writer.write(HANDSHAKE)
+        try:
+            answer = await asyncio.wait_for(reader.readexactly(len(HANDSHAKE)), timeout)
+        except TimeoutError:
+            raise HandshakeError(
+                f"{address} accepted the connection but sent no JDWP handshake within {timeout:g}s: "
+                "it is not a JDWP agent, or the JVM is stuck"
+            ) from None
+        except asyncio.IncompleteReadError as exc:
+            if exc.partial:
+                raise HandshakeError(
+                    f"{address} answered {exc.partial[:40]!r} and closed: not a JDWP agent"
+                ) from None
+            raise HandshakeError(
+                f"{address} closed the connection during the handshake: "
+                "another debugger may already be attached, or it is not a JDWP agent"
+            ) from None
+        except OSError as exc:
+            raise HandshakeError(f"{address} dropped the connection during the handshake ({exc})") from None
+        if answer != HANDSHAKE:
+            raise HandshakeError(f"{address} answered {answer!r} instead of the JDWP handshake: not a JDWP agent")
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    @property
+    def sizes(self) -> IdSizes:
+        return self.codec.sizes
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed.is_set()
+
+    def send_nowait(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
+        """Write a request now and return the future of its reply (for pipelining)."""
+        if self._closed.is_set():
+            raise self._disconnected()
+        packet_id, data = self.codec.encode_request(command, args, kwargs)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[packet_id] = (command, future)
+        future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
+        self._writer.write(data)
+        transport = self._writer.transport
+        if transport.get_write_buffer_size() > _DRAIN_ABOVE:
+            # Backpressure only for huge bursts (class redefinition, big batches); normal requests never wait.
+            asyncio.ensure_future(self._drain())
+        return future
+
+    async def _drain(self) -> None:
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await self._writer.drain()
+
+    async def send(self, command: Command, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+        """Send a command and wait for its decoded reply (a namedtuple, or None for empty replies)."""
+        future = self.send_nowait(command, *args, **kwargs)
+        try:
+            if timeout is None:
+                return await future
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise TimeoutError(f"the VM did not answer {command.name} within {timeout:g}s") from None
+        finally:
+            if not future.done() or future.cancelled():
+                # Timed out or cancelled: forget the request so its late reply is dropped, not leaked.
+                self._pending.pop(future.packet_id, None)  # type: ignore[attr-defined]
+
+    # -- events --------------------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Any]:
+        """Composite events in arrival order; ends when the connection closes. One consumer only."""
+        while True:
+            item = await self._events.get()
+            if item is None:
+                self._events.put_nowait(None)  # keep the end visible to a later call
+                return
+            yield item
+
+    # -- closing -------------------------------------------------------------------------------------
+
+    def _disconnected(self) -> VMDisconnected:
+        reason = self.close_reason
+        if isinstance(reason, VMDisconnected):
+            return reason
+        return VMDisconnected(f"connection to the VM is closed ({reason})" if reason else "connection to the VM is closed")
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
+    async def close(self) -> None:
+        if not self._closed.is_set():
+            self._shutdown(VMDisconnected("connection closed by the debugger"))
+        if self._reader_task is not None and self._reader_task is not asyncio.current_task():
+            self._reader_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader_task
+
+    def _shutdown(self, reason: JdwpTransportError) -> None:
+        if self._closed.is_set():
+            return
+        self.close_reason = reason
+        self._closed.set()
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        error = self._disconnected()
+        for _command, future in list(self._pending.values()):
+            if not future.done():
+                future.set_exception(error)
+        self._pending.clear()
+        self._events.put_nowait(None)
+
+    async def _read_loop(self) -> None:
+        reason: JdwpTransportError = VMDisconnected("the VM closed the connection")
+        try:
+            while True:
+                chunk = await self._reader.read(_READ_CHUNK)
+                if not chunk:
+                    break
+                self._parser.feed(chunk)
+                while (packet := self._parser.next_packet()) is not None:
+                    self._dispatch(packet)
+        except ProtocolError as exc:
+            log.error("JDWP stream corrupted: %s", exc)
+            reason = VMDisconnected(f"the VM sent malformed data and the connection was dropped: {exc}")
+        except (ConnectionError, OSError) as exc:
+            reason = VMDisconnected(f"connection to the VM lost: {exc}")
+        except asyncio.CancelledError:
+            reason = VMDisconnected("connection closed by the debugger")
+            raise
+        finally:
+            self._shutdown(reason)
+
+    def _dispatch(self, packet: ReplyPacket | CommandPacket) -> None:
+        if isinstance(packet, ReplyPacket):
+            entry = self._pending.pop(packet.id, None)
+            if entry is None:
+                self.unmatched_replies += 1  # a reply to a request that timed out or was cancelled
+                return
+            command, future = entry
+            if future.done():
+                return
+            try:
+                future.set_result(self.codec.decode_reply(command, packet))
+            except JdwpTransportError as exc:
+                future.set_exception(exc)
+            return
+        try:
+            composite = self.codec.decode_events(packet)
+        except ProtocolError as exc:
+            self.protocol_errors.append(str(exc))
+            log.warning("dropped an undecodable packet from the VM: %s", exc)
+            return
+        self._events.put_nowait(composite)

@@ -1,0 +1,122 @@
+"""Sans-IO JDWP framing and codec: bytes in, typed packets out (in the spirit of h11).
+
+`PacketParser` cuts a byte stream into command and reply packets. `Codec` turns a `Command` and its
+arguments into request bytes and decodes replies and composite events with the VM's ID sizes. Nothing
+here touches a socket, so tests feed bytes directly.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from .commands import ALL_COMMANDS
+from .constants import HEADER_SIZE, REPLY_FLAG
+from .errors import JdwpError, ProtocolError
+from .events import decode_composite
+from .spec import Command
+from .wire import IdSizes, Reader, Writer
+
+_HEADER = struct.Struct(">IIB")  # length, id, flags; then (set, cmd) or (error code)
+_COMMAND_TAIL = struct.Struct(">BB")
+_REPLY_TAIL = struct.Struct(">H")
+_LENGTH_ID_FLAGS = _HEADER.size
+
+EVENT_SET, COMPOSITE_CMD = 64, 100
+DEFAULT_MAX_PACKET = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class CommandPacket:
+    id: int
+    flags: int
+    set_id: int
+    cmd_id: int
+    data: bytes
+
+
+@dataclass(slots=True)
+class ReplyPacket:
+    id: int
+    flags: int
+    error_code: int
+    data: bytes
+
+
+Packet = CommandPacket | ReplyPacket
+
+
+def frame_command(packet_id: int, set_id: int, cmd_id: int, data: bytes | bytearray, flags: int = 0) -> bytes:
+    return _HEADER.pack(HEADER_SIZE + len(data), packet_id, flags) + _COMMAND_TAIL.pack(set_id, cmd_id) + data
+
+
+def frame_reply(packet_id: int, error_code: int, data: bytes | bytearray) -> bytes:
+    return _HEADER.pack(HEADER_SIZE + len(data), packet_id, REPLY_FLAG) + _REPLY_TAIL.pack(error_code) + data
+
+
+class PacketParser:
+    """Accumulates bytes and yields whole packets; a length outside [11, max] is a ProtocolError."""
+
+    def __init__(self, max_packet: int = DEFAULT_MAX_PACKET) -> None:
+        self.max_packet = max_packet
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+
+    def pending_length(self) -> int | None:
+        """The announced length of the packet being received, once its header is in."""
+        if len(self._buf) < 4:
+            return None
+        return int.from_bytes(self._buf[:4], "big")
+
+    def next_packet(self) -> Packet | None:
+        if len(self._buf) < HEADER_SIZE:
+            return None
+        length, packet_id, flags = _HEADER.unpack_from(self._buf, 0)
+        if length < HEADER_SIZE:
+            raise ProtocolError(f"packet length {length} is shorter than the 11-byte header")
+        if length > self.max_packet:
+            raise ProtocolError(f"packet length {length} exceeds the {self.max_packet}-byte limit")
+        if len(self._buf) < length:
+            return None
+        data = bytes(self._buf[HEADER_SIZE:length])
+        if flags & REPLY_FLAG:
+            (error_code,) = _REPLY_TAIL.unpack_from(self._buf, _LENGTH_ID_FLAGS)
+            packet: Packet = ReplyPacket(packet_id, flags, error_code, data)
+        else:
+            set_id, cmd_id = _COMMAND_TAIL.unpack_from(self._buf, _LENGTH_ID_FLAGS)
+            packet = CommandPacket(packet_id, flags, set_id, cmd_id, data)
+        del self._buf[:length]
+        return packet
+
+
+@dataclass
+class Codec:
+    """Encodes requests and decodes replies/events for one connection (it owns the packet ids)."""
+
+    sizes: IdSizes = field(default_factory=IdSizes)
+    _next_id: int = 1
+
+    def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
+        w = Writer(self.sizes)
+        command.encode(w, args, kwargs or {})
+        packet_id = self._next_id
+        self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
+        return packet_id, frame_command(packet_id, command.set_id, command.cmd_id, w.buf)
+
+    def decode_reply(self, command: Command, packet: ReplyPacket) -> Any:
+        if packet.error_code:
+            raise JdwpError.for_code(packet.error_code, command.name)
+        return command.decode(Reader(packet.data, self.sizes))
+
+    def decode_events(self, packet: CommandPacket) -> Any:
+        """Decode an Event.Composite command packet into a `Composite(suspend_policy, events)`."""
+        if (packet.set_id, packet.cmd_id) != (EVENT_SET, COMPOSITE_CMD):
+            known = ALL_COMMANDS.get((packet.set_id, packet.cmd_id))
+            raise ProtocolError(
+                f"unexpected command packet from the VM: set {packet.set_id} command {packet.cmd_id}"
+                + (f" ({known.name})" if known else "")
+            )
+        return decode_composite(Reader(packet.data, self.sizes))
