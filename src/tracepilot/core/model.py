@@ -1,0 +1,304 @@
+"""The shared model: every result the core returns is one of these dataclasses.
+
+Front ends (TUI, REPL, MCP, watch) render them; `to_dict()` gives the structured form for MCP and the
+share protocol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class SessionState(StrEnum):
+    DISCONNECTED = "DISCONNECTED"
+    RUNNING = "RUNNING"
+    STOPPED = "STOPPED"
+    EXITED = "EXITED"
+
+
+class StopKind(StrEnum):
+    BREAKPOINT = "BREAKPOINT"
+    STEP = "STEP"
+    EXCEPTION = "EXCEPTION"
+    WATCHPOINT_ACCESS = "WATCHPOINT_ACCESS"
+    WATCHPOINT_MODIFY = "WATCHPOINT_MODIFY"
+    METHOD_ENTRY = "METHOD_ENTRY"
+    METHOD_EXIT = "METHOD_EXIT"
+    VM_START = "VM_START"
+    PAUSE = "PAUSE"
+    VM_DEATH = "VM_DEATH"
+
+
+class Actor(StrEnum):
+    """Who caused an event: an agent (MCP), a person (TUI/REPL/watch) or the target program itself."""
+
+    AGENT = "agent"
+    PERSON = "person"
+    TARGET = "target"
+
+
+def to_dict(obj: Any) -> Any:
+    """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
+    if isinstance(obj, StrEnum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): to_dict(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [to_dict(v) for v in obj]
+    return obj
+
+
+class Model:
+    def to_dict(self) -> dict[str, Any]:
+        return to_dict(self)
+
+
+@dataclass
+class CodeLocation(Model):
+    """A place in the program as people read it."""
+
+    class_name: str
+    method: str
+    line: int  # -1 when the class has no line information
+    source_file: str | None = None  # e.g. "Pricing.java" (from the class file)
+    source_path: str | None = None  # resolved on the source path, if found
+    method_signature: str | None = None
+    code_index: int = 0
+
+    def __str__(self) -> str:
+        where = f"{self.source_file}:{self.line}" if self.source_file and self.line >= 0 else (
+            f"line {self.line}" if self.line >= 0 else "no line info")
+        return f"{self.class_name}.{self.method}({where})"
+
+
+@dataclass
+class ValueView(Model):
+    """A value summarised for reading. Objects carry a stable handle (`@12`) for inspect/expansion."""
+
+    type: str  # Java type name: "int", "java.lang.String", "com.acme.Order", "int[]"
+    text: str  # the summary: `42`, `"abc"`, `Order{id=7, total=1200}`, `ArrayList(size=3) [1, 2, 3]`
+    kind: str = "primitive"  # primitive | null | string | array | object | collection | map | enum | boxed | void
+    handle: str | None = None  # "@12" for objects
+    size: int | None = None  # array length, collection size, string length
+    expandable: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class Variable(Model):
+    name: str
+    value: ValueView
+    kind: str = "local"  # local | argument | this | field | static | element | entry | watch
+    changed: bool = False  # changed since the last stop in the same frame
+
+
+@dataclass
+class ExceptionInfo(Model):
+    class_name: str
+    message: str | None
+    handle: str | None
+    thrown_at: CodeLocation | None
+    catch_location: CodeLocation | None  # None = uncaught
+    caught: bool
+
+
+@dataclass
+class StopReason(Model):
+    kind: StopKind
+    thread_id: int | None = None
+    thread_name: str | None = None
+    location: CodeLocation | None = None
+    breakpoint_id: str | None = None
+    hit_count: int | None = None
+    exception: ExceptionInfo | None = None
+    field: str | None = None  # "com.acme.Order.total"
+    old_value: ValueView | None = None
+    new_value: ValueView | None = None
+    return_value: ValueView | None = None
+    object: ValueView | None = None  # watchpoint instance
+    message: str | None = None  # e.g. why a condition error stopped the thread
+    also: list[str] = field(default_factory=list)  # other breakpoint ids hit at the same place
+    time: float = field(default_factory=time.time)
+
+    def headline(self) -> str:
+        """One line: 'STOPPED at com.acme.Foo.bar(Foo.java:7) — breakpoint bp-1 (hit 2), thread main'."""
+        if self.kind is StopKind.VM_DEATH:
+            return "EXITED — the VM terminated"
+        where = f" at {self.location}" if self.location else ""
+        why = {
+            StopKind.BREAKPOINT: f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else ""),
+            StopKind.STEP: "step",
+            StopKind.EXCEPTION: "exception "
+            + (f"{self.exception.class_name}" + (f": {self.exception.message}" if self.exception and self.exception.message else "") if self.exception else ""),
+            StopKind.WATCHPOINT_ACCESS: f"read of {self.field}",
+            StopKind.WATCHPOINT_MODIFY: f"write of {self.field}"
+            + (f" ({self.old_value} -> {self.new_value})" if self.new_value is not None else ""),
+            StopKind.METHOD_ENTRY: f"method entry ({self.breakpoint_id})",
+            StopKind.METHOD_EXIT: f"method exit ({self.breakpoint_id})" + (f", returning {self.return_value}" if self.return_value else ""),
+            StopKind.VM_START: "VM start (nothing has run yet)",
+            StopKind.PAUSE: "paused",
+        }.get(self.kind, self.kind.value)
+        if self.kind is StopKind.EXCEPTION and self.breakpoint_id:
+            why += f" ({self.breakpoint_id})"
+        if self.kind in (StopKind.WATCHPOINT_ACCESS, StopKind.WATCHPOINT_MODIFY) and self.breakpoint_id:
+            why += f" [{self.breakpoint_id}]"
+        thread = f", thread {self.thread_name}" if self.thread_name else ""
+        extra = f" ({self.message})" if self.message else ""
+        return f"STOPPED{where} — {why}{thread}{extra}"
+
+
+@dataclass
+class BreakpointInfo(Model):
+    id: str
+    kind: str  # line | method_entry | method_exit | exception | watchpoint
+    spec: str  # what the user asked for: "com.acme.Foo:42", "java.lang.NullPointerException", ...
+    enabled: bool = True
+    verified: bool = False  # bound to at least one code location / class in the VM
+    locations: list[CodeLocation] = field(default_factory=list)
+    hits: int = 0
+    condition: str | None = None
+    hit_count: str | None = None  # "1000" (the 1000th), "%10" (every 10th), ">=5"
+    log: str | None = None
+    thread: str | None = None
+    temporary: bool = False
+    suspend: str = "all"
+    after: str | None = None  # chained: armed only after this breakpoint fired
+    armed: bool = True
+    message: str | None = None  # e.g. "line 12 has no code; moved to 13"
+    # exception breakpoints
+    caught: bool | None = None
+    uncaught: bool | None = None
+    # watchpoints
+    access: bool | None = None
+    modify: bool | None = None
+    instance: str | None = None
+
+    def describe(self) -> str:
+        state = "enabled" if self.enabled else "disabled"
+        state += ", verified" if self.verified else ", pending"
+        if not self.armed:
+            state += f", waits for {self.after}"
+        opts = []
+        if self.condition:
+            opts.append(f"if {self.condition}")
+        if self.hit_count:
+            opts.append(f"hit count {self.hit_count}")
+        if self.log:
+            opts.append(f'log "{self.log}"')
+        if self.thread:
+            opts.append(f"thread {self.thread}")
+        if self.temporary:
+            opts.append("temporary")
+        where = ", ".join(str(loc) for loc in self.locations[:2])
+        if len(self.locations) > 2:
+            where += f" +{len(self.locations) - 2} more"
+        text = f"{self.id} {self.kind} {self.spec} [{state}] hits={self.hits}"
+        if opts:
+            text += " " + " ".join(opts)
+        if where:
+            text += f" -> {where}"
+        if self.message:
+            text += f" ({self.message})"
+        return text
+
+
+@dataclass
+class EventRecord(Model):
+    seq: int
+    time: float
+    kind: str  # stop, resume, step, log, breakpoint_set, breakpoint_removed, thread_start, thread_death, class_prepare, exception, vm_start, vm_death, output, suppressed, error...
+    actor: Actor
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class VmInfo(Model):
+    name: str
+    version: str
+    description: str
+    jdwp_version: str
+    capabilities: dict[str, bool]
+    address: str
+    pid: int | None = None  # of a launched target
+
+
+@dataclass
+class Status(Model):
+    state: SessionState
+    target: str | None  # "localhost:5005"
+    vm: VmInfo | None
+    stop: StopReason | None
+    breakpoints: int
+    launched: bool = False
+    exit_code: int | None = None
+    pending_stops: int = 0
+    last_error: str | None = None
+    last_event_seq: int = 0
+
+    def headline(self) -> str:
+        if self.state is SessionState.STOPPED and self.stop:
+            return self.stop.headline()
+        if self.state is SessionState.RUNNING:
+            return f"RUNNING {self.target}"
+        if self.state is SessionState.EXITED:
+            code = f" (exit code {self.exit_code})" if self.exit_code is not None else ""
+            return f"EXITED {self.target or ''}{code}".rstrip()
+        return "DISCONNECTED" + (f" (last error: {self.last_error})" if self.last_error else "")
+
+
+@dataclass
+class WaitResult(Model):
+    """What a waiting call (resume, step, run_to, wait_for_stop) returns."""
+
+    stopped: bool
+    state: SessionState
+    stop: StopReason | None
+    waited_ms: int
+    message: str = ""
+
+    def headline(self) -> str:
+        if self.stopped and self.stop:
+            return self.stop.headline()
+        return self.message or self.state.value
+
+
+@dataclass
+class ThreadInfo(Model):
+    id: int
+    name: str
+    group: str | None
+    state: str  # running | sleeping | waiting | blocked | zombie | not started
+    suspended: bool
+    is_virtual: bool = False
+    is_system: bool = False
+    location: CodeLocation | None = None
+    owned_monitors: list[ValueView] = field(default_factory=list)
+    waiting_for: ValueView | None = None
+    current: bool = False  # the thread of the current stop
+
+
+@dataclass
+class FrameInfo(Model):
+    index: int
+    location: CodeLocation
+    is_native: bool = False
+    is_library: bool = False  # JDK / framework code, foldable
+    locals: list[Variable] | None = None
+
+
+@dataclass
+class OutputChunk(Model):
+    stream: str
+    text: str
+    start: int  # offset of text in the stream
+    end: int  # pass as `since` to continue
+    dropped: int = 0  # bytes dropped because the buffer is bounded

@@ -1,0 +1,1 @@
+"""The bundled demo program (ShopDemo.java) that `tracepilot demo` compiles and runs."""
