@@ -1,0 +1,219 @@
+"""`Debugger`: the one object every front end drives. Every user action exists here once.
+
+It composes the session (connection, state, stops, execution, breakpoints — session.py and
+breakpoints.py) and the inspector (threads, stacks, values, watchers, marks, tracing, code changes —
+inspector.py). Mutating methods take `actor` so the shared history records who did what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .model import (
+    Actor,
+    BreakpointInfo,
+    EventRecord,
+    FrameInfo,
+    OutputChunk,
+    Status,
+    ThreadInfo,
+    ValueView,
+    Variable,
+    WaitResult,
+)
+from .session import Session
+
+
+class Debugger:
+    def __init__(self, *, read_only: bool = False, redact: bool = False, sourcepath: Sequence[str] = (),
+                 default_actor: Actor = Actor.PERSON) -> None:
+        self.session = Session(read_only=read_only, redact=redact, sourcepath=sourcepath)
+        from .inspector import Inspector  # noqa: PLC0415  (inspector imports session; keep the graph simple)
+
+        self.inspector = Inspector(self.session)
+        self.session.inspector = self.inspector
+        self.default_actor = default_actor
+
+    @property
+    def history(self):  # noqa: ANN201
+        return self.session.history
+
+    def _actor(self, actor: Actor | None) -> Actor:
+        return actor or self.default_actor
+
+    # -- connection ----------------------------------------------------------------------------------
+
+    async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, actor: Actor | None = None) -> Status:
+        """Attach to a JVM listening for a debugger; waits up to `timeout` seconds for it to listen."""
+        return await self.session.attach(address, timeout, self._actor(actor))
+
+    async def launch(self, main: str | None = None, classpath: str | Sequence[str] | None = None, jar: str | None = None,
+                     source: str | None = None, args: Sequence[str] = (), jvm_args: Sequence[str] = (),
+                     cwd: str | None = None, env: dict[str, str] | None = None, sourcepath: Sequence[str] = (),
+                     suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
+        """Start a JVM under the debugger (suspended at VM start unless suspend=False)."""
+        return await self.session.launch(
+            main=main, classpath=classpath, jar=jar, source=source, args=args, jvm_args=jvm_args, cwd=cwd,
+            env=env, sourcepath=sourcepath, suspend=suspend, java=java, actor=self._actor(actor))
+
+    async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
+        return await self.session.detach(terminate, self._actor(actor))
+
+    async def status(self) -> Status:
+        return await self.session.status()
+
+    async def reset(self, actor: Actor | None = None) -> Status:
+        """Clear breakpoints, watchers and history; keep the connection and the marks."""
+        self.inspector.reset()
+        return await self.session.reset(self._actor(actor))
+
+    async def diagnose(self) -> dict[str, Any]:
+        return await self.session.diagnose()
+
+    async def close(self) -> None:
+        """End this debugger: detach (terminating a launched target) and release everything."""
+        await self.session.close()
+
+    # -- execution -----------------------------------------------------------------------------------
+
+    async def resume(self, thread: str | int | None = None, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
+        """Resume all threads (or one); with timeout > 0 wait that long for the next stop."""
+        return await self.session.resume(thread, timeout, self._actor(actor))
+
+    async def pause(self, thread: str | int | None = None, actor: Actor | None = None) -> WaitResult:
+        return await self.session.pause(thread, self._actor(actor))
+
+    async def step(self, kind: str = "over", thread: str | int | None = None, count: int = 1, timeout: float = 5.0,
+                   actor: Actor | None = None) -> WaitResult:
+        """Step "over", "into" or "out" (also "line"/"instruction" granularity via kind "stepi")."""
+        return await self.session.step(kind, thread, count, timeout, self._actor(actor))
+
+    async def run_to(self, location: str, thread: str | int | None = None, timeout: float = 5.0,
+                     actor: Actor | None = None) -> WaitResult:
+        return await self.session.run_to(location, thread, timeout, self._actor(actor))
+
+    async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
+        return await self.session.wait_for_stop(timeout)
+
+    # -- breakpoints ---------------------------------------------------------------------------------
+
+    async def breakpoint_set(self, location: str, condition: str | None = None, hit_count: str | int | None = None,
+                             log: str | None = None, thread: str | int | None = None, temporary: bool = False,
+                             suspend: str = "all", after: str | None = None, enabled: bool = True,
+                             actor: Actor | None = None) -> BreakpointInfo:
+        return await self.session.breakpoints.set_line(
+            location, condition=condition, hit_count=hit_count, log=log, thread=thread, temporary=temporary,
+            suspend=suspend, after=after, enabled=enabled, actor=self._actor(actor))
+
+    async def breakpoint_list(self) -> list[BreakpointInfo]:
+        return self.session.breakpoints.list()
+
+    async def breakpoint_update(self, id: str, actor: Actor | None = None, **options: Any) -> BreakpointInfo:  # noqa: A002
+        return await self.session.breakpoints.update(id, actor=self._actor(actor), **options)
+
+    async def breakpoint_remove(self, id: str, actor: Actor | None = None) -> list[str]:  # noqa: A002
+        """Remove one breakpoint, or every one with id "all"; returns the removed ids."""
+        return await self.session.breakpoints.remove(id, actor=self._actor(actor))
+
+    async def exception_break(self, exception: str = "*", caught: bool = True, uncaught: bool = True,
+                              condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                              enabled: bool = True, actor: Actor | None = None) -> BreakpointInfo:
+        return await self.session.breakpoints.set_exception(
+            exception, caught=caught, uncaught=uncaught, condition=condition, log=log, thread=thread,
+            enabled=enabled, actor=self._actor(actor))
+
+    async def watchpoint_set(self, field: str, access: bool = False, modify: bool = True, instance: str | None = None,
+                             condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                             actor: Actor | None = None) -> BreakpointInfo:
+        return await self.session.breakpoints.set_watchpoint(
+            field, access=access, modify=modify, instance=instance, condition=condition, log=log, thread=thread,
+            actor=self._actor(actor))
+
+    async def method_break(self, method: str, on: str = "entry", condition: str | None = None, log: str | None = None,
+                           thread: str | int | None = None, actor: Actor | None = None) -> BreakpointInfo:
+        return await self.session.breakpoints.set_method(
+            method, on=on, condition=condition, log=log, thread=thread, actor=self._actor(actor))
+
+    # -- observation ---------------------------------------------------------------------------------
+
+    async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:
+        return self.session.history.since(since, kinds, limit)
+
+    async def output(self, stream: str = "both", since: int = 0) -> list[OutputChunk]:
+        return self.session.read_output(stream, since)
+
+    async def trace(self, pattern: str, duration: float = 5.0, max_calls: int = 100_000,
+                    actor: Actor | None = None) -> Any:
+        return await self.inspector.trace(pattern, duration, max_calls, self._actor(actor))
+
+    # -- inspection ----------------------------------------------------------------------------------
+
+    async def snapshot(self, thread: str | int | None = None) -> Any:
+        return await self.inspector.snapshot(thread)
+
+    async def threads(self, include_system: bool = False) -> list[ThreadInfo]:
+        return await self.inspector.threads(include_system)
+
+    async def stack(self, thread: str | int | None = None, start: int = 0, count: int = 20,
+                    locals: bool = False) -> list[FrameInfo]:  # noqa: A002
+        return await self.inspector.stack(thread, start, count, locals)
+
+    async def locals(self, frame: int = 0, thread: str | int | None = None) -> list[Variable]:
+        return await self.inspector.locals(frame, thread)
+
+    async def inspect(self, target: str, frame: int = 0, thread: str | int | None = None, start: int = 0,
+                      count: int = 50) -> Any:
+        return await self.inspector.inspect(target, frame, thread, start, count)
+
+    async def evaluate(self, expression: str, frame: int = 0, thread: str | int | None = None,
+                       actor: Actor | None = None) -> ValueView:
+        return await self.inspector.evaluate(expression, frame, thread, self._actor(actor))
+
+    async def set_value(self, target: str, value: str, frame: int = 0, thread: str | int | None = None,
+                        actor: Actor | None = None) -> ValueView:
+        return await self.inspector.set_value(target, value, frame, thread, self._actor(actor))
+
+    async def source(self, location: str | None = None, context: int = 5) -> Any:
+        return await self.inspector.source(location, context)
+
+    async def classes(self, pattern: str = "*", members: bool = False) -> Any:
+        return await self.inspector.classes(pattern, members)
+
+    async def locks(self) -> Any:
+        return await self.inspector.locks()
+
+    async def heap(self, pattern: str) -> Any:
+        return await self.inspector.heap(pattern)
+
+    async def referrers(self, target: str, limit: int = 20) -> Any:
+        return await self.inspector.referrers(target, limit)
+
+    async def watch_add(self, expression: str, breakpoint: str | None = None, actor: Actor | None = None) -> Any:
+        return await self.inspector.watch_add(expression, breakpoint, self._actor(actor))
+
+    async def watch_remove(self, id: str, actor: Actor | None = None) -> Any:  # noqa: A002
+        return await self.inspector.watch_remove(id, self._actor(actor))
+
+    async def watches(self) -> Any:
+        return await self.inspector.watches()
+
+    async def mark(self, target: str, label: str, actor: Actor | None = None) -> Any:
+        return await self.inspector.mark(target, label, self._actor(actor))
+
+    async def unmark(self, label: str, actor: Actor | None = None) -> Any:
+        return await self.inspector.unmark(label, self._actor(actor))
+
+    async def marks(self) -> Any:
+        return await self.inspector.marks()
+
+    # -- changing code -------------------------------------------------------------------------------
+
+    async def hotswap(self, path: str, since: float | None = None, actor: Actor | None = None) -> Any:
+        return await self.inspector.hotswap(path, since, self._actor(actor))
+
+    async def pop_frames(self, frame: int = 0, thread: str | int | None = None, actor: Actor | None = None) -> Any:
+        return await self.inspector.pop_frames(frame, thread, self._actor(actor))
+
+    async def force_return(self, value: str, thread: str | int | None = None, actor: Actor | None = None) -> Any:
+        return await self.inspector.force_return(value, thread, self._actor(actor))

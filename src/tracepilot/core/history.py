@@ -1,0 +1,59 @@
+"""The event history: one bounded ring of everything that happened, with sequence numbers and actors.
+
+Front ends subscribe to see new records as they arrive (the TUI's event log, the share socket).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .model import Actor, EventRecord
+
+Listener = Callable[[EventRecord], None]
+
+
+class EventHistory:
+    def __init__(self, capacity: int = 10_000) -> None:
+        self._ring: deque[EventRecord] = deque(maxlen=capacity)
+        self._seq = 0
+        self._listeners: list[Listener] = []
+        self.dropped = 0  # records pushed out of the ring
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    def add(self, kind: str, text: str, actor: Actor = Actor.TARGET, **data: Any) -> EventRecord:
+        self._seq += 1
+        if len(self._ring) == self._ring.maxlen:
+            self.dropped += 1
+        record = EventRecord(self._seq, time.time(), kind, actor, text, data)
+        self._ring.append(record)
+        for listener in list(self._listeners):
+            try:
+                listener(record)
+            except Exception:  # a broken listener must not break the debugger
+                self._listeners.remove(listener)
+        return record
+
+    def since(self, seq: int = 0, kinds: Iterable[str] | None = None, limit: int | None = None) -> list[EventRecord]:
+        wanted = set(kinds) if kinds else None
+        records = [r for r in self._ring if r.seq > seq and (wanted is None or r.kind in wanted)]
+        if limit is not None and len(records) > limit:
+            records = records[:limit]
+        return records
+
+    def clear(self) -> None:
+        self._ring.clear()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe

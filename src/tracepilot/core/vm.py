@@ -1,0 +1,391 @@
+"""Typed, cached access to one VM over a JDWP connection.
+
+Class, method, field, line and variable tables never change for a loaded class, so they are fetched
+once and kept, keyed by type id; `forget()` drops a class on unload or redefinition. Names are Java's
+("com.acme.Foo", "int[]"), not JNI signatures, everywhere above this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..jdwp import (
+    ClassType,
+    JdwpConnection,
+    JdwpError,
+    Location,
+    Method,
+    Modifier,
+    ReferenceType,
+    ThreadReference,
+    TypeTag,
+    VirtualMachine,
+)
+from ..jdwp.errors import AbsentInformation, ErrorCode
+from .evaluator.types import java_name_to_signature, parse_method_signature, signature_to_java_name
+from .model import CodeLocation
+
+
+@dataclass
+class VariableSlot:
+    name: str
+    signature: str
+    slot: int
+    start: int  # code index where the variable becomes valid
+    length: int
+    is_argument: bool
+
+    @property
+    def type_name(self) -> str:
+        return signature_to_java_name(self.signature)
+
+    def live_at(self, index: int) -> bool:
+        return self.start <= index < self.start + self.length
+
+
+@dataclass
+class MethodInfo:
+    type_id: int
+    id: int
+    name: str
+    signature: str
+    mod_bits: int
+    lines: list[tuple[int, int]] | None = None  # (code index, line), sorted by code index; None = unknown yet
+    start: int = -1
+    end: int = -1
+    variables: list[VariableSlot] | None = None
+    arg_count: int = 0
+    has_variable_table: bool | None = None
+
+    @property
+    def is_static(self) -> bool:
+        return bool(self.mod_bits & Modifier.STATIC)
+
+    @property
+    def is_native(self) -> bool:
+        return bool(self.mod_bits & Modifier.NATIVE)
+
+    @property
+    def is_abstract(self) -> bool:
+        return bool(self.mod_bits & Modifier.ABSTRACT)
+
+    @property
+    def is_synthetic(self) -> bool:
+        return bool(self.mod_bits & (Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC))
+
+    @property
+    def is_bridge(self) -> bool:
+        return bool(self.mod_bits & Modifier.VOLATILE)
+
+    @property
+    def is_varargs(self) -> bool:
+        return bool(self.mod_bits & Modifier.TRANSIENT)
+
+    @property
+    def is_lambda_body(self) -> bool:
+        return self.name.startswith("lambda$")
+
+    @property
+    def is_constructor(self) -> bool:
+        return self.name == "<init>"
+
+    @property
+    def is_static_initializer(self) -> bool:
+        return self.name == "<clinit>"
+
+    @property
+    def arg_types(self) -> list[str]:
+        return [signature_to_java_name(s) for s in parse_method_signature(self.signature)[0]]
+
+    @property
+    def return_type(self) -> str:
+        return signature_to_java_name(parse_method_signature(self.signature)[1])
+
+    def line_at(self, index: int) -> int:
+        if not self.lines:
+            return -1
+        pos = bisect.bisect_right(self.lines, (index, 1 << 62)) - 1
+        return self.lines[pos][1] if pos >= 0 else self.lines[0][1]
+
+    @property
+    def line_numbers(self) -> list[int]:
+        return sorted({line for _, line in self.lines or ()})
+
+    def display(self) -> str:
+        return f"{self.name}({', '.join(self.arg_types)})"
+
+
+@dataclass
+class FieldInfo:
+    type_id: int  # declaring type
+    id: int
+    name: str
+    signature: str
+    mod_bits: int
+
+    @property
+    def is_static(self) -> bool:
+        return bool(self.mod_bits & Modifier.STATIC)
+
+    @property
+    def type_name(self) -> str:
+        return signature_to_java_name(self.signature)
+
+    @property
+    def is_synthetic(self) -> bool:
+        return bool(self.mod_bits & (Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC))
+
+
+@dataclass
+class TypeInfo:
+    id: int
+    tag: int
+    signature: str
+    status: int = 0
+    source_file: str | None = None
+    source_file_known: bool = False
+    methods: list[MethodInfo] | None = None
+    fields: list[FieldInfo] | None = None
+    superclass: int | None = None  # 0 for java.lang.Object / interfaces
+    interfaces: list[int] | None = None
+    mod_bits: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return signature_to_java_name(self.signature)
+
+    @property
+    def is_interface(self) -> bool:
+        return self.tag == TypeTag.INTERFACE
+
+    @property
+    def is_array(self) -> bool:
+        return self.tag == TypeTag.ARRAY
+
+    @property
+    def simple_name(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+class Vm:
+    """One attached VM: the connection plus caches of everything immutable about its classes."""
+
+    def __init__(self, conn: JdwpConnection) -> None:
+        self.conn = conn
+        self.types: dict[int, TypeInfo] = {}
+        self.by_signature: dict[str, list[int]] = {}
+        self._all_loaded = False
+        self._thread_names: dict[int, str] = {}
+        self.capabilities: dict[str, bool] = {}
+        self.version: Any = None
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+
+    async def send(self, command: Any, *args: Any, **kwargs: Any) -> Any:
+        return await self.conn.send(command, *args, **kwargs)
+
+    async def load_basics(self) -> None:
+        self.version, caps = await asyncio.gather(
+            self.send(VirtualMachine.Version), self.send(VirtualMachine.CapabilitiesNew)
+        )
+        self.capabilities = {k: v for k, v in caps._asdict().items() if not k.startswith("reserved")}
+
+    # -- types ---------------------------------------------------------------------------------------
+
+    def _remember(self, type_id: int, tag: int, signature: str, status: int = 0) -> TypeInfo:
+        info = self.types.get(type_id)
+        if info is None:
+            info = TypeInfo(type_id, tag, signature, status)
+            self.types[type_id] = info
+            self.by_signature.setdefault(signature, []).append(type_id)
+        elif status:
+            info.status = status
+        return info
+
+    def class_prepared(self, type_id: int, tag: int, signature: str, status: int) -> TypeInfo:
+        return self._remember(type_id, tag, signature, status)
+
+    def forget(self, type_id: int) -> None:
+        """Drop cached tables of a class (unloaded or redefined)."""
+        info = self.types.pop(type_id, None)
+        if info is not None:
+            ids = self.by_signature.get(info.signature, [])
+            if type_id in ids:
+                ids.remove(type_id)
+
+    def class_unloaded(self, signature: str) -> None:
+        for type_id in list(self.by_signature.get(signature, [])):
+            self.forget(type_id)
+
+    async def type(self, type_id: int, tag: int | None = None) -> TypeInfo:
+        info = self.types.get(type_id)
+        if info is None:
+            reply = await self.send(ReferenceType.Signature, type_id)
+            info = self._remember(type_id, tag or _tag_of_signature(reply.signature), reply.signature)
+        return info
+
+    async def all_classes(self, refresh: bool = False) -> list[TypeInfo]:
+        if refresh or not self._all_loaded:
+            reply = await self.send(VirtualMachine.AllClasses)
+            for c in reply.classes:
+                self._remember(c.type_id, c.ref_type_tag, c.signature, c.status)
+            self._all_loaded = True
+        return list(self.types.values())
+
+    async def classes_by_name(self, name: str) -> list[TypeInfo]:
+        signature = java_name_to_signature(name)
+        reply = await self.send(VirtualMachine.ClassesBySignature, signature)
+        return [self._remember(c.type_id, c.ref_type_tag, signature, c.status) for c in reply.classes]
+
+    async def methods(self, type_id: int) -> list[MethodInfo]:
+        info = await self.type(type_id)
+        if info.methods is None:
+            reply = await self.send(ReferenceType.Methods, type_id)
+            info.methods = [MethodInfo(type_id, m.method_id, m.name, m.signature, m.mod_bits) for m in reply.declared]
+        return info.methods
+
+    async def method(self, type_id: int, method_id: int) -> MethodInfo:
+        for m in await self.methods(type_id):
+            if m.id == method_id:
+                return m
+        # A method of a redefined class version: fetch afresh.
+        self.forget(type_id)
+        for m in await self.methods(type_id):
+            if m.id == method_id:
+                return m
+        raise JdwpError(ErrorCode.INVALID_METHODID, "Method lookup")
+
+    async def fields(self, type_id: int) -> list[FieldInfo]:
+        info = await self.type(type_id)
+        if info.fields is None:
+            reply = await self.send(ReferenceType.Fields, type_id)
+            info.fields = [FieldInfo(type_id, f.field_id, f.name, f.signature, f.mod_bits) for f in reply.declared]
+        return info.fields
+
+    async def superclass(self, type_id: int) -> int:
+        info = await self.type(type_id)
+        if info.superclass is None:
+            if info.tag != TypeTag.CLASS:
+                info.superclass = 0
+            else:
+                info.superclass = (await self.send(ClassType.Superclass, type_id)).superclass
+        return info.superclass
+
+    async def interfaces(self, type_id: int) -> list[int]:
+        info = await self.type(type_id)
+        if info.interfaces is None:
+            info.interfaces = (await self.send(ReferenceType.Interfaces, type_id)).interfaces
+        return info.interfaces
+
+    async def hierarchy(self, type_id: int) -> list[int]:
+        """The class and its superclasses, most derived first."""
+        chain = [type_id]
+        while (sup := await self.superclass(chain[-1])) != 0:
+            chain.append(sup)
+        return chain
+
+    async def all_fields(self, type_id: int) -> list[FieldInfo]:
+        """Declared and inherited fields, most derived class first."""
+        result: list[FieldInfo] = []
+        for t in await self.hierarchy(type_id):
+            result.extend(await self.fields(t))
+        return result
+
+    async def is_assignable(self, type_id: int, target_name: str) -> bool:
+        """Is an instance of type_id assignable to the class/interface named target_name?"""
+        seen: set[int] = set()
+        stack = [type_id]
+        target_sig = java_name_to_signature(target_name)
+        while stack:
+            t = stack.pop()
+            if t in seen or t == 0:
+                continue
+            seen.add(t)
+            info = await self.type(t)
+            if info.signature == target_sig:
+                return True
+            if info.tag == TypeTag.ARRAY:
+                return target_name in ("java.lang.Object", "java.lang.Cloneable", "java.io.Serializable")
+            stack.append(await self.superclass(t))
+            stack.extend(await self.interfaces(t))
+        return target_name == "java.lang.Object"
+
+    async def source_file(self, type_id: int) -> str | None:
+        info = await self.type(type_id)
+        if not info.source_file_known:
+            try:
+                info.source_file = (await self.send(ReferenceType.SourceFile, type_id)).source_file
+            except AbsentInformation:
+                info.source_file = None
+            except JdwpError:
+                info.source_file = None
+            info.source_file_known = True
+        return info.source_file
+
+    async def line_table(self, type_id: int, method_id: int) -> MethodInfo:
+        method = await self.method(type_id, method_id)
+        if method.lines is None:
+            try:
+                reply = await self.send(Method.LineTable, type_id, method_id)
+                method.lines = sorted((entry.line_code_index, entry.line_number) for entry in reply.lines)
+                method.start, method.end = reply.start, reply.end
+            except JdwpError:  # native, abstract, or compiled without -g:lines
+                method.lines = []
+        return method
+
+    async def line_tables(self, type_id: int) -> list[MethodInfo]:
+        """Every method of the class with its line table, fetched in one pipelined burst."""
+        methods = await self.methods(type_id)
+        await asyncio.gather(*(self.line_table(type_id, m.id) for m in methods if m.lines is None))
+        return methods
+
+    async def variables(self, type_id: int, method_id: int) -> MethodInfo:
+        method = await self.method(type_id, method_id)
+        if method.has_variable_table is None:
+            try:
+                reply = await self.send(Method.VariableTable, type_id, method_id)
+                method.arg_count = reply.arg_cnt
+                args_slots = reply.arg_cnt
+                method.variables = [
+                    VariableSlot(s.name, s.signature, s.slot, s.code_index, s.length, s.slot < args_slots)
+                    for s in reply.slots
+                ]
+                method.has_variable_table = True
+            except JdwpError:
+                method.variables = []
+                method.has_variable_table = False
+        return method
+
+    async def code_location(self, location: Location) -> CodeLocation:
+        method = await self.line_table(location.class_id, location.method_id)
+        info = await self.type(location.class_id)
+        return CodeLocation(
+            class_name=info.name,
+            method=method.name,
+            line=method.line_at(location.index),
+            source_file=await self.source_file(location.class_id),
+            method_signature=method.signature,
+            code_index=location.index,
+        )
+
+    # -- threads -------------------------------------------------------------------------------------
+
+    async def thread_name(self, thread_id: int) -> str:
+        name = self._thread_names.get(thread_id)
+        if name is None:
+            try:
+                name = (await self.send(ThreadReference.Name, thread_id)).thread_name
+            except JdwpError:
+                name = f"thread-{thread_id}"
+            self._thread_names[thread_id] = name
+        return name
+
+    def thread_died(self, thread_id: int) -> None:
+        self._thread_names.pop(thread_id, None)
+
+
+def _tag_of_signature(signature: str) -> int:
+    return TypeTag.ARRAY if signature.startswith("[") else TypeTag.CLASS
