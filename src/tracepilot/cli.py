@@ -1,0 +1,100 @@
+"""The `tracepilot` command line: dispatches to the TUI, the REPL, the MCP server or the share tools.
+
+Front ends are imported lazily so `tracepilot --mcp` answers `initialize` without loading Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+USAGE = """\
+tracepilot attach HOST:PORT [--sourcepath P ...] [--wait SECONDS]   TUI on a JVM that listens for a debugger
+tracepilot launch [--sourcepath P ...] [--break LOCATION ...] -- JAVA-ARGS...   TUI on a JVM it starts
+tracepilot launch Foo.java                 compile with javac -g and run it under the TUI
+tracepilot demo                            the bundled sample program under the TUI
+tracepilot repl HOST:PORT [-c "cmd; cmd"]  line interface (also reads commands from stdin)
+tracepilot --mcp [--read-only] [--join SESSION]   MCP server on stdio
+tracepilot sessions                        live sessions on this machine
+tracepilot watch [SESSION] [--follow-only] TUI on a live session another front end drives
+"""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sourcepath", action="append", default=[], metavar="P", help="where .java sources live (repeatable)")
+    parser.add_argument("--read-only", action="store_true", help="refuse every action with side effects")
+    parser.add_argument("--redact", action="store_true", help="hide values of fields that look secret")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tracepilot", description="A Java debugger for people and agents.",
+                                     usage=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mcp", action="store_true", help="run the MCP server on stdio")
+    parser.add_argument("--join", metavar="SESSION", nargs="?", const="", default=None,
+                        help="with --mcp: drive a live session instead of opening a JDWP connection")
+    parser.add_argument("--read-only", action="store_true", help="refuse every action with side effects")
+    parser.add_argument("--redact", action="store_true", help="hide values of fields that look secret")
+    parser.add_argument("--log-file", default=None, help="MCP server log file")
+    sub = parser.add_subparsers(dest="command")
+
+    attach = sub.add_parser("attach", help="TUI on a JVM that listens for a debugger")
+    attach.add_argument("address", help="HOST:PORT")
+    attach.add_argument("--wait", type=float, default=10.0, metavar="SECONDS", help="how long to wait for the JVM to listen")
+    _common(attach)
+
+    launch = sub.add_parser("launch", help="TUI on a JVM it starts")
+    launch.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION")
+    launch.add_argument("java_args", nargs=argparse.REMAINDER, help="-- JAVA-ARGS... or Foo.java")
+    _common(launch)
+
+    demo = sub.add_parser("demo", help="the bundled sample program under the TUI")
+    demo.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION")
+    _common(demo)
+
+    repl = sub.add_parser("repl", help="jdb-style line interface")
+    repl.add_argument("address", nargs="?", default=None, help="HOST:PORT (omit to start unattached)")
+    repl.add_argument("-c", dest="commands", default=None, help='commands to run, separated by ";"')
+    repl.add_argument("--wait", type=float, default=10.0, metavar="SECONDS")
+    _common(repl)
+
+    sub.add_parser("sessions", help="live sessions on this machine")
+
+    watch = sub.add_parser("watch", help="TUI on a live session another front end drives")
+    watch.add_argument("session", nargs="?", default=None)
+    watch.add_argument("--follow-only", action="store_true", help="watch without taking part")
+    return parser
+
+
+def split_launch_args(java_args: Sequence[str]) -> list[str]:
+    args = list(java_args)
+    if args and args[0] == "--":
+        args = args[1:]
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.mcp:
+        from .mcp.server import run as run_mcp
+
+        return run_mcp(read_only=ns.read_only, redact=ns.redact, join=ns.join, log_file=ns.log_file) or 0
+    if ns.command in ("attach", "launch", "demo", "watch"):
+        from .tui.app import run as run_tui
+
+        return run_tui(ns) or 0
+    if ns.command == "repl":
+        from .repl.app import run as run_repl
+
+        return run_repl(ns) or 0
+    if ns.command == "sessions":
+        from .share.registry import print_sessions
+
+        return print_sessions() or 0
+    parser.print_usage(sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
