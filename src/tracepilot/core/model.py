@@ -125,8 +125,8 @@ class StopReason(Model):
     return_value: ValueView | None = None
     object: ValueView | None = None  # watchpoint instance
     message: str | None = None  # e.g. why a condition error stopped the thread
-    also: list[str] = field(default_factory=list)  # other breakpoint ids hit at the same place
-    time: float = field(default_factory=time.time)
+    also: list[str] = dataclasses.field(default_factory=list)  # other breakpoint ids hit at the same place
+    time: float = dataclasses.field(default_factory=time.time)  # (`field` is shadowed by the attribute above)
 
     def headline(self) -> str:
         """One line: 'STOPPED at com.acme.Foo.bar(Foo.java:7) — breakpoint bp-1 (hit 2), thread main'."""
@@ -302,3 +302,220 @@ class OutputChunk(Model):
     start: int  # offset of text in the stream
     end: int  # pass as `since` to continue
     dropped: int = 0  # bytes dropped because the buffer is bounded
+
+
+# -- inspection results (issue 4) -------------------------------------------------------------------
+
+
+@dataclass
+class MapEntry(Model):
+    key: ValueView
+    value: ValueView
+
+
+@dataclass
+class Inspection(Model):
+    """One value opened up: its fields, elements or entries (paged), or a chunk of a long string."""
+
+    target: str
+    value: ValueView
+    children: list[Variable] = field(default_factory=list)  # fields, array/collection elements
+    entries: list[MapEntry] = field(default_factory=list)  # map entries
+    start: int = 0
+    total: int | None = None  # how many children/entries/characters exist
+    string: str | None = None  # for strings: characters [start, start + len(string))
+
+    @property
+    def more(self) -> bool:
+        shown = len(self.string) if self.string is not None else len(self.children) + len(self.entries)
+        return self.total is not None and self.start + shown < self.total
+
+
+@dataclass
+class SourceLine(Model):
+    number: int
+    text: str
+    current: bool = False
+    breakpoints: list[str] = field(default_factory=list)  # breakpoint ids on this line
+
+
+@dataclass
+class SourceView(Model):
+    """Lines of a source file around a location, with breakpoint and current-line markers."""
+
+    class_name: str | None
+    path: str | None
+    line: int | None  # the line asked for (or the current line)
+    lines: list[SourceLine] = field(default_factory=list)
+    message: str | None = None  # e.g. "source not found on the source path"
+
+    def render(self) -> str:
+        if not self.lines:
+            return self.message or "no source"
+        width = len(str(self.lines[-1].number))
+        out = []
+        for ln in self.lines:
+            mark = ("B" if ln.breakpoints else " ") + ("=>" if ln.current else "  ")
+            out.append(f"{mark} {ln.number:>{width}}  {ln.text}")
+        return "\n".join(out)
+
+
+@dataclass
+class MemberInfo(Model):
+    name: str
+    kind: str  # method | field
+    signature: str  # "int add(int, int)" / "int count"
+    static: bool = False
+    lines: list[int] = field(default_factory=list)  # first..last line of a method
+
+
+@dataclass
+class ClassSummary(Model):
+    name: str
+    kind: str  # class | interface | array
+    source_file: str | None = None
+    methods: list[MemberInfo] | None = None
+    fields: list[MemberInfo] | None = None
+
+
+@dataclass
+class ThreadLocks(Model):
+    """What one thread holds and waits for (monitors and java.util.concurrent locks)."""
+
+    thread: str
+    thread_id: int
+    state: str
+    holds: list[ValueView] = field(default_factory=list)
+    waits_for: ValueView | None = None
+    wait_kind: str | None = None  # monitor | park (j.u.c. lock) | wait (Object.wait)
+    owner: str | None = None  # thread that holds what this one waits for
+    owner_id: int | None = None
+
+
+@dataclass
+class Deadlock(Model):
+    threads: list[str]
+    description: str  # "thread A holds X, waits for Y held by thread B; thread B holds Y, waits for X held by thread A"
+
+
+@dataclass
+class LockReport(Model):
+    threads: list[ThreadLocks] = field(default_factory=list)  # threads that hold or wait for a lock
+    deadlocks: list[Deadlock] = field(default_factory=list)
+
+    def headline(self) -> str:
+        if not self.deadlocks:
+            return f"no deadlock ({len(self.threads)} threads hold or wait for locks)"
+        return "; ".join(f"DEADLOCK: {d.description}" for d in self.deadlocks)
+
+
+@dataclass
+class HeapCount(Model):
+    class_name: str
+    count: int
+
+
+@dataclass
+class Referrer(Model):
+    value: ValueView
+    via: list[str] = field(default_factory=list)  # field names / indices that point at the target
+
+
+@dataclass
+class Referrers(Model):
+    target: ValueView
+    referrers: list[Referrer] = field(default_factory=list)
+    more: bool = False
+
+
+@dataclass
+class WatchSample(Model):
+    text: str
+    time: float
+    stop_seq: int  # history sequence number of the stop (0 when evaluated outside a stop)
+    error: bool = False
+
+
+@dataclass
+class WatchInfo(Model):
+    id: str
+    expression: str
+    breakpoint: str | None = None  # evaluate only at this breakpoint's stops
+    value: ValueView | None = None
+    error: str | None = None
+    changed: bool = False  # differs from the previous evaluation
+    history: list[WatchSample] = field(default_factory=list)
+
+
+@dataclass
+class MarkInfo(Model):
+    label: str  # without the "$"
+    value: ValueView
+    collected: bool = False
+
+
+@dataclass
+class MethodStats(Model):
+    method: str  # "com.acme.Foo.bar(int)"
+    calls: int
+    total_ms: float
+    mean_us: float
+
+
+@dataclass
+class CallNode(Model):
+    method: str
+    calls: int
+    total_ms: float
+    children: list[CallNode] = field(default_factory=list)
+
+
+@dataclass
+class TraceResult(Model):
+    pattern: str
+    calls: int  # method entries seen
+    duration_ms: float
+    methods: list[MethodStats] = field(default_factory=list)  # busiest first
+    busiest_thread: str | None = None
+    call_tree: list[CallNode] = field(default_factory=list)  # of the busiest thread
+    stopped_by: str = "duration"  # duration | max_calls | vm_death
+    dropped: int = 0  # distinct methods or tree nodes not kept (memory bound)
+
+
+@dataclass
+class HotswapResult(Model):
+    redefined: list[str] = field(default_factory=list)
+    not_loaded: list[str] = field(default_factory=list)  # class files of classes the VM has not loaded
+    errors: dict[str, str] = field(default_factory=dict)  # class -> why it was refused
+    breakpoints_reinstalled: list[str] = field(default_factory=list)
+
+    def headline(self) -> str:
+        parts = [f"redefined {len(self.redefined)} class(es)"]
+        if self.not_loaded:
+            parts.append(f"{len(self.not_loaded)} not loaded (skipped)")
+        if self.errors:
+            parts.append("refused: " + "; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+        return ", ".join(parts)
+
+
+@dataclass
+class FrameChange(Model):
+    """Result of pop_frames / force_return."""
+
+    thread: str
+    message: str
+    location: CodeLocation | None = None
+    value: ValueView | None = None
+
+
+@dataclass
+class Snapshot(Model):
+    """Everything about the current stop in one answer: reason, thread, stack with top locals, watches."""
+
+    state: SessionState
+    stop: StopReason | None
+    thread: ThreadInfo | None = None
+    frames: list[FrameInfo] = field(default_factory=list)  # frame 0 carries its locals
+    watches: list[WatchInfo] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # names of locals and watches changed since the last stop
+    source: SourceView | None = None
