@@ -1,0 +1,839 @@
+"""BreakpointTracker: line, method, exception and field breakpoints in one id space (bp-1, bp-2, ...).
+
+A breakpoint is a wish plus its bindings. Line breakpoints wait for their classes (a ClassPrepare request
+that suspends the loading thread, so the breakpoint is in before the class runs) and bind to every code
+location of the line in the class and its inner, local, anonymous classes and lambdas, in every class
+loader. Hit counts without conditions are counted by the JVM (Count modifier); conditions, logpoints and
+chains are decided here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..jdwp import (
+    EventKind,
+    EventRequest,
+    JdwpError,
+    Location,
+    Mod,
+    ObjectReference,
+    ReferenceType,
+    StringReference,
+    SuspendPolicy,
+    TypeTag,
+    Value,
+)
+from ..jdwp.constants import ClassStatus
+from .errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
+from .locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
+from .model import Actor, BreakpointInfo, CodeLocation, ExceptionInfo, StopKind, StopReason
+from .sources import class_name_for_file
+from .vm import MethodInfo, TypeInfo
+
+if TYPE_CHECKING:
+    from .session import Session
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class HitRule:
+    """When a breakpoint fires by hit count: the n-th hit ("eq"), every n-th ("every"), from the n-th on ("ge")."""
+
+    mode: str
+    n: int
+
+    @staticmethod
+    def parse(value: str | int | None) -> HitRule | None:
+        if value is None or value == "" or value == 0:
+            return None
+        text = str(value).strip().replace(" ", "")
+        try:
+            if text.startswith("%") or text.lower().startswith("every"):
+                rule = HitRule("every", int(text.lstrip("%").lower().removeprefix("every")))
+            elif text.startswith(">="):
+                rule = HitRule("ge", int(text[2:]))
+            elif text.startswith(">"):
+                rule = HitRule("ge", int(text[1:]) + 1)
+            else:
+                rule = HitRule("eq", int(text.lstrip("=")))
+        except ValueError:
+            raise InvalidArgument(f"bad hit count '{value}'", "use N (the N-th hit), %N (every N-th) or >=N") from None
+        if rule.n < 1:
+            raise InvalidArgument(f"hit count must be at least 1, got {rule.n}")
+        return rule
+
+    def __str__(self) -> str:
+        return {"eq": str(self.n), "every": f"%{self.n}", "ge": f">={self.n}"}[self.mode]
+
+    def passes(self, hits: int) -> bool:
+        if self.mode == "eq":
+            return hits == self.n
+        if self.mode == "every":
+            return hits % self.n == 0
+        return hits >= self.n
+
+
+@dataclass
+class Breakpoint:
+    info: BreakpointInfo
+    spec: Any  # LineSpec | MethodSpec | exception class name | (class, field)
+    hit_rule: HitRule | None = None
+    thread_id: int | None = None
+    internal: bool = False  # run_to's temporary breakpoint
+    requests: dict[int, int] = field(default_factory=dict)  # request id -> event kind
+    prepare_requests: list[int] = field(default_factory=list)
+    bound: set[tuple[int, int, int]] = field(default_factory=set)  # (type, method, index)
+    bound_types: set[int] = field(default_factory=set)
+    method_ids: set[tuple[int, int]] = field(default_factory=set)  # method breakpoints: (type, method)
+    instance_id: int | None = None
+    fired: bool = False
+
+    @property
+    def jvm_counts(self) -> bool:
+        """A pure hit count (no condition) is left to the JVM's Count modifier."""
+        return self.hit_rule is not None and not self.info.condition
+
+    @property
+    def client_filter(self) -> bool:
+        """Must the client see every hit (condition, log message, client-side counting, method exit filter)?"""
+        return bool(self.info.condition or self.info.log or (self.hit_rule and not self.jvm_counts)
+                    or self.info.kind == "method_exit")
+
+
+class BreakpointTracker:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._bps: dict[str, Breakpoint] = {}
+        self._next_id = 1
+        self._by_request: dict[int, Breakpoint] = {}
+        self._prepare_owner: dict[int, Breakpoint] = {}
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def list(self, include_internal: bool = False) -> list[BreakpointInfo]:
+        return [bp.info for bp in self._bps.values() if include_internal or not bp.internal]
+
+    def get(self, bp_id: str) -> Breakpoint:
+        bp = self._bps.get(bp_id) or self._bps.get(f"bp-{bp_id}")
+        if bp is None:
+            raise NotFound(f"no breakpoint {bp_id}", suggest(bp_id, list(self._bps)),
+                           "breakpoint_list shows the ids")
+        return bp
+
+    # -- creation ------------------------------------------------------------------------------------
+
+    def _new_id(self) -> str:
+        bp_id = f"bp-{self._next_id}"
+        self._next_id += 1
+        return bp_id
+
+    async def _resolve_thread_filter(self, thread: str | int | None) -> int | None:
+        if thread is None or thread == "":
+            return None
+        return await self.session.resolve_thread(thread)
+
+    def _check_chain(self, bp_id: str, after: str | None) -> None:
+        if not after:
+            return
+        if after not in self._bps:
+            raise NotFound(f"breakpoint {after} (for after=) does not exist", suggest(after, list(self._bps)))
+        seen = {bp_id}
+        current: str | None = after
+        while current:
+            if current in seen:
+                raise InvalidArgument(f"chaining {bp_id} after {after} would make a cycle",
+                                      "a breakpoint cannot (indirectly) wait for itself")
+            seen.add(current)
+            nxt = self._bps.get(current)
+            current = nxt.info.after if nxt else None
+
+    async def _add(self, bp: Breakpoint, actor: Actor) -> BreakpointInfo:
+        self._bps[bp.info.id] = bp
+        if bp.info.after and not self._bps[bp.info.after].fired:
+            bp.info.armed = False
+        if self.session.conn is not None and not self.session.conn.is_closed:
+            await self._install(bp)
+        if not bp.internal:
+            self.session.history.add("breakpoint_set", f"set {bp.info.describe()}", actor, breakpoint=bp.info.id)
+        return bp.info
+
+    async def set_line(self, location: str, *, condition: str | None = None, hit_count: str | int | None = None,
+                       log: str | None = None, thread: str | int | None = None, temporary: bool = False,
+                       suspend: str = "all", after: str | None = None, enabled: bool = True,
+                       actor: Actor = Actor.PERSON, internal: bool = False) -> BreakpointInfo:
+        spec = parse_location(location)
+        if isinstance(spec, MethodSpec):
+            return await self.set_method(location, on="entry", condition=condition, log=log, thread=thread,
+                                         actor=actor, hit_count=hit_count, temporary=temporary, suspend=suspend,
+                                         after=after, enabled=enabled)
+        spec = self._normalise_line_spec(spec)
+        _check_suspend(suspend)
+        bp_id = self._new_id() if not internal else f"run-to-{self._next_id}"
+        if internal:
+            self._next_id += 0
+        self._check_chain(bp_id, after)
+        info = BreakpointInfo(id=bp_id, kind="line", spec=str(spec), enabled=enabled, condition=condition or None,
+                              log=log or None, temporary=temporary, suspend=suspend, after=after or None)
+        bp = Breakpoint(info, spec, HitRule.parse(hit_count), internal=internal)
+        info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    def _validate_expressions(self, bp: Breakpoint) -> None:
+        """Parse conditions and log templates now, so a typo is an error at set time, not at the hit."""
+        try:
+            from .evaluator.parse import ExpressionSyntaxError, parse_expression
+        except ImportError:  # pragma: no cover
+            return
+        if bp.info.condition:
+            try:
+                parse_expression(bp.info.condition)
+            except ExpressionSyntaxError as exc:
+                raise EvaluationError(f"condition does not parse: {exc}", "fix the expression") from None
+
+    def _normalise_line_spec(self, spec: LineSpec) -> LineSpec:
+        """File paths become class names when the file is on disk (its package tells the class)."""
+        if spec.file and ("/" in spec.file or "\\" in spec.file):
+            path = self.session.sources.find_file(spec.file)
+            if path is not None:
+                return LineSpec(spec.line, class_name=class_name_for_file(path), file=path.name)
+            return LineSpec(spec.line, file=spec.file.replace("\\", "/").rsplit("/", 1)[-1])
+        if spec.file:
+            return spec
+        if spec.is_simple_name:
+            return spec
+        return spec
+
+    async def set_method(self, method: str, *, on: str = "entry", condition: str | None = None,
+                         log: str | None = None, thread: str | int | None = None, actor: Actor = Actor.PERSON,
+                         hit_count: str | int | None = None, temporary: bool = False, suspend: str = "all",
+                         after: str | None = None, enabled: bool = True) -> BreakpointInfo:
+        if on not in ("entry", "exit"):
+            raise InvalidArgument(f"on='{on}'", "use on='entry' or on='exit'")
+        spec = parse_method(method)
+        _check_suspend(suspend)
+        bp_id = self._new_id()
+        self._check_chain(bp_id, after)
+        info = BreakpointInfo(id=bp_id, kind=f"method_{on}", spec=str(spec), enabled=enabled,
+                              condition=condition or None, log=log or None, temporary=temporary, suspend=suspend,
+                              after=after or None)
+        bp = Breakpoint(info, spec, HitRule.parse(hit_count))
+        info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    async def set_exception(self, exception: str = "*", *, caught: bool = True, uncaught: bool = True,
+                            condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                            enabled: bool = True, actor: Actor = Actor.PERSON) -> BreakpointInfo:
+        name = (exception or "*").strip()
+        if name not in ("*", "all") and not all(part.replace("$", "").isidentifier() for part in name.split(".")):
+            raise InvalidArgument(f"'{exception}' is not an exception class name",
+                                  "use a class like java.lang.NullPointerException, or * for all")
+        if not caught and not uncaught:
+            raise InvalidArgument("neither caught nor uncaught exceptions selected", "set caught and/or uncaught")
+        bp_id = self._new_id()
+        info = BreakpointInfo(id=bp_id, kind="exception", spec="*" if name in ("*", "all") else name,
+                              enabled=enabled, condition=condition or None, log=log or None, caught=caught,
+                              uncaught=uncaught)
+        bp = Breakpoint(info, info.spec)
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    async def set_watchpoint(self, field_name: str, *, access: bool = False, modify: bool = True,
+                             instance: str | None = None, condition: str | None = None, log: str | None = None,
+                             thread: str | int | None = None, actor: Actor = Actor.PERSON) -> BreakpointInfo:
+        class_name, _, fname = (field_name or "").strip().rpartition(".")
+        if not class_name or not fname:
+            raise InvalidArgument(f"'{field_name}' is not Class.field", "use e.g. com.acme.Order.totalCents")
+        if not access and not modify:
+            raise InvalidArgument("neither access nor modify selected", "set access and/or modify")
+        bp_id = self._new_id()
+        info = BreakpointInfo(id=bp_id, kind="watchpoint", spec=f"{class_name}.{fname}", condition=condition or None,
+                              log=log or None, access=access, modify=modify, instance=instance)
+        bp = Breakpoint(info, (class_name, fname))
+        if instance:
+            bp.instance_id = await self.session.inspector.object_id_of(instance)
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    # -- update / remove -----------------------------------------------------------------------------
+
+    async def update(self, bp_id: str, *, actor: Actor = Actor.PERSON, **options: Any) -> BreakpointInfo:
+        bp = self.get(bp_id)
+        allowed = {"condition", "hit_count", "log", "thread", "temporary", "suspend", "after", "enabled"}
+        unknown = set(options) - allowed
+        if unknown:
+            raise InvalidArgument(f"unknown option(s) {', '.join(sorted(unknown))}", f"use {', '.join(sorted(allowed))}")
+        options = {k: v for k, v in options.items() if v is not None}
+        if "after" in options:
+            self._check_chain(bp.info.id, options["after"] or None)
+            bp.info.after = options["after"] or None
+            bp.info.armed = not bp.info.after or self._bps[bp.info.after].fired
+        if "condition" in options:
+            bp.info.condition = options["condition"] or None
+            self._validate_expressions(bp)
+        if "hit_count" in options:
+            bp.hit_rule = HitRule.parse(options["hit_count"])
+            bp.info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+        if "log" in options:
+            bp.info.log = options["log"] or None
+        if "thread" in options:
+            bp.thread_id = await self._resolve_thread_filter(options["thread"])
+            bp.info.thread = str(options["thread"]) if options["thread"] not in (None, "") else None
+        if "temporary" in options:
+            bp.info.temporary = bool(options["temporary"])
+        if "suspend" in options:
+            _check_suspend(options["suspend"])
+            bp.info.suspend = options["suspend"]
+        if "enabled" in options:
+            bp.info.enabled = bool(options["enabled"])
+        if self.session.conn is not None and not self.session.conn.is_closed:
+            await self._uninstall(bp)
+            await self._install(bp)
+        self.session.history.add("breakpoint_changed", f"changed {bp.info.describe()}", actor, breakpoint=bp.info.id)
+        return bp.info
+
+    async def remove(self, bp_id: str, *, actor: Actor = Actor.PERSON, quiet: bool = False) -> list[str]:
+        targets = [b for b in self._bps.values() if not b.internal] if bp_id == "all" else [self.get(bp_id)]
+        removed = []
+        for bp in targets:
+            await self._uninstall(bp)
+            self._bps.pop(bp.info.id, None)
+            removed.append(bp.info.id)
+            for other in self._bps.values():  # dependants of a removed breakpoint are armed for good
+                if other.info.after == bp.info.id:
+                    other.info.after = None
+                    if not other.info.armed:
+                        other.info.armed = True
+                        if self.session.conn is not None:
+                            await self._install(other)
+        if removed and not quiet:
+            self.session.history.add("breakpoint_removed", f"removed {', '.join(removed)}", actor, breakpoints=removed)
+        return removed
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def install_all(self) -> None:
+        """After (re)connecting: install every breakpoint we know, under the same ids."""
+        for bp in list(self._bps.values()):
+            bp.requests.clear()
+            bp.prepare_requests.clear()
+            bp.bound.clear()
+            bp.bound_types.clear()
+            bp.method_ids.clear()
+            await self._install(bp)
+
+    def forget_vm(self) -> None:
+        """The VM is gone: requests died with it; breakpoints stay, unverified, for a reconnect."""
+        self._by_request.clear()
+        self._prepare_owner.clear()
+        for bp in list(self._bps.values()):
+            if bp.internal:
+                self._bps.pop(bp.info.id, None)
+                continue
+            bp.requests.clear()
+            bp.prepare_requests.clear()
+            bp.bound.clear()
+            bp.bound_types.clear()
+            bp.method_ids.clear()
+            bp.info.verified = False
+            bp.info.locations = []
+
+    def clear_all_local(self) -> None:
+        self._bps.clear()
+        self._by_request.clear()
+        self._prepare_owner.clear()
+        self._next_id = 1
+
+    async def clear_in_vm(self) -> None:
+        for bp in list(self._bps.values()):
+            await self._uninstall(bp)
+
+    async def reinstall_class(self, type_id: int) -> None:
+        """After a class was redefined: re-bind breakpoints that were bound in it."""
+        for bp in self._bps.values():
+            if type_id in bp.bound_types:
+                await self._uninstall(bp)
+                await self._install(bp)
+
+    # -- installing ----------------------------------------------------------------------------------
+
+    def _policy(self, bp: Breakpoint) -> int:
+        if bp.client_filter:
+            return SuspendPolicy.EVENT_THREAD
+        return SuspendPolicy.ALL if bp.info.suspend == "all" else SuspendPolicy.EVENT_THREAD
+
+    def _common_mods(self, bp: Breakpoint) -> list[Any]:
+        mods: list[Any] = []
+        if bp.jvm_counts and bp.hit_rule is not None:
+            mods.append(Mod.Count(bp.hit_rule.n))
+        if bp.thread_id:
+            mods.append(Mod.ThreadOnly(bp.thread_id))
+        if bp.instance_id:
+            mods.append(Mod.InstanceOnly(bp.instance_id))
+        return mods
+
+    async def _request(self, bp: Breakpoint, kind: int, mods: list[Any]) -> int:
+        vm = self.session.require_vm()
+        # Count modifiers must come first so the other filters apply before counting (JDWP: in order).
+        ordered = [m for m in mods if not isinstance(m, Mod.Count)] + [m for m in mods if isinstance(m, Mod.Count)]
+        reply = await vm.send(EventRequest.Set, kind, self._policy(bp), ordered)
+        bp.requests[reply.request_id] = kind
+        self._by_request[reply.request_id] = bp
+        return reply.request_id
+
+    async def _uninstall(self, bp: Breakpoint) -> None:
+        conn = self.session.conn
+        for request_id, kind in list(bp.requests.items()):
+            self._by_request.pop(request_id, None)
+            if conn is not None and not conn.is_closed:
+                with contextlib.suppress(JdwpError):
+                    await conn.send(EventRequest.Clear, kind, request_id)
+        for request_id in bp.prepare_requests:
+            self._prepare_owner.pop(request_id, None)
+            if conn is not None and not conn.is_closed:
+                with contextlib.suppress(JdwpError):
+                    await conn.send(EventRequest.Clear, EventKind.CLASS_PREPARE, request_id)
+        bp.requests.clear()
+        bp.prepare_requests.clear()
+        bp.bound.clear()
+        bp.bound_types.clear()
+        bp.method_ids.clear()
+        bp.info.verified = False
+        bp.info.locations = []
+
+    async def _install(self, bp: Breakpoint) -> None:
+        if not bp.info.enabled or not bp.info.armed:
+            return
+        try:
+            if bp.info.kind == "line":
+                await self._install_line(bp)
+            elif bp.info.kind in ("method_entry", "method_exit"):
+                await self._install_method(bp)
+            elif bp.info.kind == "exception":
+                await self._install_exception(bp)
+            elif bp.info.kind == "watchpoint":
+                await self._install_watchpoint(bp)
+        except JdwpError as exc:
+            bp.info.message = f"could not install: {exc}"
+            log.warning("installing %s failed: %s", bp.info.id, exc)
+
+    async def _watch_prepare(self, bp: Breakpoint, mods: list[Any]) -> None:
+        vm = self.session.require_vm()
+        reply = await vm.send(EventRequest.Set, EventKind.CLASS_PREPARE, SuspendPolicy.EVENT_THREAD, mods)
+        bp.prepare_requests.append(reply.request_id)
+        self._prepare_owner[reply.request_id] = bp
+
+    def _line_class_matches(self, bp: Breakpoint, info: TypeInfo, source_file: str | None) -> bool:
+        spec: LineSpec = bp.spec
+        name = info.name
+        if spec.class_name and "." in spec.class_name:
+            return name == spec.class_name or name.startswith(spec.class_name + "$")
+        if spec.class_name:
+            outer = name.rsplit(".", 1)[-1].split("$", 1)[0]
+            return outer == spec.class_name or source_file == f"{spec.class_name}.java"
+        return source_file == spec.file
+
+    async def _install_line(self, bp: Breakpoint) -> None:
+        spec: LineSpec = bp.spec
+        vm = self.session.require_vm()
+        if spec.class_name and "." in spec.class_name:
+            await self._watch_prepare(bp, [Mod.ClassMatch(spec.class_name)])
+            await self._watch_prepare(bp, [Mod.ClassMatch(spec.class_name + "$*")])
+            outer_sig = spec.class_name
+            candidates = await vm.classes_by_name(outer_sig)
+            # Inner classes already loaded: find them among all classes with that prefix.
+            prefix = "L" + spec.class_name.replace(".", "/") + "$"
+            if candidates:
+                all_types = await vm.all_classes(refresh=True)
+                candidates += [t for t in all_types if t.signature.startswith(prefix)]
+        else:
+            source_name = f"{spec.class_name}.java" if spec.class_name else spec.file
+            await self._watch_prepare(bp, [Mod.SourceNameMatch(source_name)])
+            if spec.class_name:
+                await self._watch_prepare(bp, [Mod.ClassMatch(f"*.{spec.class_name}")])
+            all_types = await vm.all_classes(refresh=True)
+            candidates = [t for t in all_types if t.tag != TypeTag.ARRAY and t.status & ClassStatus.PREPARED
+                          and self._maybe_same_source(t, spec)]
+        for info in candidates:
+            if info.status and not info.status & ClassStatus.PREPARED:
+                continue
+            await self._bind_line(bp, info)
+        if not bp.info.verified:
+            await self._explain_pending(bp)
+
+    def _maybe_same_source(self, info: TypeInfo, spec: LineSpec) -> bool:
+        outer = info.name.rsplit(".", 1)[-1].split("$", 1)[0]
+        wanted = spec.class_name or (spec.file or "").removesuffix(".java")
+        return outer == wanted or bool(spec.file)
+
+    async def _explain_pending(self, bp: Breakpoint) -> None:
+        spec: LineSpec = bp.spec
+        if bp.info.message:
+            return
+        name = spec.class_name or spec.file or ""
+        vm = self.session.require_vm()
+        if spec.file and not spec.class_name:
+            bp.info.message = f"pending: no loaded class comes from {spec.file} yet"
+            return
+        names = [t.name for t in await vm.all_classes() if not t.is_array]
+        loaded = [n for n in names if n == name or n.rsplit(".", 1)[-1] == name]
+        if loaded:
+            bp.info.message = f"pending: line {spec.line} has no code in {loaded[0]} (yet)"
+            return
+        close = suggest(name, [n for n in names if "$" not in n])
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        bp.info.message = f"pending: class {name} is not loaded yet{hint}"
+
+    async def _bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
+        spec: LineSpec = bp.spec
+        vm = self.session.require_vm()
+        if info.id in bp.bound_types:
+            return
+        source_file = await vm.source_file(info.id)
+        if not self._line_class_matches(bp, info, source_file):
+            return
+        methods = await vm.line_tables(info.id)
+        line = spec.line
+        targets = _locations_of_line(methods, line)
+        if not targets:
+            moved = _next_line_with_code(methods, line)
+            if moved is None:
+                return
+            targets = _locations_of_line(methods, moved)
+            bp.info.message = f"line {line} has no code; moved to line {moved}"
+        bp.bound_types.add(info.id)
+        for method, index in targets:
+            key = (info.id, method.id, index)
+            if key in bp.bound:
+                continue
+            loc = Location(info.tag, info.id, method.id, index)
+            await self._request(bp, EventKind.BREAKPOINT, [Mod.LocationOnly(loc), *self._common_mods(bp)])
+            bp.bound.add(key)
+            bp.info.locations.append(CodeLocation(info.name, method.name, method.line_at(index), source_file,
+                                                  method_signature=method.signature, code_index=index))
+        bp.info.verified = bool(bp.bound)
+        if bp.info.verified and bp.info.message and bp.info.message.startswith("pending"):
+            bp.info.message = None
+
+    async def _install_method(self, bp: Breakpoint) -> None:
+        spec: MethodSpec = bp.spec
+        vm = self.session.require_vm()
+        await self._watch_prepare(bp, [Mod.ClassMatch(spec.class_name)])
+        types = await vm.classes_by_name(spec.class_name) if "." in spec.class_name else [
+            t for t in await vm.all_classes(refresh=True) if t.simple_name == spec.class_name]
+        for info in types:
+            await self._bind_method(bp, info)
+        if not bp.info.verified and not bp.info.message:
+            names = [t.name for t in await vm.all_classes() if not t.is_array and "$" not in t.name]
+            close = suggest(spec.class_name, names)
+            bp.info.message = f"pending: class {spec.class_name} is not loaded yet" + (
+                f"; did you mean {' or '.join(close)}?" if close else "")
+
+    async def _bind_method(self, bp: Breakpoint, info: TypeInfo) -> None:
+        spec: MethodSpec = bp.spec
+        vm = self.session.require_vm()
+        if info.id in bp.bound_types:
+            return
+        methods = [m for m in await vm.methods(info.id) if m.name == spec.method]
+        if spec.arg_types is not None:
+            wanted = [a.rsplit(".", 1)[-1] for a in spec.arg_types]
+            methods = [m for m in methods if [t.rsplit(".", 1)[-1] for t in m.arg_types] == wanted]
+        if not methods:
+            all_names = sorted({m.name for m in await vm.methods(info.id)})
+            close = suggest(spec.method, all_names)
+            raise NotFound(f"{info.name} has no method {spec.method}"
+                           + (f"({', '.join(spec.arg_types)})" if spec.arg_types is not None else ""), close)
+        bp.bound_types.add(info.id)
+        source_file = await vm.source_file(info.id)
+        for method in methods:
+            bp.method_ids.add((info.id, method.id))
+            method = await vm.line_table(info.id, method.id)
+            bp.info.locations.append(CodeLocation(info.name, method.name, method.line_at(method.start if method.start >= 0 else 0),
+                                                  source_file, method_signature=method.signature))
+            if bp.info.kind == "method_entry":
+                if method.is_native or method.is_abstract:
+                    continue
+                start = method.start if method.start >= 0 else 0
+                loc = Location(info.tag, info.id, method.id, start)
+                await self._request(bp, EventKind.BREAKPOINT, [Mod.LocationOnly(loc), *self._common_mods(bp)])
+        if bp.info.kind == "method_exit":
+            await self._request(bp, EventKind.METHOD_EXIT_WITH_RETURN_VALUE,
+                                [Mod.ClassOnly(info.id), *self._common_mods(bp)])
+        bp.info.verified = True
+        bp.info.message = None
+
+    async def _install_exception(self, bp: Breakpoint) -> None:
+        vm = self.session.require_vm()
+        name = bp.info.spec
+        if name == "*":
+            await self._request(bp, EventKind.EXCEPTION, [Mod.ExceptionOnly(0, bool(bp.info.caught), bool(bp.info.uncaught)),
+                                                          *self._common_mods(bp)])
+            bp.info.verified = True
+            return
+        await self._watch_prepare(bp, [Mod.ClassMatch(name)])
+        for info in await vm.classes_by_name(name):
+            await self._bind_exception(bp, info)
+        if not bp.info.verified:
+            bp.info.message = f"pending: {name} is not loaded yet (it will be when first used)"
+
+    async def _bind_exception(self, bp: Breakpoint, info: TypeInfo) -> None:
+        if info.id in bp.bound_types:
+            return
+        bp.bound_types.add(info.id)
+        await self._request(bp, EventKind.EXCEPTION, [Mod.ExceptionOnly(info.id, bool(bp.info.caught), bool(bp.info.uncaught)),
+                                                      *self._common_mods(bp)])
+        bp.info.verified = True
+        bp.info.message = None
+
+    async def _install_watchpoint(self, bp: Breakpoint) -> None:
+        vm = self.session.require_vm()
+        class_name, _fname = bp.spec
+        await self._watch_prepare(bp, [Mod.ClassMatch(class_name)])
+        for info in await vm.classes_by_name(class_name):
+            await self._bind_watchpoint(bp, info)
+        if not bp.info.verified:
+            bp.info.message = f"pending: class {class_name} is not loaded yet"
+
+    async def _bind_watchpoint(self, bp: Breakpoint, info: TypeInfo) -> None:
+        vm = self.session.require_vm()
+        if info.id in bp.bound_types:
+            return
+        _class_name, fname = bp.spec
+        fields = await vm.fields(info.id)
+        match = next((f for f in fields if f.name == fname), None)
+        if match is None:
+            raise NotFound(f"{info.name} has no field {fname}", suggest(fname, [f.name for f in fields]))
+        caps = vm.capabilities
+        bp.bound_types.add(info.id)
+        mods = [Mod.FieldOnly(info.id, match.id), *self._common_mods(bp)]
+        if bp.info.access:
+            if not caps.get("can_watch_field_access"):
+                raise DebuggerError("this JVM cannot watch field reads")
+            await self._request(bp, EventKind.FIELD_ACCESS, mods)
+        if bp.info.modify:
+            if not caps.get("can_watch_field_modification"):
+                raise DebuggerError("this JVM cannot watch field writes")
+            await self._request(bp, EventKind.FIELD_MODIFICATION, mods)
+        bp.info.verified = True
+        bp.info.message = None
+
+    # -- events --------------------------------------------------------------------------------------
+
+    async def on_class_prepare(self, event: Any) -> None:
+        bp = self._prepare_owner.get(event.request_id)
+        if bp is None or bp.info.id not in self._bps:
+            return
+        vm = self.session.require_vm()
+        info = await vm.type(event.type_id, event.ref_type_tag)
+        was_verified = bp.info.verified
+        try:
+            if bp.info.kind == "line":
+                await self._bind_line(bp, info)
+            elif bp.info.kind in ("method_entry", "method_exit"):
+                await self._bind_method(bp, info)
+            elif bp.info.kind == "exception":
+                await self._bind_exception(bp, info)
+            elif bp.info.kind == "watchpoint":
+                await self._bind_watchpoint(bp, info)
+        except DebuggerError as exc:
+            bp.info.message = exc.message
+        if bp.info.verified and not was_verified:
+            self.session.history.add("breakpoint_verified", f"{bp.info.id} bound in {info.name}", Actor.TARGET,
+                                     breakpoint=bp.info.id)
+
+    async def on_event(self, event: Any) -> tuple[StopReason, bool] | None:
+        """Decide what a breakpoint-like event means: a stop (and whether to suspend all), or nothing."""
+        bp = self._by_request.get(event.request_id)
+        if bp is None:
+            return None
+        kind = type(event).KIND
+        if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
+            return None
+        session = self.session
+        extra: dict[str, Value] = {}
+        if kind == EventKind.EXCEPTION:
+            extra["$exception"] = event.exception
+        elif kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
+            extra["$return"] = event.value
+        elif kind == EventKind.FIELD_MODIFICATION:
+            extra["$new"] = event.value_to_be
+            old = await self._field_value(event)
+            if old is not None:
+                extra["$old"] = old
+        # Hit counting.
+        if bp.jvm_counts and bp.hit_rule is not None:
+            bp.info.hits += bp.hit_rule.n if bp.hit_rule.mode != "ge" or not bp.fired else 1
+            await self._rearm_count(bp, event)
+        message = None
+        if bp.info.condition:
+            try:
+                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
+            except NotImplementedError:
+                ok, message = True, "conditions are not evaluated yet in this build: stopped unconditionally"
+            except (EvaluationError, DebuggerError) as exc:
+                ok, message = True, f"condition error, stopped: {exc}"
+            if not ok:
+                return None
+        if not bp.jvm_counts:
+            bp.info.hits += 1
+            if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
+                return None
+        bp.fired = True
+        await self._arm_dependants(bp)
+        if bp.info.log:
+            try:
+                text = await session.inspector.format_log(bp.info.log, event.thread, extra)
+            except NotImplementedError:
+                text = bp.info.log
+            except DebuggerError as exc:
+                text = f"{bp.info.log} [log error: {exc}]"
+            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            if message is None:
+                return None
+        reason = await self._stop_reason(bp, event, extra)
+        reason.message = message
+        if bp.info.temporary:
+            with contextlib.suppress(DebuggerError):
+                await self.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
+        needs_vm_suspend = bp.client_filter and bp.info.suspend == "all"
+        return reason, needs_vm_suspend
+
+    async def _rearm_count(self, bp: Breakpoint, event: Any) -> None:
+        """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""
+        if bp.hit_rule is None or bp.hit_rule.mode == "eq":
+            return
+        kind = bp.requests.pop(event.request_id, None)
+        self._by_request.pop(event.request_id, None)
+        if kind is None:
+            return
+        mods: list[Any] = []
+        if kind == EventKind.BREAKPOINT:
+            mods.append(Mod.LocationOnly(event.location))
+        if bp.hit_rule.mode == "every":
+            mods.append(Mod.Count(bp.hit_rule.n))
+        if bp.thread_id:
+            mods.append(Mod.ThreadOnly(bp.thread_id))
+        vm = self.session.require_vm()
+        reply = await vm.send(EventRequest.Set, kind, self._policy(bp), mods)
+        bp.requests[reply.request_id] = kind
+        self._by_request[reply.request_id] = bp
+
+    async def _arm_dependants(self, bp: Breakpoint) -> None:
+        for other in self._bps.values():
+            if other.info.after == bp.info.id and not other.info.armed:
+                other.info.armed = True
+                self.session.history.add("breakpoint_armed", f"{other.info.id} armed ({bp.info.id} fired)",
+                                         Actor.TARGET, breakpoint=other.info.id)
+                await self._install(other)
+
+    async def _field_value(self, event: Any) -> Value | None:
+        vm = self.session.require_vm()
+        try:
+            if event.object.value:
+                return (await vm.send(ObjectReference.GetValues, event.object.value, [event.field_id])).values[0]
+            return (await vm.send(ReferenceType.GetValues, event.type_id, [event.field_id])).values[0]
+        except JdwpError:
+            return None
+
+    async def _stop_reason(self, bp: Breakpoint, event: Any, extra: dict[str, Value]) -> StopReason:
+        session = self.session
+        vm = session.require_vm()
+        kind = type(event).KIND
+        location = await session.code_location(event.location)
+        reason = StopReason(StopKind.BREAKPOINT, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
+                            location=location, breakpoint_id=None if bp.internal else bp.info.id,
+                            hit_count=bp.info.hits)
+        if bp.info.kind == "method_entry":
+            reason.kind = StopKind.METHOD_ENTRY
+        if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
+            reason.kind = StopKind.METHOD_EXIT
+            reason.return_value = await _view(session, event.value)
+        elif kind == EventKind.EXCEPTION:
+            reason.kind = StopKind.EXCEPTION
+            reason.exception = await self._exception_info(event, location)
+        elif kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
+            reason.kind = StopKind.WATCHPOINT_ACCESS if kind == EventKind.FIELD_ACCESS else StopKind.WATCHPOINT_MODIFY
+            reason.field = bp.info.spec
+            current = extra.get("$old") if kind == EventKind.FIELD_MODIFICATION else await self._field_value(event)
+            if kind == EventKind.FIELD_MODIFICATION:
+                reason.old_value = await _view(session, current) if current is not None else None
+                reason.new_value = await _view(session, event.value_to_be)
+            elif current is not None:
+                reason.old_value = await _view(session, current)
+            if event.object.value:
+                reason.object = await _view(session, event.object)
+        return reason
+
+    async def _exception_info(self, event: Any, thrown_at: CodeLocation) -> ExceptionInfo:
+        session = self.session
+        vm = session.require_vm()
+        exc_id = event.exception.value
+        ref = await vm.send(ObjectReference.ReferenceType, exc_id)
+        info = await vm.type(ref.type_id, ref.ref_type_tag)
+        message = None
+        try:
+            for f in await vm.all_fields(ref.type_id):
+                if f.name == "detailMessage":
+                    value = (await vm.send(ObjectReference.GetValues, exc_id, [f.id])).values[0]
+                    if value.value:
+                        message = (await vm.send(StringReference.Value, value.value)).string_value
+                    break
+        except JdwpError:
+            pass
+        catch = None if event.catch_location.is_null else await session.code_location(event.catch_location)
+        view = await _view(session, event.exception)
+        return ExceptionInfo(info.name, message, view.handle if view else None, thrown_at, catch, catch is not None)
+
+
+async def _view(session: Session, value: Value) -> Any:
+    try:
+        return await session.inspector.view(value)
+    except NotImplementedError:
+        from .model import ValueView
+
+        return ValueView(type=value.tag.name.lower(), text=str(value.value))
+
+
+def _check_suspend(suspend: str) -> None:
+    if suspend not in ("all", "thread"):
+        raise InvalidArgument(f"suspend='{suspend}'", "use suspend='all' or suspend='thread'")
+
+
+def _locations_of_line(methods: list[MethodInfo], line: int) -> list[tuple[MethodInfo, int]]:
+    """Per method, the first code index of the line (as JDI's locationsOfLine does)."""
+    found = []
+    for method in methods:
+        indices = [index for index, number in method.lines or () if number == line]
+        if indices:
+            found.append((method, min(indices)))
+    return found
+
+
+def _next_line_with_code(methods: list[MethodInfo], line: int) -> int | None:
+    """For a line without code inside a method's span: the next line of that method that has code."""
+    best = None
+    for method in methods:
+        numbers = method.line_numbers
+        if not numbers or not numbers[0] <= line <= numbers[-1]:
+            continue
+        after = [n for n in numbers if n > line]
+        if after and (best is None or after[0] < best):
+            best = after[0]
+    return best
+
+
+__all__ = ["BreakpointTracker", "Breakpoint", "HitRule"]

@@ -1,0 +1,192 @@
+"""Starting a JVM under the debugger: build the java command line, start it listening for JDWP on a
+free loopback port (suspend=y, so nothing runs before breakpoints are in), capture its output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import DebuggerError, InvalidArgument
+from .output import OutputBuffer
+from .sources import class_name_for_file
+
+_LISTENING = re.compile(rb"Listening for transport dt_socket at address: (\d+)")
+AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"
+JDK_HINT = "install a JDK 17 or newer (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"
+
+
+def find_tool(tool: str, java: str | None = None) -> str:
+    """Path of `java` or `javac`: next to an explicit java, in JAVA_HOME, or on PATH."""
+    if java and tool == "java":
+        return java
+    candidates = []
+    if java:
+        candidates.append(Path(java).parent / tool)
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(Path(os.environ["JAVA_HOME"]) / "bin" / tool)
+    for c in candidates:
+        if c.is_file():
+            return str(c)
+    found = shutil.which(tool)
+    if not found:
+        raise DebuggerError(f"`{tool}` was not found", JDK_HINT)
+    return found
+
+
+@dataclass
+class LaunchPlan:
+    command: list[str]
+    cwd: str | None
+    env: dict[str, str] | None
+    description: str
+    sourcepath: list[str] = field(default_factory=list)
+
+
+async def compile_source(source: str, java: str | None = None) -> tuple[str, str, Path]:
+    """javac -g a single .java file into a temporary directory; returns (main class, classes dir, source dir)."""
+    path = Path(source).expanduser().resolve()
+    if not path.is_file():
+        raise InvalidArgument(f"source file {source} does not exist", "give the path of a .java file")
+    if path.suffix != ".java":
+        raise InvalidArgument(f"{source} is not a .java file", "pass a Foo.java file, or use main + classpath")
+    javac = find_tool("javac", java)
+    out_dir = tempfile.mkdtemp(prefix="tracepilot-classes-")
+    proc = await asyncio.create_subprocess_exec(
+        javac, "-g", "-d", out_dir, str(path), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
+    output, _ = await proc.communicate()
+    if proc.returncode != 0:
+        raise DebuggerError(f"javac failed for {path.name}:\n{output.decode(errors='replace').strip()}",
+                            "fix the compile errors and launch again")
+    return class_name_for_file(path), out_dir, path.parent
+
+
+async def plan_launch(
+    *, main: str | None, classpath: str | Sequence[str] | None, jar: str | None, source: str | None,
+    args: Sequence[str], jvm_args: Sequence[str], cwd: str | None, env: dict[str, str] | None,
+    java: str | None, raw_args: Sequence[str] | None = None,
+) -> LaunchPlan:
+    java_bin = find_tool("java", java)
+    sourcepath: list[str] = []
+    if raw_args:
+        tail = list(raw_args)
+        if len(tail) == 1 and tail[0].endswith(".java"):
+            source, tail = tail[0], []
+        else:
+            return LaunchPlan([java_bin, AGENT, *tail], cwd, _env(env), " ".join(tail))
+    if source:
+        main_class, classes_dir, source_dir = await compile_source(source, java)
+        sourcepath.append(str(source_dir))
+        command = [java_bin, AGENT, *jvm_args, "-cp", classes_dir, main_class, *args]
+        return LaunchPlan(command, cwd, _env(env), f"{Path(source).name} ({main_class})", sourcepath)
+    if jar:
+        return LaunchPlan([java_bin, AGENT, *jvm_args, "-jar", jar, *args], cwd, _env(env), jar)
+    if not main:
+        raise InvalidArgument("nothing to launch", "give main (+ classpath), jar, or source (a .java file)")
+    command = [java_bin, AGENT, *jvm_args]
+    if classpath:
+        cp = classpath if isinstance(classpath, str) else os.pathsep.join(classpath)
+        command += ["-cp", cp]
+    command += [main, *args]
+    return LaunchPlan(command, cwd, _env(env), main)
+
+
+def _env(extra: dict[str, str] | None) -> dict[str, str] | None:
+    if not extra:
+        return None
+    merged = dict(os.environ)
+    merged.update(extra)
+    return merged
+
+
+class LaunchedProcess:
+    """A JVM we started: its JDWP port, its output buffers and its exit code."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, plan: LaunchPlan) -> None:
+        self.proc = proc
+        self.plan = plan
+        self.port = 0
+        self.stdout = OutputBuffer("stdout")
+        self.stderr = OutputBuffer("stderr")
+        self._pumps: list[asyncio.Task[None]] = []
+        self.exited = asyncio.Event()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.proc.returncode
+
+    @classmethod
+    async def start(cls, plan: LaunchPlan, timeout: float = 30.0) -> LaunchedProcess:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *plan.command, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise DebuggerError(f"cannot start {plan.command[0]}: {exc}", JDK_HINT) from None
+        launched = cls(proc, plan)
+        launched._pumps.append(asyncio.create_task(launched._pump(proc.stderr, launched.stderr)))
+        try:
+            await asyncio.wait_for(launched._read_port(), timeout)
+        except TimeoutError:
+            await launched.kill()
+            raise DebuggerError(f"the JVM did not open its debug port within {timeout:g}s",
+                                "check the java arguments; output so far: " + launched.stderr.read().text[-500:]) from None
+        except DebuggerError:
+            await launched.kill()
+            raise
+        launched._pumps.append(asyncio.create_task(launched._pump(proc.stdout, launched.stdout)))
+        launched._pumps.append(asyncio.create_task(launched._watch_exit()))
+        return launched
+
+    async def _read_port(self) -> None:
+        assert self.proc.stdout is not None
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                await self.proc.wait()
+                await asyncio.sleep(0)  # let the stderr pump catch up
+                detail = self.stderr.read().text.strip()[-1500:]
+                raise DebuggerError(
+                    f"the JVM exited (code {self.proc.returncode}) before it listened for a debugger"
+                    + (f":\n{detail}" if detail else ""),
+                    "check the main class, classpath and JVM options",
+                )
+            match = _LISTENING.search(line)
+            if match:
+                self.port = int(match.group(1))
+                return
+            self.stdout.write(line.decode(errors="replace"))
+
+    async def _pump(self, stream: asyncio.StreamReader | None, buffer: OutputBuffer) -> None:
+        if stream is None:
+            return
+        while chunk := await stream.read(65536):
+            buffer.write(chunk.decode(errors="replace"))
+
+    async def _watch_exit(self) -> None:
+        await self.proc.wait()
+        # Drain what is left in the pipes before announcing the exit.
+        await asyncio.gather(*self._pumps[:2], return_exceptions=True)
+        self.exited.set()
+
+    async def kill(self) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.proc.wait(), 5)
+        for task in self._pumps:
+            task.cancel()
