@@ -1,0 +1,871 @@
+"""The Textual app: lays out the panes, turns keys and clicks into calls on the core `Debugger`, and turns
+core events (the shared history) into repaints. Widgets only display and post messages; every debugger
+action is one facade call made here, in a worker, so the screen never freezes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, TabbedContent, TabPane
+
+from ..core.errors import DebuggerError
+from ..core.model import (
+    Actor,
+    BreakpointInfo,
+    CodeLocation,
+    EventRecord,
+    FrameInfo,
+    SessionState,
+    Status,
+    StopKind,
+    ThreadInfo,
+    Variable,
+)
+from .screens.help import HelpScreen
+from .screens.prompt import BreakpointEditScreen, ConfirmQuitScreen, PromptScreen
+from .widgets.breakpoints import BreakpointsPane, look_of
+from .widgets.command_line import CommandLine
+from .widgets.events import EventsPane
+from .widgets.output import OutputPane
+from .widgets.source import GutterMark, SourceView
+from .widgets.stack import StackPane
+from .widgets.status import StatusBar
+from .widgets.threads import ThreadsPane
+from .widgets.variables import PAGE, VariablesPane
+from .widgets.watches import WatchesPane
+
+if TYPE_CHECKING:
+    from ..core.debugger import Debugger
+
+Startup = Callable[["TracepilotApp"], Awaitable[None]]
+
+# History kinds that never change what the panes show (they only go to the event log).
+QUIET_KINDS = {"class_prepare", "output", "log", "suppressed"}
+COMPACT_WIDTH = 110
+COMPACT_HEIGHT = 30
+
+
+class CoreEvent(Message):
+    """A record of the shared event history, delivered in the UI's message queue."""
+
+    def __init__(self, record: EventRecord) -> None:
+        super().__init__()
+        self.record = record
+
+
+@dataclass
+class ViewState:
+    """What the panes show; kept here so a re-layout (wide <-> compact) can refill new widgets."""
+
+    status: Status | None = None
+    frames: list[FrameInfo] = field(default_factory=list)
+    variables: list[Variable] = field(default_factory=list)
+    variables_note: str | None = None
+    threads: list[ThreadInfo] = field(default_factory=list)
+    breakpoints: list[BreakpointInfo] = field(default_factory=list)
+    watches: list[Any] = field(default_factory=list)
+    source_path: Path | None = None
+    source_text: str = ""
+    source_class: str | None = None
+    source_line: int | None = None
+    source_language: str | None = "java"
+    output: list[tuple[str, str]] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+
+
+class TracepilotApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "tracepilot"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding("f5", "resume", "Continue", priority=True),
+        Binding("f6", "pause", "Pause", priority=True),
+        Binding("f10", "step_over", "Step over", priority=True),
+        Binding("f11", "step_into", "Step into", priority=True),
+        Binding("shift+f11", "step_out", "Step out", priority=True),
+        Binding("f9", "toggle_breakpoint", "Breakpoint", priority=True),
+        Binding("f8", "run_to_cursor", "Run to cursor", priority=True),
+        Binding("colon", "focus_command", "Command line"),
+        Binding("slash", "search", "Search source"),
+        Binding("ctrl+o", "open_file", "Open file"),
+        Binding("w", "add_watch", "Add watch", show=False),
+        Binding("f1,question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+p", "command_palette", "Palette", show=False),
+    ]
+
+    def __init__(self, debugger: Debugger, startup: Startup | None = None, *, launched: bool = False,
+                 sourcepath: Iterable[str] = (), clock: bool = True, target_label: str = "") -> None:
+        super().__init__()
+        self.debugger = debugger
+        self.startup = startup
+        self.launched = launched
+        self.sourcepath = [Path(p) for p in sourcepath]
+        self.clock = clock  # wall-clock times in the event log (off for snapshot tests)
+        self.target_label = target_label
+        self.view = ViewState()
+        self.thread: int | None = None  # selected thread (None: the stop's thread)
+        self.frame = 0  # selected frame index
+        self.compact = False
+        self.ready = asyncio.Event()  # startup finished (tests wait on it)
+        self.refreshes = 0  # completed refreshes (tests wait for a change)
+        self._unsubscribe: Callable[[], None] | None = None
+        self._refresh_pending = False
+        self._reset_selection = False
+        self._output_offsets = {"stdout": 0, "stderr": 0}
+        self._driving = "you"
+
+    # -- layout --------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        self.compact = self._is_compact(self.size.width, self.size.height)
+        yield StatusBar(id="status")
+        if self.compact:
+            with Vertical(id="body", classes="compact"):
+                yield SourceView(id="source")
+                yield Input(placeholder="/ search (Enter: next, Esc: close)", id="search", classes="hidden")
+                with TabbedContent(id="tabs"):
+                    with TabPane("Variables", id="tab-variables"):
+                        yield VariablesPane(id="variables")
+                    with TabPane("Stack", id="tab-stack"):
+                        yield StackPane(id="stack")
+                    with TabPane("Watches", id="tab-watches"):
+                        yield WatchesPane(id="watches")
+                    with TabPane("Threads", id="tab-threads"):
+                        yield ThreadsPane(id="threads")
+                    with TabPane("Breakpoints", id="tab-breakpoints"):
+                        yield BreakpointsPane(id="breakpoints")
+                    with TabPane("Events", id="tab-events"):
+                        yield EventsPane(id="events")
+                    with TabPane("Console", id="tab-console"):
+                        yield OutputPane(id="output")
+        else:
+            with Horizontal(id="body"):
+                with Vertical(id="left"):
+                    yield SourceView(id="source")
+                    yield Input(placeholder="/ search (Enter: next, Esc: close)", id="search", classes="hidden")
+                    with TabbedContent(id="tabs"):
+                        with TabPane("Console", id="tab-console"):
+                            yield OutputPane(id="output")
+                        with TabPane("Breakpoints", id="tab-breakpoints"):
+                            yield BreakpointsPane(id="breakpoints")
+                        with TabPane("Threads", id="tab-threads"):
+                            yield ThreadsPane(id="threads")
+                        with TabPane("Events", id="tab-events"):
+                            yield EventsPane(id="events")
+                with Vertical(id="right"):
+                    yield StackPane(id="stack")
+                    yield VariablesPane(id="variables")
+                    yield WatchesPane(id="watches")
+        yield CommandLine(id="command")
+        yield Footer()
+
+    @staticmethod
+    def _is_compact(width: int, height: int) -> bool:
+        return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+
+    async def on_resize(self, event) -> None:
+        if self._is_compact(event.size.width, event.size.height) != self.compact:
+            await self.recompose()
+            self._fill_all()
+
+    def on_mount(self) -> None:
+        self.query_one(CommandLine).completer = self._complete
+        self._unsubscribe = self.debugger.history.subscribe(lambda record: self.post_message(CoreEvent(record)))
+        self.view.events.extend(self.debugger.history.since(0))
+        self._fill_all()
+        self.query_one(SourceView).focus()
+        self.set_interval(0.25, self._poll_output)
+        self._start()
+
+    def _fill_all(self) -> None:
+        """(Re)fill every pane from the view state (after start-up or a re-layout)."""
+        v = self.view
+        events = self.query_one(EventsPane)
+        events.clock = self.clock
+        self.call_after_refresh(events.replay, v.events)
+        self._show_status()
+        self._show_source()
+        self.query_one(StackPane).show(v.frames, self.frame)
+        self.query_one(VariablesPane).show(v.variables, v.variables_note)
+        self.query_one(ThreadsPane).show(v.threads, self._current_thread())
+        self.query_one(BreakpointsPane).show(v.breakpoints)
+        self.query_one(WatchesPane).show(v.watches)
+        output = self.query_one(OutputPane)
+        for stream, text in v.output:
+            output.append(stream, text)
+
+    # -- start-up ------------------------------------------------------------------------------------
+
+    @work(group="startup")
+    async def _start(self) -> None:
+        try:
+            if self.startup is not None:
+                await self.startup(self)
+        except DebuggerError as e:
+            self._note(str(e), error=True)
+        except Exception as e:  # noqa: BLE001 - shown to the person, never a traceback
+            self._note(f"start-up failed: {e}", error=True)
+        finally:
+            self.ready.set()
+        self._schedule_refresh(reset_selection=True)
+
+    def progress(self, text: str) -> None:
+        """Start-up steps report here (status bar), e.g. 'waiting for localhost:5005 to listen…'."""
+        self._note(text)
+
+    # -- core events -> panes --------------------------------------------------------------------------
+
+    def on_core_event(self, message: CoreEvent) -> None:
+        record = message.record
+        self.view.events.append(record)
+        del self.view.events[:-EventsPane.MAX]
+        self.query_one(EventsPane).add(record)
+        if record.actor is Actor.AGENT:
+            self._driving = "agent"
+        elif record.actor is Actor.PERSON:
+            self._driving = "you"
+        if record.kind in QUIET_KINDS:
+            return
+        self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"))
+
+    def _schedule_refresh(self, reset_selection: bool = False) -> None:
+        self._reset_selection |= reset_selection
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            self.set_timer(0.02, self._refresh)
+
+    @work(group="refresh", exclusive=True)
+    async def _refresh(self) -> None:
+        self._refresh_pending = False
+        reset, self._reset_selection = self._reset_selection, False
+        d = self.debugger
+        status = await self._quietly(d.status())
+        if status is None:
+            return
+        v = self.view
+        v.status = status
+        if reset:
+            self.thread = status.stop.thread_id if status.stop else None
+            self.frame = 0
+        stopped = status.state is SessionState.STOPPED
+        v.breakpoints = await self._quietly(d.breakpoint_list()) or []
+        v.watches = await self._quietly(d.watches()) or []
+        v.threads = await self._quietly(d.threads()) or [] if status.state in (SessionState.STOPPED, SessionState.RUNNING) else []
+        if stopped:
+            v.frames = await self._quietly(d.stack(self._current_thread(), 0, 60)) or []
+            self.frame = min(self.frame, max(len(v.frames) - 1, 0))
+        else:
+            v.frames = []
+        await self._load_frame()
+        self._show_status()
+        self.query_one(StackPane).show(v.frames, self.frame)
+        self.query_one(ThreadsPane).show(v.threads, self._current_thread())
+        self.query_one(BreakpointsPane).show(v.breakpoints)
+        self.query_one(WatchesPane).show(v.watches)
+        self.refreshes += 1
+
+    async def _load_frame(self) -> None:
+        """Locals and source of the selected frame (or of the stop's location without frames)."""
+        v = self.view
+        status = v.status
+        location: CodeLocation | None = None
+        if v.frames:
+            location = v.frames[self.frame].location
+            result = await self._quietly(self.debugger.locals(self.frame, self._current_thread()), show=False)
+            v.variables = result or []
+            v.variables_note = None if result is not None else "locals not available here"
+        else:
+            v.variables = []
+            v.variables_note = {SessionState.RUNNING: "running — pause (F6) to see variables",
+                                SessionState.EXITED: "the program has ended",
+                                SessionState.DISCONNECTED: "not connected"}.get(status.state) if status else None
+            location = status.stop.location if status and status.stop else None
+        self.query_one(VariablesPane).show(v.variables, v.variables_note)
+        if location is not None:
+            await self._open_location(location, current=True)
+        elif status and status.state is not SessionState.STOPPED:
+            v.source_line = None
+            self._show_source()
+
+    async def _open_location(self, location: CodeLocation, current: bool) -> None:
+        v = self.view
+        path = Path(location.source_path) if location.source_path else None
+        if path is None:
+            view = await self._quietly(self.debugger.source(f"{location.class_name}:{max(location.line, 1)}", 0),
+                                       show=False)
+            if view is not None and getattr(view, "path", None):
+                path = Path(view.path)
+        if path is not None and path.is_file():
+            if path != v.source_path:
+                v.source_text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
+            v.source_path, v.source_language = path, "java"
+        else:
+            v.source_path, v.source_language = None, None
+            v.source_text = await self._source_not_found(location)
+        v.source_class = location.class_name.split("$", 1)[0]
+        v.source_line = location.line if (current and path is not None and location.line > 0) else None
+        self._show_source()
+
+    async def _source_not_found(self, location: CodeLocation) -> str:
+        lines = [f"source not found for {location.class_name} ({location.source_file or 'no SourceFile'})",
+                 "— set a source path: tracepilot attach … --sourcepath DIR, or `use DIR` on the command line", "",
+                 f"stopped in {location}", ""]
+        classes = await self._quietly(self.debugger.classes(location.class_name, True), show=False) or []
+        for summary in classes[:1]:
+            lines.append(f"class {summary.name}")
+            for m in summary.methods or []:
+                where = f"  lines {m.lines[0]}-{m.lines[-1]}" if m.lines else ""
+                lines.append(f"    {m.signature}{where}")
+        return "\n".join(lines)
+
+    def _show_source(self) -> None:
+        v = self.view
+        source = self.query_one(SourceView)
+        source.show(v.source_path, v.source_text, v.source_class, v.source_line, language=v.source_language)
+        source.set_marks(self._marks_for(v.source_path, v.source_class))
+        source.border_title = str(v.source_path.name if v.source_path else (v.source_class or "no source"))
+
+    def _marks_for(self, path: Path | None, class_name: str | None) -> dict[int, GutterMark]:
+        if path is None:
+            return {}
+        marks: dict[int, GutterMark] = {}
+        names = {path.stem, path.name, str(path)}
+        if class_name:
+            names.add(class_name)
+        for bp in self.view.breakpoints:
+            if bp.kind != "line":
+                continue
+            lines = {loc.line for loc in bp.locations
+                     if (loc.source_path and Path(loc.source_path) == path)
+                     or (loc.source_file == path.name and loc.class_name.split("$", 1)[0] in names)}
+            if not lines:
+                where, _, line = bp.spec.rpartition(":")
+                if line.isdigit() and (where in names or where.split("$", 1)[0] in names or where.endswith(path.name)):
+                    lines = {int(line)}
+            for line in lines:
+                marks[line] = GutterMark(look_of(bp), (*marks.get(line, GutterMark("enabled")).ids, bp.id))
+        return marks
+
+    def _show_status(self, note: str | None = None) -> None:
+        status = self.view.status
+        self.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self._driving)
+
+    def _note(self, text: str, error: bool = False) -> None:
+        self.query_one(StatusBar).show(note=text)
+        if error:
+            self.notify(text, severity="error", timeout=8)
+            self.query_one(OutputPane).write(f"! {text}")
+
+    async def _quietly(self, awaitable: Awaitable[Any], show: bool = True) -> Any:
+        """Await a core call; a DebuggerError becomes a notification (its text says what to do next)."""
+        try:
+            return await awaitable
+        except DebuggerError as e:
+            if show:
+                self.notify(str(e), severity="warning", timeout=6)
+            return None
+        except NotImplementedError:
+            return None
+
+    def _current_thread(self) -> int | None:
+        if self.thread is not None:
+            return self.thread
+        status = self.view.status
+        return status.stop.thread_id if status and status.stop else None
+
+    async def _poll_output(self) -> None:
+        if not self.launched:
+            return
+        pane = self.query_one(OutputPane)
+        for stream in ("stdout", "stderr"):
+            try:
+                chunks = await self.debugger.output(stream, self._output_offsets[stream])
+            except Exception:  # noqa: BLE001 - no output yet / not connected
+                return
+            for chunk in chunks:
+                if chunk.text:
+                    self.view.output.append((stream, chunk.text))
+                    pane.append(stream, chunk.text)
+                self._output_offsets[stream] = max(self._output_offsets[stream], chunk.end)
+
+    # -- execution actions ---------------------------------------------------------------------------
+
+    def _run(self, label: str, call: Callable[[], Awaitable[Any]]) -> None:
+        self._run_worker(label, call)
+
+    @work(group="action")
+    async def _run_worker(self, label: str, call: Callable[[], Awaitable[Any]]) -> None:
+        self._note(f"{label}…")
+        try:
+            result = await call()
+        except DebuggerError as e:
+            self._note(str(e), error=True)
+            return
+        except NotImplementedError:
+            self._note(f"{label}: not available in this build yet", error=True)
+            return
+        message = getattr(result, "message", "") if result is not None else ""
+        stopped = getattr(result, "stopped", True)
+        self._note("" if stopped or not message else message)
+        self._schedule_refresh(reset_selection=bool(getattr(result, "stopped", False)))
+
+    def action_resume(self) -> None:
+        self._run("continuing", lambda: self.debugger.resume(None, 0.0))
+
+    def action_pause(self) -> None:
+        self._run("pausing", lambda: self.debugger.pause())
+
+    def _step(self, kind: str) -> None:
+        self._run(f"step {kind}", lambda: self.debugger.step(kind, self._current_thread(), 1, 30.0))
+
+    def action_step_over(self) -> None:
+        self._step("over")
+
+    def action_step_into(self) -> None:
+        self._step("into")
+
+    def action_step_out(self) -> None:
+        self._step("out")
+
+    def _cursor_location(self) -> str | None:
+        source = self.query_one(SourceView)
+        if source.path is None or not source.class_name:
+            self.notify("open a source file first (Ctrl+O) — no source is shown", severity="warning")
+            return None
+        return f"{source.class_name}:{source.cursor_line}"
+
+    def action_toggle_breakpoint(self, line: int | None = None) -> None:
+        source = self.query_one(SourceView)
+        location = self._cursor_location()
+        if location is None:
+            return
+        line = line or source.cursor_line
+        location = f"{source.class_name}:{line}"
+        existing = source.marks.get(line)
+        if existing and existing.ids:
+            ids = existing.ids
+
+            async def remove() -> None:
+                for bp_id in ids:
+                    await self.debugger.breakpoint_remove(bp_id)
+
+            self._run(f"removing {', '.join(ids)}", remove)
+        else:
+            self._run(f"breakpoint at {location}", lambda: self.debugger.breakpoint_set(location))
+
+    def action_run_to_cursor(self) -> None:
+        location = self._cursor_location()
+        if location:
+            self._run(f"running to {location}", lambda: self.debugger.run_to(location, self._current_thread(), 0.0))
+
+    def action_frame_up(self) -> None:
+        self._select_frame(self.frame + 1)
+
+    def action_frame_down(self) -> None:
+        self._select_frame(self.frame - 1)
+
+    def _select_frame(self, index: int) -> None:
+        if not self.view.frames:
+            return
+        index = max(0, min(index, len(self.view.frames) - 1))
+        self.frame = index
+        self.query_one(StackPane).show(self.view.frames, index)
+        self._reload_frame()
+
+    @work(group="frame", exclusive=True)
+    async def _reload_frame(self) -> None:
+        await self._load_frame()
+        self.refreshes += 1
+
+    # -- pane messages -------------------------------------------------------------------------------
+
+    @on(SourceView.GutterClicked)
+    def _gutter_clicked(self, message: SourceView.GutterClicked) -> None:
+        self.action_toggle_breakpoint(message.line)
+
+    @on(StackPane.FrameSelected)
+    def _frame_selected(self, message: StackPane.FrameSelected) -> None:
+        if message.index != self.frame:
+            self._select_frame(message.index)
+
+    @on(ThreadsPane.ThreadSelected)
+    def _thread_selected(self, message: ThreadsPane.ThreadSelected) -> None:
+        if message.thread_id != self._current_thread():
+            self.thread = message.thread_id
+            self.frame = 0
+            self._schedule_refresh()
+
+    @on(VariablesPane.ExpandRequested)
+    def _expand(self, message: VariablesPane.ExpandRequested) -> None:
+        self._load_children(message)
+
+    @work(group="expand")
+    async def _load_children(self, message: VariablesPane.ExpandRequested) -> None:
+        try:
+            ins = await self.debugger.inspect(message.target, self.frame, self._current_thread(), message.start, PAGE)
+        except (DebuggerError, NotImplementedError) as e:
+            message.pane.fill(message.node, [], message.start, None, note=str(e) or "cannot expand")
+            return
+        children = list(getattr(ins, "children", []) or [])
+        for entry in getattr(ins, "entries", []) or []:
+            children.append(Variable(entry.key.text, entry.value, kind="entry"))
+        note = None
+        if getattr(ins, "string", None) is not None:
+            note = repr(ins.string)
+        message.pane.fill(message.node, children, message.start, getattr(ins, "total", None), note=note)
+
+    @on(BreakpointsPane.Toggle)
+    def _bp_toggle(self, message: BreakpointsPane.Toggle) -> None:
+        bp = message.bp
+        self._run(f"{'disabling' if bp.enabled else 'enabling'} {bp.id}",
+                  lambda: self.debugger.breakpoint_update(bp.id, enabled=not bp.enabled))
+
+    @on(BreakpointsPane.Remove)
+    def _bp_remove(self, message: BreakpointsPane.Remove) -> None:
+        self._run(f"removing {message.bp.id}", lambda: self.debugger.breakpoint_remove(message.bp.id))
+
+    @on(BreakpointsPane.Edit)
+    def _bp_edit(self, message: BreakpointsPane.Edit) -> None:
+        bp = message.bp
+
+        def done(options: dict | None) -> None:
+            if options is not None:
+                self._run(f"updating {bp.id}", lambda: self.debugger.breakpoint_update(bp.id, **options))
+
+        self.push_screen(BreakpointEditScreen(bp), done)
+
+    @on(BreakpointsPane.Jump)
+    def _bp_jump(self, message: BreakpointsPane.Jump) -> None:
+        for loc in message.bp.locations[:1]:
+            self._show_elsewhere(loc)
+
+    @work(group="open")
+    async def _show_elsewhere(self, location: CodeLocation) -> None:
+        await self._open_location(location, current=False)
+        source = self.query_one(SourceView)
+        if location.line > 0:
+            source.move_cursor((location.line - 1, 0), center=True)
+        source.focus()
+
+    @on(WatchesPane.AddRequested)
+    def _watch_add(self, message: WatchesPane.AddRequested) -> None:
+        def done(expression: str | None) -> None:
+            if not expression:
+                return
+
+            async def add() -> Any:
+                if message.replace:
+                    await self.debugger.watch_remove(message.replace)
+                return await self.debugger.watch_add(expression)
+
+            self._run(f"watching {expression}", add)
+
+        self.push_screen(PromptScreen("Watch expression (evaluated at every stop)", message.expression,
+                                      "e.g. order.items.size()"), done)
+
+    @on(WatchesPane.RemoveRequested)
+    def _watch_remove(self, message: WatchesPane.RemoveRequested) -> None:
+        self._run(f"removing {message.watch_id}", lambda: self.debugger.watch_remove(message.watch_id))
+
+    def action_add_watch(self) -> None:
+        self.post_message(WatchesPane.AddRequested())
+
+    # -- command line --------------------------------------------------------------------------------
+
+    def action_focus_command(self) -> None:
+        self.query_one(CommandLine).focus()
+
+    def action_focus_source(self) -> None:
+        self.query_one(SourceView).focus()
+
+    @on(Input.Submitted, "#command")
+    def _command_submitted(self, event: Input.Submitted) -> None:
+        line = event.value.strip()
+        command = self.query_one(CommandLine)
+        command.value = ""
+        if not line:
+            return
+        command.remember(line)
+        self._execute(line)
+
+    def selection(self) -> dict[str, Any]:
+        """What the command line acts on: the selected thread and frame."""
+        return {"thread": self._current_thread(), "frame": self.frame}
+
+    @work(group="command")
+    async def _execute(self, line: str) -> None:
+        output = self.query_one(OutputPane)
+        output.write(f"› {line}")
+        self._show_tab("tab-console")
+        if line in ("q", "quit", "exit"):
+            self.action_quit()
+            return
+        if line in ("help", "?") and self._catalog() is None:
+            self.action_help()
+            return
+        catalog = self._catalog()
+        if catalog is None:
+            output.write("! the command catalog is not available in this build yet — use the keys (F1 lists them)")
+            return
+        try:
+            result = await catalog.execute(self.debugger, line, self.selection(), Actor.PERSON)
+        except DebuggerError as e:
+            output.write(f"! {e}")
+            return
+        except Exception as e:  # noqa: BLE001 - a broken command must not kill the UI
+            output.write(f"! {type(e).__name__}: {e}")
+            return
+        text = _result_text(result)
+        if text:
+            output.write(text)
+        selection = getattr(result, "selection", None)
+        if isinstance(selection, dict):
+            self.thread = selection.get("thread", self.thread)
+            self.frame = selection.get("frame", self.frame)
+        self._schedule_refresh()
+
+    @staticmethod
+    def _catalog() -> Any:
+        try:
+            from ..core import catalog  # noqa: PLC0415 - lands separately; optional until then
+        except ImportError:
+            return None
+        return catalog
+
+    async def _complete(self, text: str) -> list[str]:
+        catalog = self._catalog()
+        if catalog is None or not hasattr(catalog, "complete"):
+            return []
+        result = catalog.complete(self.debugger, text, self.selection())
+        if asyncio.iscoroutine(result):
+            result = await result
+        return list(result or [])
+
+    def _show_tab(self, tab_id: str) -> None:
+        with contextlib.suppress(Exception):
+            self.query_one("#tabs", TabbedContent).active = tab_id
+
+    # -- search, open, help, palette, quit -----------------------------------------------------------
+
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.remove_class("hidden")
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        source = self.query_one(SourceView)
+        if not source.find(event.value):
+            self.notify(f"“{event.value}” not found", severity="warning", timeout=3)
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#search", Input)
+        if event.key == "escape" and box.has_focus:
+            box.add_class("hidden")
+            self.query_one(SourceView).focus()
+            event.stop()
+
+    def action_open_file(self) -> None:
+        self._open_finder()
+
+    @work(group="open")
+    async def _open_finder(self) -> None:
+        files = await asyncio.to_thread(self._source_files)
+        commands = [SystemCommand(str(rel), str(path), lambda p=path: self._open_path(p)) for rel, path in files]
+        if not commands:
+            self.notify("no .java files on the source path — start with --sourcepath DIR", severity="warning")
+            return
+        self.search_commands(commands, placeholder="Open a source file…")
+
+    def _source_files(self) -> list[tuple[str, Path]]:
+        roots = list(self.sourcepath) + [Path.cwd()]
+        seen: dict[Path, str] = {}
+        for root in roots:
+            if not root.is_dir():
+                continue
+            for path in root.rglob("*.java"):
+                if len(seen) >= 5000:
+                    break
+                if ".venv" in path.parts or "node_modules" in path.parts:
+                    continue
+                seen.setdefault(path.resolve(), str(path.relative_to(root)))
+        return sorted(((rel, path) for path, rel in seen.items()), key=lambda item: item[0])
+
+    def _open_path(self, path: Path) -> None:
+        from ..core.sources import class_name_for_file  # noqa: PLC0415
+
+        self.view.source_path = None  # force a reload
+        location = CodeLocation(class_name_for_file(path), "", 1, path.name, str(path))
+        self._show_elsewhere(location)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.help_sections()))
+
+    @staticmethod
+    def help_sections() -> list[tuple[str, type]]:
+        return [("Everywhere", TracepilotApp), ("Source pane (pudb/gdb keys)", SourceView),
+                ("Breakpoints pane", BreakpointsPane), ("Watches pane", WatchesPane),
+                ("Command line", CommandLine)]
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for owner in (TracepilotApp, SourceView):
+            for binding in owner.BINDINGS:
+                if not isinstance(binding, Binding) or not binding.description:
+                    continue
+                action = binding.action.removeprefix("app.")
+                if action in ("command_palette", "quit", "help"):
+                    continue
+                yield SystemCommand(binding.description, f"{action.replace('_', ' ')} ({binding.key})",
+                                    lambda a=action: self.run_action(a))
+        yield SystemCommand("Show help", "every key", self.action_help)
+        yield SystemCommand("Quit tracepilot", "asks first if a launched target still runs", self.action_quit)
+
+    def _target_alive(self) -> bool:
+        status = self.view.status
+        return bool(self.launched and status and status.state in (SessionState.RUNNING, SessionState.STOPPED))
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        if self._target_alive():
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._close_and_exit()
+
+            self.push_screen(ConfirmQuitScreen("The launched program is still running. Quit and end it?"), answered)
+        else:
+            self._close_and_exit()
+
+    @work(group="quit", exclusive=True)
+    async def _close_and_exit(self) -> None:
+        self._note("closing…")
+        if self._unsubscribe:
+            self._unsubscribe()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.debugger.close(), 5.0)
+        self.exit(0)
+
+
+def _result_text(result: Any) -> str:
+    """Text of a command result: its own rendering if it has one, else the core's renderer."""
+    if result is None:
+        return ""
+    if isinstance(result, str):
+        return result
+    for attr in ("text", "output"):
+        value = getattr(result, attr, None)
+        if isinstance(value, str):
+            return value
+    from ..core import render  # noqa: PLC0415
+
+    return render.render(result)
+
+
+# -- command-line entry ------------------------------------------------------------------------------
+
+
+def _demo_source() -> Path:
+    return Path(__file__).resolve().parent.parent / "demo" / "ShopDemo.java"
+
+
+def java_launch_options(java_args: list[str]) -> dict[str, Any]:
+    """Turn `-cp DIR Main a b` / `-jar app.jar a` / `Foo.java a` into Debugger.launch keywords."""
+    options: dict[str, Any] = {"jvm_args": [], "args": []}
+    args = list(java_args)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-cp", "-classpath", "--class-path") and i + 1 < len(args):
+            options["classpath"] = args[i + 1]
+            i += 2
+            continue
+        if arg == "-jar" and i + 1 < len(args):
+            options["jar"] = args[i + 1]
+            options["args"] = args[i + 2:]
+            return options
+        if arg.startswith("-"):
+            options["jvm_args"].append(arg)
+            i += 1
+            continue
+        if arg.endswith(".java"):
+            options["source"] = arg
+        else:
+            options["main"] = arg
+        options["args"] = args[i + 1:]
+        return options
+    return options
+
+
+async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: list[str]) -> None:
+    """Start a JVM suspended, install the breakpoints and the uncaught-exception stop, then run it."""
+    d = app.debugger
+    app.progress("starting the JVM…")
+    await d.launch(**options)
+    app.progress("setting breakpoints…")
+    await d.exception_break("*", caught=False, uncaught=True)
+    for location in breaks:
+        try:
+            await d.breakpoint_set(location)
+        except DebuggerError as e:
+            app.notify(f"--break {location}: {e}", severity="error", timeout=10)
+    status = await d.status()
+    if status.state is SessionState.STOPPED and status.stop and status.stop.kind is StopKind.VM_START:
+        app.progress("running to the first breakpoint or exception…")
+        await d.resume(None, 0.0)
+    app.progress("")
+
+
+def _build(ns: argparse.Namespace) -> TracepilotApp:
+    from ..cli import split_launch_args  # noqa: PLC0415
+    from ..core.debugger import Debugger  # noqa: PLC0415
+
+    sourcepath = list(ns.sourcepath or [])
+    command = ns.command
+    debugger = Debugger(read_only=ns.read_only, redact=ns.redact, sourcepath=sourcepath)
+    if command == "attach":
+        async def attach(app: TracepilotApp) -> None:
+            app.progress(f"waiting up to {ns.wait:g}s for {ns.address} to listen…")
+            await app.debugger.attach(ns.address, ns.wait)
+            app.progress("")
+
+        return TracepilotApp(debugger, attach, sourcepath=sourcepath, target_label=ns.address)
+    if command == "demo":
+        demo = _demo_source()
+        debugger = Debugger(read_only=ns.read_only, redact=ns.redact, sourcepath=[*sourcepath, str(demo.parent)])
+        options = {"source": str(demo), "sourcepath": [str(demo.parent)]}
+        breaks = list(ns.breaks)
+        return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks), launched=True,
+                             sourcepath=[*sourcepath, str(demo.parent)], target_label="ShopDemo")
+    java_args = split_launch_args(ns.java_args)
+    if not java_args:
+        raise SystemExit("tracepilot launch: give the program: -- -cp DIR Main args…, -- -jar app.jar, or Foo.java")
+    options = java_launch_options(java_args)
+    if options.get("source"):
+        sourcepath.append(str(Path(options["source"]).resolve().parent))
+    options["sourcepath"] = sourcepath
+    breaks = list(ns.breaks)
+    return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks), launched=True,
+                         sourcepath=sourcepath, target_label=" ".join(java_args))
+
+
+def run(ns: argparse.Namespace) -> int:
+    """Entry point of `tracepilot attach|launch|demo|watch`."""
+    if ns.command == "watch":
+        print("tracepilot watch: sharing a live session is not available yet (issue 9); "
+              "use `tracepilot attach HOST:PORT` to debug a JVM yourself.")
+        return 2
+    app = _build(ns)
+    return app.run() or 0

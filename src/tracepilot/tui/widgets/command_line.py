@@ -1,0 +1,92 @@
+"""The command line: the REPL's commands (parsed by the core's command catalog, not here), with
+history (up/down) and completion (Tab cycles through candidates, the first shows as a suggestion)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from textual import events
+from textual.binding import Binding
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+Completer = Callable[[str], Awaitable[list[str]]]
+
+
+class _CatalogSuggester(Suggester):
+    def __init__(self, line: CommandLine) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.line = line
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value or self.line.completer is None:
+            return None
+        for candidate in await self.line.complete(value):
+            if candidate.startswith(value) and candidate != value:
+                return candidate
+        return None
+
+
+class CommandLine(Input):
+    BINDINGS = [
+        Binding("up", "history(-1)", "Previous command", show=False),
+        Binding("down", "history(1)", "Next command", show=False),
+        Binding("escape", "leave", "Back to the source", show=False),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(placeholder=": command (help, print x, stop at Foo:12, cont, where…)  — Tab completes",
+                         **kwargs)
+        self.suggester = _CatalogSuggester(self)
+        self.completer: Completer | None = None
+        self.history: list[str] = []
+        self._history_index = 0
+        self._cycle: list[str] = []
+        self._cycle_index = -1
+
+    async def complete(self, value: str) -> list[str]:
+        if self.completer is None:
+            return []
+        try:
+            return await self.completer(value)
+        except Exception:  # completion must never break typing
+            return []
+
+    def remember(self, line: str) -> None:
+        if line and (not self.history or self.history[-1] != line):
+            self.history.append(line)
+        self._history_index = len(self.history)
+
+    def action_history(self, delta: int) -> None:
+        if not self.history:
+            return
+        self._history_index = max(0, min(len(self.history), self._history_index + delta))
+        self.value = self.history[self._history_index] if self._history_index < len(self.history) else ""
+        self.cursor_position = len(self.value)
+
+    def action_leave(self) -> None:
+        self.value = ""
+        self.app.action_focus_source()  # type: ignore[attr-defined]
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "tab":
+            event.stop()
+            event.prevent_default()
+            await self._tab()
+            return
+        if event.key != "shift+tab":
+            self._cycle = []
+        await super()._on_key(event)
+
+    async def _tab(self) -> None:
+        if not self._cycle:
+            self._cycle = await self.complete(self.value)
+            self._cycle_index = -1
+            if not self._cycle:
+                self.app.bell()
+                return
+            if len(self._cycle) > 1:
+                self.app.notify("  ".join(self._cycle[:30]), title="completions", timeout=4)
+        self._cycle_index = (self._cycle_index + 1) % len(self._cycle)
+        self.value = self._cycle[self._cycle_index]
+        self.cursor_position = len(self.value)

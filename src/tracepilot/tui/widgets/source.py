@@ -1,0 +1,160 @@
+"""The source pane: read-only Java with tree-sitter highlighting, line numbers, a breakpoint gutter and
+the current line (arrow + highlight). It only displays; actions go out as messages to the app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.strip import Strip
+from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
+
+# Gutter glyphs, one per breakpoint look (kept distinct so people can tell them apart at a glance).
+MARKERS: dict[str, tuple[str, str]] = {
+    "enabled": ("●", "bold red"),
+    "conditional": ("◆", "bold yellow"),
+    "logpoint": ("◉", "bold magenta"),
+    "disabled": ("○", "grey50"),
+    "pending": ("◌", "red"),
+}
+ARROW = ("▶", "bold green")
+MARKER_CELLS = 3  # marker, arrow, space before the line number
+
+
+@dataclass(frozen=True)
+class GutterMark:
+    look: str  # a key of MARKERS
+    ids: tuple[str, ...] = ()
+
+
+class SourceView(TextArea):
+    """Java source with markers; `show()` loads a file and positions the current line."""
+
+    BINDINGS = [
+        Binding("c", "app.resume", "Continue", show=False),
+        Binding("n", "app.step_over", "Step over", show=False),
+        Binding("s", "app.step_into", "Step into", show=False),
+        Binding("f", "app.step_out", "Step out (finish)", show=False),
+        Binding("b", "app.toggle_breakpoint", "Breakpoint at cursor", show=False),
+        Binding("t", "app.run_to_cursor", "Run to cursor", show=False),
+        Binding("u", "app.frame_up", "Frame up (caller)", show=False),
+        Binding("d", "app.frame_down", "Frame down (callee)", show=False),
+    ]
+
+    class GutterClicked(Message):
+        """A click in the gutter: toggle a breakpoint on that line."""
+
+        def __init__(self, view: SourceView, line: int) -> None:
+            super().__init__()
+            self.view = view
+            self.line = line  # 1-based
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", language="java", read_only=True, show_line_numbers=True, soft_wrap=False,
+                         **kwargs)
+        self.cursor_blink = False
+        self.path: Path | None = None
+        self.class_name: str | None = None
+        self.current_line: int | None = None  # 1-based execution line in this file
+        self.marks: dict[int, GutterMark] = {}
+
+    # -- content -------------------------------------------------------------------------------------
+
+    def show(self, path: Path | None, text: str, class_name: str | None, current_line: int | None,
+             *, language: str | None = "java") -> None:
+        if path != self.path or text != self.text:
+            self.language = language
+            self.load_text(text)
+            self.path = path
+        self.class_name = class_name
+        self.current_line = current_line
+        self._changed()
+        if current_line:
+            self.move_cursor((current_line - 1, 0), center=True)
+
+    def set_marks(self, marks: dict[int, GutterMark]) -> None:
+        if marks != self.marks:
+            self.marks = marks
+            self._changed()
+
+    def set_current_line(self, line: int | None) -> None:
+        self.current_line = line
+        self._changed()
+
+    def _changed(self) -> None:
+        self._line_cache.clear()
+        self.refresh()
+
+    @property
+    def cursor_line(self) -> int:
+        return self.cursor_location[0] + 1
+
+    def find(self, needle: str) -> bool:
+        """Select the next occurrence of `needle` after the cursor (case-insensitive, wraps around)."""
+        lines = [line.lower() for line in self.text.splitlines()]
+        if not needle or not lines:
+            return False
+        needle = needle.lower()
+        row, col = self.cursor_location
+        for step in range(len(lines) + 1):
+            r = (row + step) % len(lines)
+            if step == 0:
+                hit = lines[r].find(needle, col + 1)
+            elif step == len(lines):
+                hit = lines[r].find(needle, 0, col + len(needle))
+            else:
+                hit = lines[r].find(needle)
+            if hit >= 0:
+                self.selection = Selection((r, hit), (r, hit + len(needle)))
+                self.scroll_cursor_visible(center=True)
+                return True
+        return False
+
+    # -- rendering: markers in the first cells of the line-number gutter -----------------------------
+
+    @property
+    def gutter_width(self) -> int:
+        width = super().gutter_width
+        return width + MARKER_CELLS if width else 0
+
+    def _render_line(self, y: int) -> Strip:
+        strip = super()._render_line(y)
+        if not self.show_line_numbers:
+            return strip
+        try:
+            line_index, section = self.wrapped_document._offset_to_line_info[y + self.scroll_offset.y]
+        except (IndexError, TypeError):
+            return strip
+        if section:
+            return strip
+        line = line_index + 1
+        base = self._theme.gutter_style if self._theme and self._theme.gutter_style else Style()
+        mark = self.marks.get(line)
+        glyph, style = MARKERS[mark.look] if mark else (" ", "")
+        arrow, arrow_style = ARROW if line == self.current_line else (" ", "")
+        cells = [Segment(glyph, base + Style.parse(style) if style else base),
+                 Segment(arrow, base + Style.parse(arrow_style) if arrow_style else base),
+                 Segment(" ", base)]
+        rest = strip.crop(MARKER_CELLS, strip.cell_length)
+        if line == self.current_line:
+            highlight = Style(bgcolor="#3a3a00")
+            gutter = self.gutter_width - MARKER_CELLS
+            head, body = rest.crop(0, gutter), rest.crop(gutter, rest.cell_length)
+            body = Strip([Segment(s.text, (s.style or Style()) + highlight, s.control) for s in body],
+                         body.cell_length)
+            rest = Strip.join([head, body])
+        return Strip.join([Strip(cells, MARKER_CELLS), rest])
+
+    async def _on_mouse_down(self, event: events.MouseDown) -> None:
+        if event.x - self.gutter.left < self.gutter_width and self.text:
+            target = self.get_target_document_location(event)
+            event.stop()
+            self.post_message(self.GutterClicked(self, target[0] + 1))
+            return
+        await super()._on_mouse_down(event)

@@ -1,0 +1,45 @@
+"""The stack pane: frames of the selected thread; selecting one makes it the current frame."""
+
+from __future__ import annotations
+
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ...core.model import FrameInfo
+
+
+class StackPane(DataTable):
+    class FrameSelected(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        self.border_title = "Stack"
+        self._frames: list[FrameInfo] = []
+        self._quiet = False
+
+    def on_mount(self) -> None:
+        self.add_columns("#", "frame", "at")
+
+    def show(self, frames: list[FrameInfo], selected: int = 0) -> None:
+        self._frames = frames
+        self.clear()
+        for frame in frames:
+            loc = frame.location
+            where = f"{loc.source_file}:{loc.line}" if loc.source_file and loc.line >= 0 else (
+                "native" if frame.is_native else "?")
+            short = loc.class_name.rsplit(".", 1)[-1]
+            style = "dim" if frame.is_library else ""
+            method = f"[{style}]{short}.{loc.method}[/]" if style else f"{short}.{loc.method}"
+            self.add_row(str(frame.index), method, where, key=str(frame.index))
+        if frames:
+            self._quiet = True
+            self.move_cursor(row=min(selected, len(frames) - 1))
+            self._quiet = False
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.FrameSelected(int(event.row_key.value)))

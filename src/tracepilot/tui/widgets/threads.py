@@ -1,0 +1,46 @@
+"""The threads pane: state, suspension, monitors; selecting a thread makes it current."""
+
+from __future__ import annotations
+
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ...core.model import ThreadInfo
+
+
+class ThreadsPane(DataTable):
+    class ThreadSelected(Message):
+        def __init__(self, thread_id: int) -> None:
+            super().__init__()
+            self.thread_id = thread_id
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+        self.border_title = "Threads"
+
+    def on_mount(self) -> None:
+        self.add_columns(" ", "thread", "state", "at", "locks")
+
+    def show(self, threads: list[ThreadInfo], current: int | None) -> None:
+        self.clear()
+        selected = 0
+        for row, thread in enumerate(threads):
+            if thread.id == current:
+                selected = row
+            mark = "▶" if thread.id == current else ("⏸" if thread.suspended else " ")
+            state = thread.state + (" (suspended)" if thread.suspended else "")
+            loc = thread.location
+            at = f"{loc.class_name.rsplit('.', 1)[-1]}.{loc.method}:{loc.line}" if loc else ""
+            locks = ""
+            if thread.owned_monitors:
+                locks = "holds " + ", ".join(m.text for m in thread.owned_monitors)
+            if thread.waiting_for:
+                locks += (" " if locks else "") + f"waits {thread.waiting_for.text}"
+            self.add_row(mark, thread.name, state, at, locks, key=str(thread.id))
+        if threads:
+            self.move_cursor(row=selected)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.ThreadSelected(int(event.row_key.value)))

@@ -1,0 +1,125 @@
+"""The variables tree: locals of the current frame; objects expand lazily (the app asks the core for
+their children page by page); values that changed since the last stop are highlighted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ...core.model import Variable
+
+PAGE = 50
+
+
+@dataclass
+class VarNode:
+    """What a tree node stands for: a value with a handle to expand, or a 'more…' page link."""
+
+    target: str | None  # handle ("@12") or expression to inspect
+    loaded: bool = False
+    next_start: int | None = None  # for a "more" node: the first index of the next page
+    parent_target: str | None = None
+
+
+def label_for(var: Variable) -> Text:
+    value = var.value
+    text = Text()
+    text.append(var.name, style="bold" if var.kind in ("local", "argument") else "")
+    text.append(" = ")
+    value_style = "bold yellow" if var.changed else {
+        "string": "green", "null": "dim", "primitive": "cyan", "boxed": "cyan", "enum": "magenta"}.get(value.kind, "")
+    text.append(value.text, style=value_style)
+    short_type = value.type.rsplit(".", 1)[-1]
+    if short_type and value.kind not in ("primitive", "null", "string"):
+        text.append(f"  {short_type}", style="dim")
+    if var.changed:
+        text.append("  ✱", style="yellow")
+    return text
+
+
+class VariablesPane(Tree[VarNode]):
+    class ExpandRequested(Message):
+        def __init__(self, pane: VariablesPane, node: TreeNode[VarNode], target: str, start: int) -> None:
+            super().__init__()
+            self.pane = pane
+            self.node = node
+            self.target = target
+            self.start = start
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("locals", data=VarNode(None, True), **kwargs)
+        self.show_root = False
+        self.guide_depth = 2
+        self.border_title = "Variables"
+        self.expanded_paths: set[tuple[str, ...]] = set()
+
+    def show(self, variables: list[Variable], note: str | None = None) -> None:
+        """Replace the tree; nodes that were expanded before are asked for again."""
+        keep = self.expanded_paths
+        self.clear()
+        self.root.expand()
+        if note:
+            self.root.add_leaf(Text(note, style="dim italic"), data=VarNode(None, True))
+        self.add_variables(self.root, variables, start=0, total=None, reopen=keep)
+
+    def add_variables(self, node: TreeNode[VarNode], variables: list[Variable], start: int,
+                      total: int | None, parent_target: str | None = None,
+                      reopen: set[tuple[str, ...]] | None = None) -> None:
+        for var in variables:
+            expandable = bool(var.value.expandable and var.value.handle)
+            data = VarNode(var.value.handle if expandable else None)
+            if expandable:
+                child = node.add(label_for(var), data=data, allow_expand=True)
+                child.add_leaf(Text("…", style="dim"), data=VarNode(None, True))
+                if reopen and self._path(child) in reopen:
+                    child.expand()
+            else:
+                node.add_leaf(label_for(var), data=data)
+        shown = start + len(variables)
+        if total is not None and shown < total:
+            node.add_leaf(Text(f"… {total - shown} more (enter to load)", style="dim italic"),
+                          data=VarNode(None, False, next_start=shown, parent_target=parent_target))
+
+    def fill(self, node: TreeNode[VarNode], variables: list[Variable], start: int, total: int | None,
+             note: str | None = None) -> None:
+        """Children of `node` arrived from the core (first page or a later one)."""
+        if start == 0:
+            node.remove_children()
+        if note:
+            node.add_leaf(Text(note, style="red"), data=VarNode(None, True))
+        assert node.data is not None
+        node.data.loaded = True
+        self.add_variables(node, variables, start, total, parent_target=node.data.target,
+                           reopen=self.expanded_paths)
+
+    def _path(self, node: TreeNode[VarNode]) -> tuple[str, ...]:
+        parts: list[str] = []
+        while node is not None and node is not self.root:
+            parts.append(str(node.label).split(" = ", 1)[0])
+            node = node.parent  # type: ignore[assignment]
+        return tuple(reversed(parts))
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[VarNode]) -> None:
+        event.stop()
+        data = event.node.data
+        if data is None or data.target is None:
+            return
+        self.expanded_paths.add(self._path(event.node))
+        if not data.loaded:
+            self.post_message(self.ExpandRequested(self, event.node, data.target, 0))
+
+    def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[VarNode]) -> None:
+        event.stop()
+        self.expanded_paths.discard(self._path(event.node))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[VarNode]) -> None:
+        event.stop()
+        data = event.node.data
+        if data and data.next_start is not None and data.parent_target and event.node.parent:
+            parent = event.node.parent
+            event.node.remove()
+            self.post_message(self.ExpandRequested(self, parent, data.parent_target, data.next_start))

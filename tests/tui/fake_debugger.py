@@ -1,0 +1,172 @@
+"""A scripted stand-in for the core `Debugger` (same method names, same result types) so the TUI's layout
+and snapshots can be checked without a JVM and with fully deterministic content. The functional tests
+use the real core against real JVMs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.jvm import line_of, source_path_of
+from tracepilot.core.errors import NotFound
+from tracepilot.core.history import EventHistory
+from tracepilot.core.model import (
+    Actor,
+    BreakpointInfo,
+    CodeLocation,
+    FrameInfo,
+    Inspection,
+    OutputChunk,
+    SessionState,
+    Status,
+    StopKind,
+    StopReason,
+    ThreadInfo,
+    ValueView,
+    Variable,
+    WaitResult,
+    WatchInfo,
+    WatchSample,
+)
+
+CLASS = "fixtures.Playground"
+
+
+class FakeDebugger:
+    def __init__(self) -> None:
+        self.history = EventHistory()
+        self.path = source_path_of("Playground")
+        self.line = line_of("loop-body")
+        self.state = SessionState.STOPPED
+        self.launched = True
+        self.bps: list[BreakpointInfo] = []
+        self.watch_list: list[WatchInfo] = []
+        self.stdout = "playground started\niteration 0 result 1\niteration 1 result 3\n"
+        self.i = 2
+        self._changed = False
+        self._add_initial_breakpoints()
+        self.history.add("vm_start", "VM started (suspended)")
+        self.history.add("breakpoint_set", "bp-1 at fixtures.Playground:" + str(self.line), Actor.PERSON)
+        self.history.add("stop", self._stop().headline())
+
+    def _loc(self, line: int, method: str = "main") -> CodeLocation:
+        return CodeLocation(CLASS, method, line, "Playground.java", str(self.path))
+
+    def _add_initial_breakpoints(self) -> None:
+        loop = self._loc(self.line)
+        self.bps = [
+            BreakpointInfo("bp-1", "line", f"Playground:{self.line}", verified=True, locations=[loop], hits=3),
+            BreakpointInfo("bp-2", "line", f"Playground:{line_of('compute-body')}", verified=True,
+                           locations=[self._loc(line_of("compute-body"), "compute")], condition="x > 5"),
+            BreakpointInfo("bp-3", "line", f"Playground:{line_of('loop-print')}", enabled=False, verified=True,
+                           locations=[self._loc(line_of("loop-print"))]),
+            BreakpointInfo("bp-4", "line", f"Playground:{line_of('loop-static')}", verified=True,
+                           locations=[self._loc(line_of("loop-static"))], log="static={staticCounter}"),
+            BreakpointInfo("bp-5", "line", f"Playground:{line_of('worker-body')}", verified=False),
+            BreakpointInfo("bp-6", "exception", "*", verified=True, caught=False, uncaught=True),
+        ]
+
+    def _stop(self) -> StopReason:
+        return StopReason(StopKind.BREAKPOINT if self.line == line_of("loop-body") else StopKind.STEP, 1, "main",
+                          self._loc(self.line), breakpoint_id="bp-1", hit_count=3, time=0.0)
+
+    async def status(self) -> Status:
+        return Status(self.state, "127.0.0.1:5005", None, self._stop() if self.state is SessionState.STOPPED else None,
+                      len(self.bps), launched=self.launched)
+
+    async def breakpoint_list(self) -> list[BreakpointInfo]:
+        return list(self.bps)
+
+    async def breakpoint_set(self, location: str, **_) -> BreakpointInfo:
+        line = int(location.rpartition(":")[2])
+        bp = BreakpointInfo(f"bp-{len(self.bps) + 1}", "line", location, verified=True, locations=[self._loc(line)])
+        self.bps.append(bp)
+        self.history.add("breakpoint_set", f"{bp.id} at {location}", Actor.PERSON)
+        return bp
+
+    async def breakpoint_remove(self, id: str, **_) -> list[str]:  # noqa: A002
+        self.bps = [b for b in self.bps if b.id != id]
+        self.history.add("breakpoint_removed", id, Actor.PERSON)
+        return [id]
+
+    async def breakpoint_update(self, id: str, **options) -> BreakpointInfo:  # noqa: A002
+        bp = next(b for b in self.bps if b.id == id)
+        for k, v in options.items():
+            setattr(bp, k, v)
+        self.history.add("breakpoint_updated", id, Actor.PERSON)
+        return bp
+
+    async def watches(self) -> list[WatchInfo]:
+        return list(self.watch_list)
+
+    async def watch_add(self, expression: str, breakpoint: str | None = None, actor=None) -> WatchInfo:
+        w = WatchInfo(f"w-{len(self.watch_list) + 1}", expression, value=ValueView("int", "4"),
+                      history=[WatchSample("2", 0, 1), WatchSample("3", 0, 2), WatchSample("4", 0, 3)])
+        self.watch_list.append(w)
+        self.history.add("watch_add", expression, Actor.PERSON)
+        return w
+
+    async def watch_remove(self, id: str, actor=None) -> None:  # noqa: A002
+        self.watch_list = [w for w in self.watch_list if w.id != id]
+
+    async def threads(self, include_system: bool = False) -> list[ThreadInfo]:
+        return [ThreadInfo(1, "main", "main", "running", True, location=self._loc(self.line), current=True),
+                ThreadInfo(22, "worker-1", "main", "sleeping", True, location=self._loc(line_of("worker-body"), "lambda$startWorker$0"))]
+
+    async def stack(self, thread=None, start=0, count=20, locals=False) -> list[FrameInfo]:  # noqa: A002
+        if thread == 22:
+            return [FrameInfo(0, CodeLocation("java.lang.Thread", "sleep", -1, None), is_native=True, is_library=True),
+                    FrameInfo(1, self._loc(line_of("worker-body"), "lambda$startWorker$0"))]
+        return [FrameInfo(0, self._loc(self.line))]
+
+    async def locals(self, frame=0, thread=None) -> list[Variable]:
+        p = ValueView("fixtures.Playground", "Playground{counter=2, name=\"playground\"}", "object", "@1", expandable=True)
+        return [
+            Variable("args", ValueView("java.lang.String[]", "String[0] []", "array", "@2", 0, True), "argument"),
+            Variable("iterations", ValueView("int", "1000000")),
+            Variable("doThrow", ValueView("boolean", "false")),
+            Variable("sleep", ValueView("boolean", "true")),
+            Variable("p", p),
+            Variable("i", ValueView("int", str(self.i)), changed=self._changed),
+        ]
+
+    async def inspect(self, target, frame=0, thread=None, start=0, count=50) -> Inspection:
+        if target != "@1":
+            raise NotFound(f"no object {target}")
+        return Inspection(target, ValueView("fixtures.Playground", "Playground", "object", "@1"), children=[
+            Variable("counter", ValueView("int", "2"), "field"),
+            Variable("name", ValueView("java.lang.String", '"playground"', "string", "@3"), "field"),
+        ], total=2)
+
+    async def step(self, kind="over", thread=None, count=1, timeout=5.0, actor=None) -> WaitResult:
+        self.line += 1
+        self._changed = True
+        self.history.add("step", f"step {kind}", Actor.PERSON)
+        self.history.add("stop", self._stop().headline())
+        return WaitResult(True, self.state, self._stop(), 1)
+
+    async def resume(self, thread=None, timeout=0.0, actor=None) -> WaitResult:
+        self.i += 1
+        self.line = line_of("loop-body")
+        self.history.add("resume", "resumed", Actor.PERSON)
+        self.history.add("stop", self._stop().headline())
+        return WaitResult(True, self.state, self._stop(), 1)
+
+    async def source(self, location=None, context=5):
+        raise NotFound("no source")
+
+    async def classes(self, pattern="*", members=False):
+        return []
+
+    async def output(self, stream="both", since=0) -> list[OutputChunk]:
+        text = self.stdout if stream == "stdout" else ""
+        return [OutputChunk(stream, text[since:], since, len(text))]
+
+    async def close(self) -> None:
+        self.state = SessionState.EXITED
+
+
+def fake_app(**kwargs):
+    from tracepilot.tui.app import TracepilotApp
+
+    fake = FakeDebugger()
+    return TracepilotApp(fake, None, launched=True, sourcepath=[str(Path(fake.path).parent)], clock=False, **kwargs)
