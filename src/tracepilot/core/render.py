@@ -1,0 +1,497 @@
+"""Compact plain-text renderings of the core's results, written for a model (or a person) to read.
+
+Every front end shares these: the MCP server sends them as the text of a tool result, the REPL prints
+them, the share protocol can quote them. Short, no noise, values summarised; the structured form is
+`to_dict()`. Pure functions over model objects: no I/O, no JDWP.
+
+Anything without a renderer of its own falls back to `headline()`/`describe()`/`render()`, then to its
+fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .model import (
+    BreakpointInfo,
+    CallNode,
+    ClassSummary,
+    CodeLocation,
+    EventRecord,
+    ExceptionInfo,
+    FrameChange,
+    FrameInfo,
+    HeapCount,
+    HotswapResult,
+    Inspection,
+    LockReport,
+    MarkInfo,
+    OutputChunk,
+    Referrers,
+    SessionState,
+    Snapshot,
+    SourceView,
+    Status,
+    StopKind,
+    StopReason,
+    ThreadInfo,
+    TraceResult,
+    ValueView,
+    Variable,
+    VmInfo,
+    WaitResult,
+    WatchInfo,
+)
+
+MAX_LOCALS = 12
+MAX_FRAMES = 6
+MAX_EVENTS = 50
+MAX_VALUE = 200
+STILL_RUNNING = "still running"
+
+
+def _clip(text: str, limit: int = MAX_VALUE) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- small pieces ------------------------------------------------------------------------------------
+
+
+def location(loc: CodeLocation | None) -> str:
+    return str(loc) if loc is not None else "?"
+
+
+def value(v: ValueView | Any) -> str:
+    if isinstance(v, ValueView):
+        text = _clip(v.text)
+        if v.handle and v.handle not in text:
+            text += f" {v.handle}"
+        return text
+    return _clip(str(v))
+
+
+def variable(var: Variable) -> str:
+    mark = " (changed)" if var.changed else ""
+    return f"{var.name} = {value(var.value)}{mark}"
+
+
+def variables(vars_: Sequence[Variable], limit: int = MAX_LOCALS) -> str:
+    if not vars_:
+        return "(no variables)"
+    lines = [variable(v) for v in vars_[:limit]]
+    if len(vars_) > limit:
+        lines.append(f"... {len(vars_) - limit} more")
+    return "\n".join(lines)
+
+
+def exception(exc: ExceptionInfo) -> str:
+    text = exc.class_name + (f": {exc.message}" if exc.message else "")
+    if exc.handle:
+        text += f" {exc.handle}"
+    if exc.thrown_at:
+        text += f"\n  thrown at {exc.thrown_at}"
+    text += f"\n  caught at {exc.catch_location}" if exc.catch_location else "\n  not caught (uncaught)"
+    return text
+
+
+def stop(reason: StopReason | None) -> str:
+    """The headline of a stop plus its details (exception, watchpoint values, return value)."""
+    if reason is None:
+        return "not stopped"
+    lines = [reason.headline()]
+    if reason.exception is not None and reason.kind is StopKind.EXCEPTION:
+        lines.append("exception " + exception(reason.exception))
+    if reason.object is not None:
+        lines.append(f"object {value(reason.object)}")
+    if reason.also:
+        lines.append("also hit: " + ", ".join(reason.also))
+    return "\n".join(lines)
+
+
+# -- session -------------------------------------------------------------------------------------------
+
+
+def vm(info: VmInfo) -> str:
+    pid = f", pid {info.pid}" if info.pid else ""
+    return f"{info.name} {info.version} (JDWP {info.jdwp_version}) at {info.address}{pid}"
+
+
+def status(st: Status) -> str:
+    lines = [st.headline()]
+    if st.state is SessionState.STOPPED and st.stop is not None:
+        lines = [stop(st.stop)]
+    if st.vm is not None:
+        lines.append("vm: " + vm(st.vm) + (" (launched)" if st.launched else ""))
+    elif st.target:
+        lines.append(f"target: {st.target}")
+    lines.append(f"breakpoints: {st.breakpoints}; last event #{st.last_event_seq}")
+    if st.pending_stops:
+        lines.append(f"{st.pending_stops} more stop(s) pending in other threads")
+    if st.last_error and st.state is not SessionState.DISCONNECTED:
+        lines.append(f"last error: {st.last_error}")
+    if st.state is SessionState.DISCONNECTED:
+        lines.append("next: attach or launch")
+    elif st.state is SessionState.STOPPED:
+        lines.append("next: snapshot, step, resume")
+    elif st.state is SessionState.RUNNING:
+        lines.append("next: wait_for_stop, pause, breakpoint_set")
+    return "\n".join(lines)
+
+
+def wait_result(result: WaitResult, context: Snapshot | None = None) -> str:
+    """A waiting call's answer: the stop context, or a plain "still running"."""
+    if result.stopped and result.stop is not None:
+        if result.stop.kind is StopKind.VM_DEATH or result.state is SessionState.EXITED:
+            return stop(result.stop) + ("\n" + result.message if result.message else "")
+        if isinstance(context, Snapshot):
+            return snapshot(context, reason=result.stop)
+        return stop(result.stop)
+    if result.state is SessionState.EXITED:
+        return "EXITED" + (f" — {result.message}" if result.message else "")
+    if result.state is SessionState.DISCONNECTED:
+        return "DISCONNECTED" + (f" — {result.message}" if result.message else "")
+    if result.message.startswith(STILL_RUNNING):
+        return f"{result.message}: call wait_for_stop to keep waiting, or pause"
+    return "RUNNING (not waiting): call wait_for_stop to wait for the next stop, or pause"
+
+
+# -- breakpoints, threads, frames ----------------------------------------------------------------------
+
+
+def breakpoint_info(bp: BreakpointInfo) -> str:
+    return bp.describe()
+
+
+def breakpoints(bps: Sequence[BreakpointInfo]) -> str:
+    if not bps:
+        return "no breakpoints"
+    return "\n".join(bp.describe() for bp in bps)
+
+
+def thread(t: ThreadInfo) -> str:
+    flags = []
+    if t.suspended:
+        flags.append("suspended")
+    if t.is_virtual:
+        flags.append("virtual")
+    if t.is_system:
+        flags.append("system")
+    text = f"{'*' if t.current else ' '} {t.id} {t.name!r} {t.state}"
+    if flags:
+        text += f" ({', '.join(flags)})"
+    if t.location is not None:
+        text += f" at {t.location}"
+    if t.waiting_for is not None:
+        text += f", waiting for {value(t.waiting_for)}"
+    if t.owned_monitors:
+        text += ", holds " + ", ".join(value(m) for m in t.owned_monitors)
+    return text
+
+
+def threads(ts: Sequence[ThreadInfo]) -> str:
+    if not ts:
+        return "no threads"
+    return "\n".join(thread(t) for t in ts)
+
+
+def frame(f: FrameInfo) -> str:
+    tags = " [native]" if f.is_native else ""
+    return f"#{f.index} {f.location}{tags}"
+
+
+def frames(fs: Sequence[FrameInfo], limit: int | None = None, with_locals: bool = True) -> str:
+    if not fs:
+        return "(no frames)"
+    shown = list(fs if limit is None else fs[:limit])
+    lines: list[str] = []
+    folded = 0
+    for f in shown:
+        if f.is_library and f.index != 0 and limit is not None:
+            folded += 1
+            continue
+        if folded:
+            lines.append(f"   ... {folded} library frame(s)")
+            folded = 0
+        lines.append(frame(f))
+        if with_locals and f.locals:
+            lines.extend("     " + variable(v) for v in f.locals[:MAX_LOCALS])
+    if folded:
+        lines.append(f"   ... {folded} library frame(s)")
+    if limit is not None and len(fs) > limit:
+        lines.append(f"   ... {len(fs) - limit} more frame(s): call stack")
+    return "\n".join(lines)
+
+
+# -- events and output -----------------------------------------------------------------------------------
+
+
+def event(e: EventRecord) -> str:
+    stamp = time.strftime("%H:%M:%S", time.localtime(e.time))
+    return f"#{e.seq} {stamp} [{e.actor.value if hasattr(e.actor, 'value') else e.actor}] {e.kind}: {_clip(e.text)}"
+
+
+def events(es: Sequence[EventRecord], limit: int = MAX_EVENTS) -> str:
+    if not es:
+        return "no new events"
+    lines = [event(e) for e in es[-limit:]]
+    if len(es) > limit:
+        lines.insert(0, f"... {len(es) - limit} earlier event(s) not shown")
+    lines.append(f"(pass since={es[-1].seq} to see only newer events)")
+    return "\n".join(lines)
+
+
+def output(chunks: Sequence[OutputChunk]) -> str:
+    parts = []
+    for c in chunks:
+        head = f"--- {c.stream} [{c.start}..{c.end})"
+        if c.dropped:
+            head += f" ({c.dropped} chars dropped)"
+        parts.append(head + (" (nothing new)" if not c.text else "") + "\n" + c.text.rstrip("\n"))
+    return "\n".join(p.rstrip("\n") for p in parts) if parts else "no output"
+
+
+# -- source --------------------------------------------------------------------------------------------
+
+
+def source_view(src: SourceView) -> str:
+    head = src.path or src.class_name
+    body = src.render()
+    if head and src.lines:
+        return f"{head}\n{body}"
+    return body
+
+
+# -- snapshot (the one-call picture of a stop) ---------------------------------------------------------------
+
+
+def snapshot(snap: Snapshot, reason: StopReason | None = None) -> str:
+    """Reason, source around the line, top frames, locals of the top frame, watchers, what changed."""
+    reason = snap.stop or reason
+    parts: list[str] = [stop(reason) if reason is not None else snap.state.value]
+    if snap.source is not None and snap.source.lines:
+        parts.append(source_view(snap.source))
+    elif snap.source is not None and snap.source.message:
+        parts.append(snap.source.message)
+    if snap.frames:
+        parts.append("stack:\n" + frames(snap.frames, limit=MAX_FRAMES, with_locals=False))
+        top = snap.frames[0]
+        if top.locals is not None:
+            changed = set(snap.changed)
+            for var in top.locals:
+                if var.name in changed:
+                    var.changed = True
+            parts.append("locals:\n" + (variables(top.locals) if top.locals else "(none)"))
+    if snap.watches:
+        parts.append("watches:\n" + "\n".join(watch(w) for w in snap.watches))
+    if snap.changed:
+        parts.append("changed since last stop: " + ", ".join(snap.changed))
+    return "\n".join(parts)
+
+
+# -- values opened up, classes, locks, heap --------------------------------------------------------------
+
+
+def inspection(ins: Inspection) -> str:
+    lines = [f"{ins.target} = {value(ins.value)} ({ins.value.type})"]
+    if ins.string is not None:
+        end = ins.start + len(ins.string)
+        lines.append(f"chars [{ins.start}..{end}) of {ins.total}:")
+        lines.append(ins.string)
+    for child in ins.children:
+        lines.append("  " + variable(child))
+    for entry in ins.entries:
+        lines.append(f"  {value(entry.key)} => {value(entry.value)}")
+    if ins.more:
+        shown = len(ins.string) if ins.string is not None else len(ins.children) + len(ins.entries)
+        lines.append(f"  ... {ins.total - ins.start - shown} more: inspect with start={ins.start + shown}")
+    return "\n".join(lines)
+
+
+def class_summary(c: ClassSummary) -> str:
+    text = f"{c.name} ({c.kind}" + (f", {c.source_file})" if c.source_file else ")")
+    members = (c.fields or []) + (c.methods or [])
+    for m in members:
+        where = ""
+        if m.lines:
+            where = f"  lines {m.lines[0]}-{m.lines[-1]}" if len(m.lines) > 1 else f"  line {m.lines[0]}"
+        text += f"\n  {'static ' if m.static else ''}{m.signature}{where}"
+    return text
+
+
+def classes(cs: Sequence[ClassSummary]) -> str:
+    if not cs:
+        return "no loaded class matches"
+    return "\n".join(class_summary(c) for c in cs)
+
+
+def lock_report(report: LockReport) -> str:
+    lines = [report.headline()]
+    for t in report.threads:
+        text = f"  {t.thread} ({t.state})"
+        if t.holds:
+            text += " holds " + ", ".join(value(h) for h in t.holds)
+        if t.waits_for is not None:
+            text += f"; waits ({t.wait_kind or 'monitor'}) for {value(t.waits_for)}"
+            if t.owner:
+                text += f" held by {t.owner}"
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def heap(counts: Sequence[HeapCount]) -> str:
+    if not counts:
+        return "no loaded class matches"
+    return "\n".join(f"{c.count:>10}  {c.class_name}" for c in counts)
+
+
+def referrers(refs: Referrers) -> str:
+    lines = [f"objects referring to {value(refs.target)}:"]
+    for r in refs.referrers:
+        via = f" via {', '.join(r.via)}" if r.via else ""
+        lines.append(f"  {value(r.value)} ({r.value.type}){via}")
+    if not refs.referrers:
+        lines.append("  (none)")
+    if refs.more:
+        lines.append("  ... more: raise limit")
+    return "\n".join(lines)
+
+
+def watch(w: WatchInfo) -> str:
+    at = f" [at {w.breakpoint}]" if w.breakpoint else ""
+    val = f"error: {w.error}" if w.error else (value(w.value) if w.value is not None else "(not evaluated yet)")
+    return f"{w.id} {w.expression} = {val}{' (changed)' if w.changed else ''}{at}"
+
+
+def mark(m: MarkInfo) -> str:
+    return f"${m.label} = {value(m.value)}" + (" (collected)" if m.collected else "")
+
+
+def trace(t: TraceResult) -> str:
+    lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by})"]
+    for m in t.methods[:15]:
+        lines.append(f"  {m.calls:>8}  {m.total_ms:>9.1f} ms  {m.mean_us:>9.1f} us/call  {m.method}")
+    if len(t.methods) > 15:
+        lines.append(f"  ... {len(t.methods) - 15} more method(s)")
+    if t.call_tree:
+        lines.append(f"call tree of {t.busiest_thread or 'the busiest thread'}:")
+        lines.extend(_tree(t.call_tree, 1, [0]))
+    if t.dropped:
+        lines.append(f"({t.dropped} entries not kept: memory bound)")
+    return "\n".join(lines)
+
+
+def _tree(nodes: Sequence[CallNode], depth: int, budget: list[int]) -> list[str]:
+    out: list[str] = []
+    for node in nodes:
+        if budget[0] >= 30 or depth > 8:
+            break
+        budget[0] += 1
+        out.append(f"{'  ' * depth}{node.method} x{node.calls} {node.total_ms:.1f} ms")
+        out.extend(_tree(node.children, depth + 1, budget))
+    return out
+
+
+def frame_change(fc: FrameChange) -> str:
+    text = fc.message
+    if fc.location is not None:
+        text += f"\nnow at {fc.location}, thread {fc.thread}"
+    if fc.value is not None:
+        text += f"\nreturned {value(fc.value)}"
+    return text
+
+
+# -- anything ------------------------------------------------------------------------------------------------
+
+
+def _fallback(obj: Any, depth: int = 0) -> str:
+    if obj is None:
+        return "ok"
+    for name in ("headline", "describe", "render"):
+        method = getattr(obj, name, None)
+        if callable(method):
+            try:
+                text = method()
+            except TypeError:
+                continue
+            if isinstance(text, str):
+                return text
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        obj = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
+    if isinstance(obj, Mapping):
+        lines = []
+        for key, val in obj.items():
+            if val is None or val == [] or val == {}:
+                continue
+            if isinstance(val, str | int | float | bool):
+                lines.append(f"{key}: {_clip(str(val))}")
+            elif depth < 2:
+                inner = render(val, depth + 1)
+                lines.append(f"{key}:" + ("\n  " + inner.replace("\n", "\n  ") if "\n" in inner else f" {inner}"))
+        return "\n".join(lines) if lines else "ok"
+    if isinstance(obj, list | tuple):
+        if not obj:
+            return "(none)"
+        return "\n".join(render(item, depth + 1) for item in obj)
+    if hasattr(obj, "value") and isinstance(getattr(obj, "value", None), str):  # enums
+        return obj.value
+    return _clip(str(obj), 2000)
+
+
+_BY_TYPE: dict[type, Any] = {
+    Status: status,
+    WaitResult: wait_result,
+    StopReason: stop,
+    BreakpointInfo: breakpoint_info,
+    ThreadInfo: thread,
+    FrameInfo: frame,
+    Variable: variable,
+    ValueView: value,
+    EventRecord: event,
+    ExceptionInfo: exception,
+    CodeLocation: location,
+    VmInfo: vm,
+    Snapshot: snapshot,
+    SourceView: source_view,
+    Inspection: inspection,
+    ClassSummary: class_summary,
+    LockReport: lock_report,
+    Referrers: referrers,
+    WatchInfo: watch,
+    MarkInfo: mark,
+    TraceResult: trace,
+    HotswapResult: lambda h: h.headline(),
+    FrameChange: frame_change,
+}
+
+_LIST_BY_TYPE: dict[type, Any] = {
+    BreakpointInfo: breakpoints,
+    ThreadInfo: threads,
+    FrameInfo: frames,
+    Variable: variables,
+    EventRecord: events,
+    OutputChunk: output,
+    ClassSummary: classes,
+    HeapCount: heap,
+    WatchInfo: lambda ws: "\n".join(watch(w) for w in ws),
+    MarkInfo: lambda ms: "\n".join(mark(m) for m in ms),
+}
+
+
+def render(obj: Any, depth: int = 0) -> str:
+    """The compact text of any core result."""
+    if isinstance(obj, str):
+        return obj
+    for cls, fn in _BY_TYPE.items():
+        if isinstance(obj, cls):
+            return fn(obj)
+    if isinstance(obj, list | tuple) and obj:
+        for cls, fn in _LIST_BY_TYPE.items():
+            if all(isinstance(item, cls) for item in obj):
+                return fn(obj)
+    if isinstance(obj, list | tuple) and not obj:
+        return "(none)"
+    return _fallback(obj, depth)

@@ -1,0 +1,97 @@
+"""`tracepilot --mcp`: the MCP server on stdio, a thin binding of the core Debugger for AI agents.
+
+Start-up loads only the SDK and this package; the core, the JDWP layer and tree-sitter load on the first
+tool call, so `initialize` is answered about as fast as the SDK imports.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mcp.server.mcpserver import MCPServer
+
+from . import resources, tools
+from .app import McpApp
+from .logs import setup_logging
+
+if TYPE_CHECKING:
+    from ..core.debugger import Debugger
+
+log = logging.getLogger("tracepilot.mcp")
+
+INSTRUCTIONS = """\
+tracepilot debugs Java programs over JDWP. Typical loop:
+1. launch (main+classpath, jar, or source=Foo.java) or attach to "host:port" (diagnose lists local JVMs
+   with a debug port). A launched program waits at VM start.
+2. breakpoint_set "Foo:42" / exception_break "NullPointerException" / watchpoint_set / method_break.
+3. resume: waits for the next stop and answers with its context (reason, source, stack, locals).
+4. snapshot, locals, inspect "@12", evaluate "expr" to look around; step over/into/out to move.
+Waiting tools answer "still running" on timeout: call wait_for_stop again or pause. Objects are named by
+handles (@12) or marks ($label), frames by index (0 = top). Errors say what to do next."""
+
+
+def build_server(*, read_only: bool = False, redact: bool = False, join: str | None = None,
+                 log_file: str | None = None, sourcepath: tuple[str, ...] = (),
+                 debugger_factory: Callable[[], Debugger] | None = None) -> tuple[MCPServer, McpApp]:
+    """The MCP server and its state; tests connect `mcp.client.Client(server)` to it in memory."""
+    app = McpApp(read_only=read_only, redact=redact, join=join, log_file=log_file, sourcepath=sourcepath,
+                 debugger_factory=debugger_factory or _join_factory(join))
+
+    server = MCPServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
+                       version=_version(), log_level="INFO")
+    tools.register(server, app)
+    server.notifier = resources.register(server, app)  # type: ignore[attr-defined]
+    return server, app
+
+
+def _join_factory(join: str | None) -> Callable[[], Debugger] | None:
+    """With --join, the debugger is a live session another front end hosts (the share protocol)."""
+    if join is None:
+        return None
+
+    def factory() -> Debugger:
+        try:
+            from ..share.client import join_session  # noqa: PLC0415
+        except ImportError as e:
+            from ..core.errors import Unsupported  # noqa: PLC0415
+
+            raise Unsupported("--join is not available in this build", "run tracepilot --mcp without --join") from e
+        return join_session(join or None)
+
+    return factory
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return version("tracepilot")
+    except PackageNotFoundError:
+        return "0"
+
+
+def run(read_only: bool, redact: bool, join: str | None, log_file: str | None) -> int:
+    """Serve MCP on stdin/stdout until the client closes stdin; returns the exit status."""
+    used_log = setup_logging(log_file)
+    server, app = build_server(read_only=read_only, redact=redact, join=join, log_file=used_log)
+    log.info("tracepilot MCP server starting (read_only=%s, join=%s, log=%s)", read_only, join, used_log)
+
+    async def serve() -> None:
+        try:
+            await server.run_stdio_async()
+        finally:
+            await app.close()
+
+    import anyio  # noqa: PLC0415
+
+    try:
+        anyio.run(serve)
+    except KeyboardInterrupt:
+        pass
+    except Exception:
+        log.exception("MCP server stopped on an error")
+        return 1
+    log.info("tracepilot MCP server stopped")
+    return 0
