@@ -1,65 +1,631 @@
 """Inspector: seeing and changing state at a stop — threads, stacks, locals, values, sources, classes,
-locks, heap, watchers, marks, tracing and code changes (issue 4). Owned by one engineer; the session
-calls into it for value summaries at stops.
+locks, heap, watchers, marks, tracing and code changes (issue 4).
 
-THIS FILE IS A STUB being replaced: every method below must be implemented with typed results.
+The logic lives in small modules under core/inspect/; this class wires them to the session (current
+stop, stop generation, history, read-only and redact flags) and keeps per-VM state (handles, caches).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import re
+import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..jdwp import Value
-from .model import Actor, ValueView
+from ..jdwp import (
+    JdwpError,
+    ObjectReference,
+    StackFrame,
+    Tag,
+    ThreadReference,
+    Value,
+    VirtualMachine,
+)
+from .errors import (
+    DebuggerError,
+    EvaluationError,
+    InvalidArgument,
+    NotFound,
+    ReadOnlyViolation,
+    TargetError,
+    Unsupported,
+)
+from .inspect import hotswap as hotswap_mod
+from .inspect import paths
+from .inspect.handles import HandleTable
+from .inspect.heap import instance_counts, match_classes, referring
+from .inspect.locks import Locks
+from .inspect.marks import Marks
+from .inspect.objects import obj
+from .inspect.sourceview import render_view, resolve_text
+from .inspect.stack import Frames
+from .inspect.threads import Threads
+from .inspect.trace import Tracer, tap_events
+from .inspect.values import Values
+from .inspect.watchers import Watchers
+from .model import (
+    Actor,
+    ClassSummary,
+    FrameChange,
+    FrameInfo,
+    HeapCount,
+    HotswapResult,
+    Inspection,
+    LockReport,
+    MarkInfo,
+    MemberInfo,
+    Referrer,
+    Referrers,
+    SessionState,
+    Snapshot,
+    SourceView,
+    ThreadInfo,
+    TraceResult,
+    ValueView,
+    Variable,
+    WatchInfo,
+)
+from .vm import Vm
 
 if TYPE_CHECKING:
     from .session import Session
 
 
+@dataclass
+class _Parts:
+    vm: Vm
+    values: Values
+    frames: Frames
+    threads: Threads
+    locks: Locks
+
+
 class Inspector:
     def __init__(self, session: Session) -> None:
         self.session = session
+        self.handles = HandleTable()
+        self._marks = Marks(self.handles)
+        self.watchers = Watchers()
+        self._parts: _Parts | None = None
+        self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
+        self.changed: list[str] = []  # locals and watches changed at the last stop
+        self._tracing = False
+
+    # -- plumbing ------------------------------------------------------------------------------------
+
+    def _p(self) -> _Parts:
+        vm = self.session.require_vm()
+        parts = self._parts
+        if parts is None or parts.vm is not vm:
+            self.handles.conn = vm.conn
+            values = Values(vm, self.handles, self.session.redact)
+            threads = Threads(vm)
+            parts = _Parts(vm, values, Frames(vm), threads, Locks(vm, threads, values))
+            self._parts = parts
+        parts.values.redact = self.session.redact
+        parts.values.set_generation(self.session.stop_generation)
+        return parts
+
+    async def _ready(self) -> _Parts:
+        await self.session.ensure_connected()
+        return self._p()
 
     def reset(self) -> None:
         """Clear watchers and object handles (reset / detach); marks survive reset."""
+        self.watchers.clear()
+        self.handles.release_all()
+        self._last_locals.clear()
+        self.changed = []
 
     def forget_vm(self) -> None:
         """The VM is gone (death or detach): drop handles, frame caches, marks' object ids."""
+        self.handles.forget()
+        self._marks.forget()
+        self._parts = None
+        self._last_locals.clear()
 
     async def view(self, value: Value, static_type: str | None = None) -> ValueView:
         """Summarise a JDWP value for display; objects get a stable handle."""
-        raise NotImplementedError
+        return await self._p().values.view(value, static_type)
+
+    async def _thread_frame(self, thread: Any, frame: int) -> tuple[_Parts, int, Any]:
+        p = await self._ready()
+        tid = await self.session.resolve_thread(thread)
+        f = await p.frames.frame(tid, self.session.stop_generation, frame)
+        return p, tid, f
+
+    # -- stops ---------------------------------------------------------------------------------------
 
     async def on_stop(self) -> None:
         """Called after every stop, before waiters are told: evaluate watchers, note changed locals."""
+        stop = self.session.stop
+        self.changed = []
+        if stop is None or not stop.thread_id:
+            return
+        p = self._p()
+        tid = stop.thread_id
+        try:
+            top = await p.frames.frame(tid, self.session.stop_generation, 0)
+            depth = await p.frames.count(tid, self.session.stop_generation)
+            variables = await p.frames.variables(tid, top, p.values)
+        except (DebuggerError, JdwpError):
+            variables, top, depth = [], None, 0
+        if top is not None:
+            key = (tid, top.location.class_id, top.location.method_id, depth)
+            now = {v.name: v.value.text for v in variables}
+            before = self._last_locals.get(key)
+            if before is not None:
+                self.changed += [n for n, text in now.items() if n in before and before[n] != text]
+            if len(self._last_locals) > 1000:
+                self._last_locals.clear()
+            self._last_locals[key] = now
+        ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
+        seq = self.session.history.last_seq + 1
+        for watch in self.watchers.all():
+            if not watch.applies(ids):
+                continue
+            try:
+                value, static = await self._evaluate_value(watch.expression, tid, 0)
+                watch.record(await p.values.view(value, static), None, seq)
+            except (DebuggerError, JdwpError) as exc:
+                watch.record(None, str(exc), seq)
+            if watch.changed:
+                self.changed.append(watch.expression)
 
-    async def snapshot(self, thread: Any) -> Any: raise NotImplementedError
-    async def threads(self, include_system: bool) -> Any: raise NotImplementedError
-    async def stack(self, thread: Any, start: int, count: int, with_locals: bool) -> Any: raise NotImplementedError
-    async def locals(self, frame: int, thread: Any) -> Any: raise NotImplementedError
-    async def inspect(self, target: str, frame: int, thread: Any, start: int, count: int) -> Any: raise NotImplementedError
-    async def evaluate(self, expression: str, frame: int, thread: Any, actor: Actor) -> ValueView: raise NotImplementedError
-    async def set_value(self, target: str, value: str, frame: int, thread: Any, actor: Actor) -> ValueView: raise NotImplementedError
-    async def source(self, location: str | None, context: int) -> Any: raise NotImplementedError
-    async def classes(self, pattern: str, members: bool) -> Any: raise NotImplementedError
-    async def locks(self) -> Any: raise NotImplementedError
-    async def heap(self, pattern: str) -> Any: raise NotImplementedError
-    async def referrers(self, target: str, limit: int) -> Any: raise NotImplementedError
-    async def watch_add(self, expression: str, breakpoint: str | None, actor: Actor) -> Any: raise NotImplementedError
-    async def watch_remove(self, id: str, actor: Actor) -> Any: raise NotImplementedError  # noqa: A002
-    async def watches(self) -> Any: raise NotImplementedError
-    async def mark(self, target: str, label: str, actor: Actor) -> Any: raise NotImplementedError
-    async def unmark(self, label: str, actor: Actor) -> Any: raise NotImplementedError
-    async def marks(self) -> Any: raise NotImplementedError
-    async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor) -> Any: raise NotImplementedError
-    async def hotswap(self, path: str, since: float | None, actor: Actor) -> Any: raise NotImplementedError
-    async def pop_frames(self, frame: int, thread: Any, actor: Actor) -> Any: raise NotImplementedError
-    async def force_return(self, value: str, thread: Any, actor: Actor) -> Any: raise NotImplementedError
+    # -- threads and stacks --------------------------------------------------------------------------
+
+    async def threads(self, include_system: bool) -> list[ThreadInfo]:
+        p = await self._ready()
+        stop = self.session.stop
+        return await p.threads.list(p.values, include_system, stop.thread_id if stop else None)
+
+    async def stack(self, thread: Any, start: int, count: int, with_locals: bool) -> list[FrameInfo]:
+        p = await self._ready()
+        tid = await self.session.resolve_thread(thread)
+        frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
+        infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
+        if with_locals:
+            for info, f in zip(infos, frames, strict=True):
+                info.locals = await p.frames.variables(tid, f, p.values)
+        return infos
+
+    async def locals(self, frame: int, thread: Any) -> list[Variable]:
+        p, tid, f = await self._thread_frame(thread, frame)
+        variables = await p.frames.variables(tid, f, p.values)
+        if frame == 0:
+            for v in variables:
+                v.changed = v.name in self.changed
+        return variables
+
+    async def snapshot(self, thread: Any) -> Snapshot:
+        session = self.session
+        snap = Snapshot(session.state, session.stop, watches=[w.info() for w in self.watchers.all()],
+                        changed=list(self.changed))
+        if session.state is not SessionState.STOPPED:
+            return snap
+        tid = await session.resolve_thread(thread, required=False)
+        if not tid:
+            return snap
+        p = self._p()
+        snap.thread = await p.threads.info(tid, p.values, session.stop.thread_id if session.stop else None)
+        with contextlib.suppress(DebuggerError):
+            snap.frames = await self.stack(tid, 0, 10, False)
+            if snap.frames:
+                snap.frames[0].locals = await self.locals(0, tid)
+                loc = snap.frames[0].location
+                snap.source = await self._source_at(loc.class_name, loc.line, loc.source_file, 3)
+        return snap
+
+    # -- values --------------------------------------------------------------------------------------
+
+    async def _symbol(self, name: str) -> Value:
+        if name.startswith("@"):
+            held = self.handles.get(name)
+            return Value(held.tag, held.object_id)
+        held = self._marks.get(name).held
+        return Value(held.tag, held.object_id)
+
+    async def object_id_of(self, target: str) -> int:
+        """Object id of "@12", "$mark" or an expression evaluated at the current stop."""
+        value, _ = await self._target_value(target, 0, None)
+        if not value.is_object or value.is_null:
+            raise InvalidArgument(f"'{target}' is not an object")
+        return value.value
+
+    async def _target_value(self, target: str, frame: int, thread: Any) -> tuple[Value, str | None]:
+        text = target.strip()
+        if re.fullmatch(r"[@$][\w]+", text):
+            return await self._symbol(text), None
+        tid = await self.session.resolve_thread(thread)
+        return await self._evaluate_value(text, tid, frame)
+
+    async def _scope(self, thread_id: int, frame: int) -> paths.Scope:
+        p = self._p()
+        f = await p.frames.frame(thread_id, self.session.stop_generation, frame)
+        pairs, this = await p.frames.raw_values(thread_id, f)
+        return paths.Scope(p.vm, p.values.objects, thread_id, f.frame_id, {s.name: (s, v) for s, v in pairs}, this,
+                           f.location.class_id, self._symbol)
+
+    async def _evaluate_value(self, expression: str, thread_id: int, frame: int,
+                              extra: dict[str, Value] | None = None) -> tuple[Value, str | None]:
+        """Evaluate with the expression evaluator when present; else the path fallback (names, fields, [i])."""
+        interpreted = await self._interpreter(expression, thread_id, frame, extra)
+        if interpreted is not None:
+            return interpreted
+        if extra:
+            name = expression.strip()
+            if name in extra:
+                return extra[name], None
+        lit = paths.literal(expression)
+        if lit is not None:
+            return lit, None
+        place = await paths.resolve(await self._scope(thread_id, frame), expression)
+        return place.value, place.type_name
+
+    async def _interpreter(self, expression: str, thread_id: int, frame: int,
+                           extra: dict[str, Value] | None) -> tuple[Value, str | None] | None:
+        try:
+            from .evaluator.interpreter import Evaluator  # noqa: PLC0415  (written in parallel; optional)
+        except ImportError:
+            return None
+        evaluator = getattr(self, "_evaluator", None)
+        if evaluator is None:
+            evaluator = self._evaluator = Evaluator(self.session)
+        result = await evaluator.evaluate(expression, thread_id=thread_id, frame=frame, extra=extra)
+        if isinstance(result, Value):
+            return result, None
+        to_jdwp = getattr(result, "to_jdwp", None)
+        if to_jdwp is not None and getattr(result, "value", 0) is not None:
+            return to_jdwp(), getattr(result, "type", None)
+        raise EvaluationError(f"cannot use the evaluator's result {result!r}")
+
+    async def inspect(self, target: str, frame: int, thread: Any, start: int, count: int) -> Inspection:
+        p = await self._ready()
+        value, static = await self._target_value(target, frame, thread)
+        return await p.values.inspect(target, value, static, max(0, start), max(0, count))
+
+    async def evaluate(self, expression: str, frame: int, thread: Any, actor: Actor) -> ValueView:
+        p = await self._ready()
+        tid = await self.session.resolve_thread(thread)
+        value, static = await self._evaluate_value(expression, tid, frame)
+        view = await p.values.view(value, static)
+        self.session.history.add("evaluate", f"{expression} = {view.text}", actor, expression=expression)
+        return view
+
+    async def set_value(self, target: str, value: str, frame: int, thread: Any, actor: Actor) -> ValueView:
+        if self.session.read_only:
+            raise ReadOnlyViolation("set_value")
+        p = await self._ready()
+        tid = await self.session.resolve_thread(thread)
+        scope = await self._scope(tid, frame)
+        place = await paths.resolve(scope, target)
+        text = value.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"' and "\\" not in text:
+            new = Value(Tag.STRING, (await p.vm.send(VirtualMachine.CreateString, text[1:-1])).string_object)
+        else:
+            new, _ = await self._evaluate_value(text, tid, frame)
+        new = paths.coerce(new, place.type_name)
+        try:
+            await paths.write(scope, place, new)
+        except JdwpError as exc:
+            raise TargetError(f"the JVM refused to set {target}: {exc}") from None
+        view = await p.values.view(new, place.type_name)
+        self.session.history.add("set_value", f"{target} = {view.text}", actor, target=target)
+        return view
+
+    # -- source and classes --------------------------------------------------------------------------
+
+    async def _source_at(self, class_name: str, line: int, source_file: str | None, context: int) -> SourceView:
+        path = self.session.sources.find(class_name, source_file)
+        stop = self.session.stop
+        return render_view(path, class_name, line, context, self.session.breakpoints.list(),
+                           stop.location if stop else None)
+
+    async def source(self, location: str | None, context: int) -> SourceView:
+        stop = self.session.stop
+        if not location:
+            if stop is None or stop.location is None:
+                raise InvalidArgument("no current location", "stop somewhere first, or give a location (Foo:42)")
+            loc = stop.location
+            return await self._source_at(loc.class_name, loc.line, loc.source_file, context)
+        loaded: list[str] = []
+        if self.session.conn is not None:
+            with contextlib.suppress(DebuggerError, JdwpError):
+                loaded = [t.name for t in await self._p().vm.all_classes()]
+        path, class_name, line = resolve_text(self.session.sources, location, loaded)
+        return render_view(path, class_name, line, context, self.session.breakpoints.list(),
+                           stop.location if stop else None)
+
+    async def classes(self, pattern: str, members: bool) -> list[ClassSummary]:
+        p = await self._ready()
+        types = [t for t in match_classes(await p.vm.all_classes(refresh=True), pattern) if not t.is_array]
+        if not types:
+            from .locations import suggest
+
+            raise NotFound(f"no loaded class matches '{pattern}'", suggest(pattern, [t.name for t in p.vm.types.values()]),
+                           "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)")
+        result = []
+        for t in types[:500]:
+            summary = ClassSummary(t.name, "interface" if t.is_interface else "class")
+            if members:
+                summary.source_file = await p.vm.source_file(t.id)
+                summary.methods = []
+                for m in await p.vm.line_tables(t.id):
+                    lines = m.line_numbers
+                    summary.methods.append(MemberInfo(m.name, "method", f"{m.return_type} {m.display()}", m.is_static,
+                                                      [lines[0], lines[-1]] if lines else []))
+                summary.fields = [MemberInfo(f.name, "field", f"{f.type_name} {f.name}", f.is_static)
+                                  for f in await p.vm.fields(t.id)]
+            result.append(summary)
+        return result
+
+    # -- locks and heap ------------------------------------------------------------------------------
+
+    async def locks(self) -> LockReport:
+        p = await self._ready()
+        running = self.session.state is SessionState.RUNNING
+        if running:
+            await p.vm.send(VirtualMachine.Suspend)  # owned monitors can only be asked of suspended threads
+        try:
+            return await p.locks.report()
+        finally:
+            if running:
+                with contextlib.suppress(Exception):
+                    await p.vm.send(VirtualMachine.Resume)
+
+    async def heap(self, pattern: str) -> list[HeapCount]:
+        p = await self._ready()
+        return await instance_counts(p.vm, pattern)
+
+    async def referrers(self, target: str, limit: int) -> Referrers:
+        p = await self._ready()
+        value, _ = await self._target_value(target, 0, None)
+        if not value.is_object or value.is_null:
+            raise InvalidArgument(f"'{target}' is not an object")
+        found = await referring(p.vm, value.value, limit + 1)
+        result = Referrers(await p.values.view(value), more=len(found) > limit)
+        for ref in found[:limit]:
+            result.referrers.append(Referrer(await p.values.view(ref, None, 1), await self._via(p, ref, value.value)))
+        return result
+
+    async def _via(self, p: _Parts, ref: Value, target_id: int) -> list[str]:
+        o = p.values.objects
+        try:
+            if (await o.type_name(ref.value)).endswith("[]"):
+                return [f"[{i}]" for i, v in enumerate(await o.elements(ref.value, 0, 10_000)) if obj(v) == target_id][:5]
+            fields = [f for f in await o.instance_fields(await o.type_id(ref.value)) if f.signature[0] in "L["]
+            values = await o.field_values(ref.value, fields)
+            return [f.name for f, v in zip(fields, values, strict=True) if obj(v) == target_id]
+        except JdwpError:
+            return []
+
+    # -- watchers and marks --------------------------------------------------------------------------
+
+    async def watch_add(self, expression: str, breakpoint: str | None, actor: Actor) -> WatchInfo:
+        if not expression.strip():
+            raise InvalidArgument("empty watch expression")
+        if breakpoint:
+            self.session.breakpoints.get(breakpoint)  # raises NotFound for an unknown id
+        watch = self.watchers.add(expression, breakpoint)
+        stop = self.session.stop
+        if self.session.state is SessionState.STOPPED and stop and stop.thread_id and watch.applies(
+                [i for i in [stop.breakpoint_id, *stop.also] if i]):
+            try:
+                value, static = await self._evaluate_value(watch.expression, stop.thread_id, 0)
+                watch.record(await self._p().values.view(value, static), None, 0)
+            except (DebuggerError, JdwpError) as exc:
+                watch.record(None, str(exc), 0)
+        self.session.history.add("watch_add", f"watch {watch.id}: {expression}", actor, id=watch.id)
+        return watch.info()
+
+    async def watch_remove(self, id: str, actor: Actor) -> WatchInfo:  # noqa: A002
+        watch = self.watchers.remove(id)
+        self.session.history.add("watch_remove", f"watch {watch.id} removed", actor, id=watch.id)
+        return watch.info()
+
+    async def watches(self) -> list[WatchInfo]:
+        return [w.info() for w in self.watchers.all()]
+
+    async def mark(self, target: str, label: str, actor: Actor) -> MarkInfo:
+        p = await self._ready()
+        label = self._marks.clean(label)
+        value, _ = await self._target_value(target, 0, None)
+        if not value.is_object or value.is_null:
+            raise InvalidArgument(f"'{target}' is not an object: only objects can be marked")
+        held = self.handles.handle(value.value, value.tag)
+        self._marks.add(label, held)
+        view = await p.values.view(value)
+        self.session.history.add("mark", f"${label} = {view.text}", actor, label=label, handle=held.name)
+        return MarkInfo(label, view)
+
+    async def rename_mark(self, old: str, new: str, actor: Actor = Actor.PERSON) -> MarkInfo:
+        mark = self._marks.rename(old, new)
+        self.session.history.add("mark", f"${old.lstrip('$')} renamed to ${mark.label}", actor, label=mark.label)
+        return (await self.marks_info([mark]))[0]
+
+    async def unmark(self, label: str, actor: Actor) -> MarkInfo:
+        mark = self._marks.get(label)
+        info = (await self.marks_info([mark]))[0]
+        self._marks.remove(label)
+        self.session.history.add("unmark", f"${mark.label} removed", actor, label=mark.label)
+        return info
+
+    async def marks_info(self, marks: list[Any]) -> list[MarkInfo]:
+        result = []
+        p = self._p()
+        for mark in marks:
+            value = Value(mark.held.tag, mark.held.object_id)
+            try:
+                collected = (await p.vm.send(ObjectReference.IsCollected, mark.held.object_id)).is_collected
+                view = await p.values.view(value) if not collected else ValueView("?", "<collected>", "null")
+                result.append(MarkInfo(mark.label, view, collected))
+            except JdwpError:
+                result.append(MarkInfo(mark.label, ValueView("?", "<collected>", "null", mark.held.name), True))
+        return result
+
+    async def marks(self) -> list[MarkInfo]:
+        if self.session.conn is None:
+            return []
+        return await self.marks_info(self._marks.all())
+
+    # -- tracing -------------------------------------------------------------------------------------
+
+    async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor) -> TraceResult:
+        p = await self._ready()
+        if self._tracing:
+            raise InvalidArgument("a trace is already running", "wait for it to finish")
+        patterns = [x.strip() for x in pattern.split(",") if x.strip()]
+        if not patterns:
+            raise InvalidArgument("empty trace pattern", "give classes to trace, e.g. com.acme.*")
+        tracer = Tracer(p.vm, patterns, max(1, max_calls))
+        self._tracing = True
+        undo = tap_events(self.session, tracer)
+        started = time.monotonic()
+        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s / {max_calls} calls", actor)
+        try:
+            await tracer.install()
+            conn = p.vm.conn
+            closed = asyncio.ensure_future(conn.wait_closed())
+            done = asyncio.ensure_future(tracer.done.wait())
+            try:
+                finished, _ = await asyncio.wait({closed, done}, timeout=max(0.0, duration),
+                                                 return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                closed.cancel()
+                done.cancel()
+            if closed in finished:
+                tracer.stopped_by = "vm_death"
+            await tracer.uninstall()
+        finally:
+            undo()
+            self._tracing = False
+        result = await tracer.result(pattern, (time.monotonic() - started) * 1000)
+        self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
+        return result
+
+    # -- changing code -------------------------------------------------------------------------------
+
+    async def hotswap(self, path: str, since: float | None, actor: Actor) -> HotswapResult:
+        if self.session.read_only:
+            raise ReadOnlyViolation("hotswap")
+        p = await self._ready()
+        if not p.vm.capabilities.get("can_redefine_classes"):
+            raise Unsupported("this JVM cannot redefine classes")
+        result = HotswapResult()
+        pairs: list[tuple[str, int, bytes]] = []
+        for file in hotswap_mod.class_files(path, since):
+            data = file.read_bytes()
+            try:
+                name = hotswap_mod.class_name_of(data)
+            except (ValueError, KeyError, IndexError) as exc:
+                result.errors[str(file)] = f"unreadable class file: {exc}"
+                continue
+            loaded = await p.vm.classes_by_name(name)
+            if not loaded:
+                result.not_loaded.append(name)
+                continue
+            pairs.extend((name, t.id, data) for t in loaded)
+        result.errors.update(await hotswap_mod.redefine(p.vm, pairs))
+        for name, type_id, _ in pairs:
+            if name in result.errors:
+                continue
+            if name not in result.redefined:
+                result.redefined.append(name)
+            p.vm.forget(type_id)
+            p.values.objects._fields.pop(type_id, None)
+            p.values.objects._instance_fields.pop(type_id, None)
+            before = {b.id: b.locations for b in self.session.breakpoints.list()}
+            await self.session.breakpoints.reinstall_class(type_id)
+            for b in self.session.breakpoints.list():
+                if b.id in before and any(outer_name(loc.class_name) == outer_name(name) for loc in b.locations) \
+                        and b.id not in result.breakpoints_reinstalled:
+                    result.breakpoints_reinstalled.append(b.id)
+        self.session.stop_generation += 1  # frames of redefined methods are obsolete
+        self.session.history.add("hotswap", result.headline(), actor, redefined=result.redefined, errors=result.errors)
+        return result
+
+    async def pop_frames(self, frame: int, thread: Any, actor: Actor) -> FrameChange:
+        if self.session.read_only:
+            raise ReadOnlyViolation("pop_frames")
+        p, tid, f = await self._thread_frame(thread, frame)
+        if not p.vm.capabilities.get("can_pop_frames"):
+            raise Unsupported("this JVM cannot pop frames")
+        try:
+            await p.vm.send(StackFrame.PopFrames, tid, f.frame_id)
+        except JdwpError as exc:
+            raise TargetError(f"the JVM refused to pop frames: {exc}",
+                              "native frames and frames below a native one cannot be popped") from None
+        self.session.stop_generation += 1
+        top = await p.frames.frame(tid, self.session.stop_generation, 0)
+        loc = await p.vm.code_location(top.location)
+        if self.session.stop is not None and self.session.stop.thread_id == tid:
+            self.session.stop.location = loc
+        name = await p.vm.thread_name(tid)
+        message = f"popped {frame + 1} frame(s); {name} is back in {loc} and re-executes the call when resumed"
+        self.session.history.add("pop_frames", message, actor, thread=tid)
+        return FrameChange(name, message, loc)
+
+    async def force_return(self, value: str, thread: Any, actor: Actor) -> FrameChange:
+        if self.session.read_only:
+            raise ReadOnlyViolation("force_return")
+        p, tid, f = await self._thread_frame(thread, 0)
+        if not p.vm.capabilities.get("can_force_early_return"):
+            raise Unsupported("this JVM cannot force an early return")
+        method = await p.vm.method(f.location.class_id, f.location.method_id)
+        if method.return_type == "void":
+            result = Value(Tag.VOID, None)
+        else:
+            text = value.strip()
+            if len(text) >= 2 and text[0] == text[-1] == '"':
+                result = Value(Tag.STRING, (await p.vm.send(VirtualMachine.CreateString, text[1:-1])).string_object)
+            else:
+                result, _ = await self._evaluate_value(text, tid, 0)
+            result = paths.coerce(result, method.return_type)
+        try:
+            await p.vm.send(ThreadReference.ForceEarlyReturn, tid, result)
+        except JdwpError as exc:
+            raise TargetError(f"the JVM refused the early return: {exc}",
+                              "the value must match the method's return type, and native frames cannot return early") from None
+        view = await p.values.view(result, method.return_type)
+        name = await p.vm.thread_name(tid)
+        message = f"{method.display()} will return {view.text} when {name} resumes"
+        self.session.history.add("force_return", message, actor, thread=tid)
+        return FrameChange(name, message, await p.vm.code_location(f.location), view)
+
+    # -- conditions and logpoints --------------------------------------------------------------------
 
     async def evaluate_condition(self, expression: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
         """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError)."""
-        raise NotImplementedError
+        try:
+            value, _ = await self._evaluate_value(expression, thread_id, 0, extra)
+        except JdwpError as exc:
+            raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
+        if value.tag == Tag.BOOLEAN:
+            return bool(value.value)
+        if value.is_object and not value.is_null and await self._p().values.objects.type_name(value.value) == "java.lang.Boolean":
+            return bool((await self._p().values.objects.get1(value.value, "value")).value)
+        raise EvaluationError(f"condition '{expression}' is not a boolean")
 
     async def format_log(self, template: str, thread_id: int, extra: dict[str, Value] | None = None) -> str:
         """Expand a logpoint template: text with {expression} parts evaluated in the top frame."""
-        raise NotImplementedError
+        from .evaluator.template import split_template
+
+        out = []
+        for part in split_template(template):
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            expression = part[0]
+            try:
+                value, static = await self._evaluate_value(expression, thread_id, 0, extra)
+                view = await self._p().values.view(value, static, 1)
+                out.append(view.text[1:-1] if view.kind == "string" and view.text.endswith('"') else view.text)
+            except (DebuggerError, JdwpError) as exc:
+                out.append(f"<{expression}: {exc}>")
+        return "".join(out)
+
+
+def outer_name(class_name: str) -> str:
+    return class_name.split("$", 1)[0]

@@ -1,0 +1,130 @@
+"""Stack frames and the variables valid in them.
+
+Frame ids are cached per (thread, stop generation) and fetched again after any resume or invocation,
+because the VM invalidates them then. Frames are addressed by index (0 = top) everywhere above this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from ...jdwp import JdwpError, Location, StackFrame, Tag, ThreadReference, Value
+from ...jdwp.errors import ThreadNotSuspended
+from ..errors import InvalidArgument, NotStopped
+from ..model import FrameInfo, Variable
+from ..vm import VariableSlot, Vm
+from .values import Values
+
+LIBRARY_PREFIXES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala.", "org.junit.",
+                    "org.springframework.", "org.apache.", "io.netty.", "reactor.", "com.google.")
+
+
+def is_library(class_name: str) -> bool:
+    return class_name.startswith(LIBRARY_PREFIXES)
+
+
+@dataclass
+class Frame:
+    index: int
+    frame_id: int
+    location: Location
+
+
+class Frames:
+    def __init__(self, vm: Vm) -> None:
+        self.vm = vm
+        self._cache: dict[tuple[int, int], tuple[int, dict[int, Frame]]] = {}  # (thread, gen) -> (count, frames)
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    async def count(self, thread_id: int, generation: int) -> int:
+        entry = self._cache.get((thread_id, generation))
+        if entry is None:
+            try:
+                n = (await self.vm.send(ThreadReference.FrameCount, thread_id)).frame_count
+            except ThreadNotSuspended:
+                raise NotStopped("that thread is running", "pause it or wait for a stop first") from None
+            if len(self._cache) > 256:
+                self._cache.clear()
+            entry = (n, {})
+            self._cache[(thread_id, generation)] = entry
+        return entry[0]
+
+    async def frames(self, thread_id: int, generation: int, start: int, count: int) -> list[Frame]:
+        total = await self.count(thread_id, generation)
+        _, known = self._cache[(thread_id, generation)]
+        end = min(total, start + count) if count >= 0 else total
+        if start >= end:
+            return []
+        if any(i not in known for i in range(start, end)):
+            try:
+                reply = await self.vm.send(ThreadReference.Frames, thread_id, start, end - start)
+            except ThreadNotSuspended:
+                raise NotStopped("that thread is running", "pause it or wait for a stop first") from None
+            for offset, f in enumerate(reply.frames):
+                known[start + offset] = Frame(start + offset, f.frame_id, f.location)
+        return [known[i] for i in range(start, end) if i in known]
+
+    async def frame(self, thread_id: int, generation: int, index: int) -> Frame:
+        if index < 0:
+            raise InvalidArgument(f"frame {index} does not exist", "frames are numbered from 0 (the top)")
+        found = await self.frames(thread_id, generation, index, 1)
+        if not found:
+            total = await self.count(thread_id, generation)
+            raise InvalidArgument(f"frame {index} does not exist", f"this thread has {total} frames (0..{total - 1})")
+        return found[0]
+
+    async def frame_info(self, frame: Frame) -> FrameInfo:
+        loc = await self.vm.code_location(frame.location)
+        method = await self.vm.method(frame.location.class_id, frame.location.method_id)
+        return FrameInfo(frame.index, loc, is_native=method.is_native, is_library=is_library(loc.class_name))
+
+    async def live_slots(self, location: Location) -> tuple[list[VariableSlot], bool]:
+        """Variables valid at the location (arguments first) and whether the method has a variable table."""
+        method = await self.vm.variables(location.class_id, location.method_id)
+        if not method.has_variable_table:
+            return [], False
+        live = [v for v in method.variables or () if v.live_at(location.index) or v.is_argument]
+        # A slot can be reused by sibling scopes: keep the innermost (latest start) per name.
+        by_name: dict[str, VariableSlot] = {}
+        for v in sorted(live, key=lambda v: v.start):
+            by_name[v.name] = v
+        ordered = sorted(by_name.values(), key=lambda v: (not v.is_argument, v.slot))
+        return ordered, True
+
+    async def raw_values(self, thread_id: int, frame: Frame) -> tuple[list[tuple[VariableSlot, Value]], Value | None]:
+        """(slot, value) of every live variable, and `this` (None in static or native frames)."""
+        slots, _ = await self.live_slots(frame.location)
+        method = await self.vm.method(frame.location.class_id, frame.location.method_id)
+        this_task = None
+        if not method.is_static and not method.is_native:
+            this_task = self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id)
+        request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
+        values: list[Value] = []
+        if request:
+            try:
+                values = (await self.vm.send(StackFrame.GetValues, thread_id, frame.frame_id, request)).values
+            except JdwpError:
+                # One bad slot (e.g. a variable table that lies) must not hide the others.
+                got = await asyncio.gather(*(self.vm.send(StackFrame.GetValues, thread_id, frame.frame_id, [r])
+                                             for r in request), return_exceptions=True)
+                values = [g.values[0] if not isinstance(g, BaseException) else None for g in got]
+        this = None
+        if this_task is not None:
+            try:
+                this = (await this_task).object_this
+            except JdwpError:
+                this = None
+        return list(zip(slots, values, strict=True)), this
+
+    async def variables(self, thread_id: int, frame: Frame, values: Values) -> list[Variable]:
+        pairs, this = await self.raw_values(thread_id, frame)
+        result: list[Variable] = []
+        if this is not None and not this.is_null:
+            result.append(Variable("this", await values.view(this, None, 0), "this"))
+        views = await asyncio.gather(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
+        for (slot, _), view in zip(pairs, views, strict=True):
+            result.append(Variable(slot.name, view, "argument" if slot.is_argument else "local"))
+        return result
