@@ -1,0 +1,203 @@
+"""`tracepilot repl HOST:PORT`: a jdb-style line interface over the command catalog.
+
+Three ways in: `-c "stop at Foo:12; cont; where"`, a script on stdin (`< script.txt`), or an interactive
+prompt_toolkit prompt with history, completion and auto-suggest. Every command goes through
+`Catalog.execute`; this module only reads lines, prints results and shows stops as they happen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+
+from ..core.catalog import Catalog, CommandResult, Selection, default_catalog, split_commands
+from ..core.debugger import Debugger
+from ..core.errors import DebuggerError
+from ..core.model import Actor, EventRecord, SessionState
+from ..core.textview import render_stop
+from .output import Printer
+
+# Events worth a line of their own when they arrive between commands.
+_SHOWN_EVENTS = {"stop", "log", "vm_death", "error", "breakpoint_verified"}
+
+
+def history_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "tracepilot" / "repl_history"
+
+
+class Repl:
+    def __init__(self, debugger: Debugger, printer: Printer, catalog: Catalog | None = None) -> None:
+        self.debugger = debugger
+        self.printer = printer
+        self.catalog = catalog or default_catalog()
+        self.selection = Selection()
+        self.failed = 0
+        self._running: str | None = None  # the command being executed, if any
+        self._held: list[EventRecord] = []  # stops that arrived while a command ran
+        self._unsubscribe = debugger.history.subscribe(self._on_event)
+
+    # -- events between commands --------------------------------------------------------------------
+
+    def _on_event(self, record: EventRecord) -> None:
+        if record.kind not in _SHOWN_EVENTS:
+            return
+        if record.kind == "breakpoint_verified":
+            if self._running is None:
+                self.printer.note(record.text)
+            return
+        if record.kind in ("stop", "vm_death"):
+            if self._running is not None:
+                self._held.append(record)  # shown after the command, unless the command reported the stop
+                return
+            self._show_stop(record)
+            if record.kind == "stop" and self.selection.monitors:
+                asyncio.get_running_loop().create_task(self._run_monitors())
+            return
+        self.printer.event(record)
+
+    def _show_stop(self, record: EventRecord) -> None:
+        self.selection.on_stop()
+        stop = self.debugger.session.stop
+        text = render_stop(stop) if record.kind == "stop" and stop is not None else record.text
+        self.printer.result(text)
+
+    async def _run_monitors(self) -> None:
+        for line in list(self.selection.monitors):
+            result = await self.catalog.execute(self.debugger, line, Actor.PERSON, self.selection)
+            self.printer.result(result.text, result.ok)
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    async def execute(self, line: str) -> CommandResult:
+        """Run one command; Ctrl+C cancels its wait (the session stays) and returns a failed result."""
+        try:
+            self._running = self.catalog.parse(line).command.name
+        except DebuggerError:
+            self._running = None
+        task = asyncio.ensure_future(self.catalog.execute(self.debugger, line, Actor.PERSON, self.selection))
+        loop = asyncio.get_running_loop()
+        handler_installed = False
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGINT, task.cancel)
+            handler_installed = True
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+            state = self.debugger.session.state
+            hint = " (the program keeps running; `suspend` stops it)" if state is SessionState.RUNNING else ""
+            result = CommandResult(False, f"interrupted{hint}", command=self._running or "")
+        finally:
+            if handler_installed:
+                loop.remove_signal_handler(signal.SIGINT)
+            self._running = None
+        self.printer.result(result.text, result.ok)
+        held, self._held = self._held, []
+        if result.stop is None and not result.exit:
+            for record in held[-1:]:  # the latest stop is the current one
+                self._show_stop(record)
+        if not result.ok:
+            self.failed += 1
+        if result.stop is not None and self.selection.monitors:
+            await self._run_monitors()
+        return result
+
+    async def run_lines(self, lines: list[str], echo: bool) -> int:
+        """Script mode: run commands in order; stop at the first failure (like gdb -batch)."""
+        for line in lines:
+            if echo:
+                self.printer.echo(line)
+            result = await self.execute(line)
+            if result.exit:
+                break
+            if not result.ok:
+                return 1
+        return 1 if self.failed else 0
+
+    async def run_stdin(self) -> int:
+        loop = asyncio.get_running_loop()
+        while True:
+            raw = await loop.run_in_executor(None, sys.stdin.readline)
+            if not raw:
+                break
+            for line in split_commands(raw):
+                self.printer.echo(line)
+                result = await self.execute(line)
+                if result.exit:
+                    return 1 if self.failed else 0
+                if not result.ok:
+                    return 1
+        return 1 if self.failed else 0
+
+    # -- interactive --------------------------------------------------------------------------------
+
+    def prompt_text(self) -> str:
+        session = self.debugger.session
+        if session.state is SessionState.STOPPED and session.stop is not None:
+            thread = self.selection.thread or session.stop.thread_name or "?"
+            return f"{thread}[{self.selection.frame}]> "
+        if session.state is SessionState.RUNNING:
+            return "(running)> "
+        return f"({session.state.value.lower()})> "
+
+    async def interactive(self) -> int:
+        from .prompt import make_prompt_session  # noqa: PLC0415 (prompt_toolkit only when a person types)
+
+        prompt = make_prompt_session(self, history_path())
+        from prompt_toolkit.patch_stdout import patch_stdout  # noqa: PLC0415
+
+        self.printer.note("tracepilot repl — `help` lists commands, Tab completes, Ctrl+D leaves")
+        with patch_stdout(raw=True):
+            while True:
+                try:
+                    text = await prompt.prompt_async(self.prompt_text)
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    break
+                leave = False
+                for line in split_commands(text):
+                    result = await self.execute(line)
+                    if result.exit:
+                        leave = True
+                        break
+                if leave:
+                    break
+        return 0
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+
+async def amain(ns: argparse.Namespace) -> int:
+    printer = Printer()
+    debugger = Debugger(read_only=ns.read_only, redact=getattr(ns, "redact", False), sourcepath=ns.sourcepath or ())
+    repl = Repl(debugger, printer)
+    try:
+        if ns.address:
+            result = await repl.execute(f"attach {ns.address} {ns.wait:g}")
+            if not result.ok:
+                return 2
+        if ns.commands is not None:
+            return await repl.run_lines(split_commands(ns.commands), echo=True)
+        if not sys.stdin.isatty():
+            return await repl.run_stdin()
+        return await repl.interactive()
+    finally:
+        repl.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(debugger.close(), 10)
+
+
+def run(ns: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(amain(ns))
+    except KeyboardInterrupt:
+        return 130
