@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -489,7 +490,7 @@ class BreakpointTracker:
         if spec.file and not spec.class_name:
             bp.info.message = f"pending: no loaded class comes from {spec.file} yet"
             return
-        names = [t.name for t in await vm.all_classes() if not t.is_array]
+        names = [t.name for t in await vm.all_classes(refresh=True) if not t.is_array]
         loaded = [n for n in names if n == name or n.rsplit(".", 1)[-1] == name]
         if loaded:
             bp.info.message = f"pending: line {spec.line} has no code in {loaded[0]} (yet)"
@@ -510,7 +511,7 @@ class BreakpointTracker:
         line = spec.line
         targets = _locations_of_line(methods, line)
         if not targets:
-            moved = _next_line_with_code(methods, line)
+            moved = _next_line_with_code(methods, line, self._source_lines(info.name, source_file))
             if moved is None:
                 return
             targets = _locations_of_line(methods, moved)
@@ -528,6 +529,14 @@ class BreakpointTracker:
         bp.info.verified = bool(bp.bound)
         if bp.info.verified and bp.info.message and bp.info.message.startswith("pending"):
             bp.info.message = None
+
+    def _source_lines(self, class_name: str, source_file: str | None) -> list[str] | None:
+        path = self.session.sources.find(class_name, source_file)
+        if path is None:
+            return None
+        from .sources import read_lines
+
+        return read_lines(path)
 
     async def _install_method(self, bp: Breakpoint) -> None:
         spec: MethodSpec = bp.spec
@@ -823,17 +832,31 @@ def _locations_of_line(methods: list[MethodInfo], line: int) -> list[tuple[Metho
     return found
 
 
-def _next_line_with_code(methods: list[MethodInfo], line: int) -> int | None:
-    """For a line without code inside a method's span: the next line of that method that has code."""
+_NO_CODE_LINE = re.compile(
+    r"^(|//.*|/?\*.*|[{}();\s]*|@\w.*|\}?\s*(else|try|finally|do)\s*\{?|[^;=]*\)\s*(throws\s+[\w.,\s]+)?\{?)$"
+)
+
+
+def _next_line_with_code(methods: list[MethodInfo], line: int, source: list[str] | None) -> int | None:
+    """For a line without code (blank, comment, declaration): the next line with code in the same method.
+
+    Lines between must look code-free in the source (or, without source, be at most two): a line inside an
+    anonymous or local class has code of its own class, which is not loaded yet, and must stay pending.
+    """
     best = None
     for method in methods:
         numbers = method.line_numbers
-        if not numbers or not numbers[0] <= line <= numbers[-1]:
+        if not numbers or not numbers[0] - 1 <= line <= numbers[-1]:
             continue
         after = [n for n in numbers if n > line]
         if after and (best is None or after[0] < best):
             best = after[0]
-    return best
+    if best is None:
+        return None
+    if source is None:
+        return best if best - line <= 2 else None
+    between = source[line - 1 : best - 1]
+    return best if all(_NO_CODE_LINE.match(text.strip()) for text in between) else None
 
 
 __all__ = ["BreakpointTracker", "Breakpoint", "HitRule"]

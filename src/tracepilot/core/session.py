@@ -263,6 +263,9 @@ class Session:
         self.stop = None
         self._plan = ResumePlan()
         self._pending_stops.clear()
+        # Monitoring events: they never suspend, they only feed the history and the caches.
+        await asyncio.gather(*(vm.send(EventRequest.Set, kind, SuspendPolicy.NONE, [])
+                               for kind in (EventKind.THREAD_START, EventKind.THREAD_DEATH, EventKind.CLASS_UNLOAD)))
         suspended = await self._all_threads_suspended()
         self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events")
         self.history.add("attach" if not reconnect else "reconnect",
@@ -530,7 +533,8 @@ class Session:
                 frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
                 loc = await self.code_location(frames[0].location) if frames else None
                 return tid, name, loc
-            except JdwpError:
+            except JdwpError as exc:
+                log.debug("no location for thread %s: %s", tid, exc)
                 return None
 
         for item in await asyncio.gather(*(one(t) for t in threads)):
