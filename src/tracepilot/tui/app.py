@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -127,6 +128,7 @@ class TracepilotApp(App[int]):
         self._reset_selection = False
         self._output_offsets = {"stdout": 0, "stderr": 0}
         self._driving = "you"
+        self._selection: Any = None  # catalog.Selection of the command line
 
     # -- layout --------------------------------------------------------------------------------------
 
@@ -238,6 +240,7 @@ class TracepilotApp(App[int]):
             self._driving = "agent"
         elif record.actor is Actor.PERSON:
             self._driving = "you"
+        self._selection: Any = None  # catalog.Selection of the command line
         if record.kind in QUIET_KINDS:
             return
         self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"))
@@ -271,6 +274,7 @@ class TracepilotApp(App[int]):
         else:
             v.frames = []
         await self._load_frame()
+        self._show_source()
         self._show_status()
         self.query_one(StackPane).show(v.frames, self.frame)
         self.query_one(ThreadsPane).show(v.threads, self._current_thread())
@@ -602,58 +606,54 @@ class TracepilotApp(App[int]):
         command.remember(line)
         self._execute(line)
 
-    def selection(self) -> dict[str, Any]:
-        """What the command line acts on: the selected thread and frame."""
-        return {"thread": self._current_thread(), "frame": self.frame}
+    def selection(self) -> Any:
+        """The catalog's view of what the command line acts on: the selected thread and frame."""
+        catalog = self._catalog()
+        if self._selection is None and catalog is not None:
+            self._selection = catalog.Selection()
+        if self._selection is not None:
+            self._selection.thread = self.thread
+            self._selection.frame = self.frame
+        return self._selection
 
     @work(group="command")
     async def _execute(self, line: str) -> None:
         output = self.query_one(OutputPane)
-        output.write(f"› {line}")
+        output.write(Text(f"› {line}", style="bold cyan"))
         self._show_tab("tab-console")
-        if line in ("q", "quit", "exit"):
-            self.action_quit()
-            return
-        if line in ("help", "?") and self._catalog() is None:
-            self.action_help()
-            return
         catalog = self._catalog()
         if catalog is None:
             output.write("! the command catalog is not available in this build yet — use the keys (F1 lists them)")
             return
-        try:
-            result = await catalog.execute(self.debugger, line, self.selection(), Actor.PERSON)
-        except DebuggerError as e:
-            output.write(f"! {e}")
+        selection = self.selection()
+        self._note(f"{line}…")
+        result = await catalog.default_catalog().execute(self.debugger, line, Actor.PERSON, selection)
+        self._note("")
+        if result.text:
+            output.write(Text(result.text, style="" if result.ok else "red"))
+        if result.exit:
+            self.action_quit()
             return
-        except Exception as e:  # noqa: BLE001 - a broken command must not kill the UI
-            output.write(f"! {type(e).__name__}: {e}")
+        if result.stop is None and (selection.thread != self.thread or selection.frame != self.frame):
+            self.thread, self.frame = selection.thread, selection.frame
+            self._schedule_refresh()
             return
-        text = _result_text(result)
-        if text:
-            output.write(text)
-        selection = getattr(result, "selection", None)
-        if isinstance(selection, dict):
-            self.thread = selection.get("thread", self.thread)
-            self.frame = selection.get("frame", self.frame)
-        self._schedule_refresh()
+        self._schedule_refresh(reset_selection=result.stop is not None)
 
     @staticmethod
     def _catalog() -> Any:
         try:
-            from ..core import catalog  # noqa: PLC0415 - lands separately; optional until then
+            from ..core import catalog  # noqa: PLC0415 - imported on first use (keeps start-up light)
         except ImportError:
             return None
         return catalog
 
     async def _complete(self, text: str) -> list[str]:
         catalog = self._catalog()
-        if catalog is None or not hasattr(catalog, "complete"):
+        if catalog is None:
             return []
-        result = catalog.complete(self.debugger, text, self.selection())
-        if asyncio.iscoroutine(result):
-            result = await result
-        return list(result or [])
+        start, candidates = await catalog.default_catalog().completions(self.debugger, text, self.selection())
+        return [text[:start] + candidate for candidate in candidates]
 
     def _show_tab(self, tab_id: str) -> None:
         with contextlib.suppress(Exception):
@@ -685,7 +685,7 @@ class TracepilotApp(App[int]):
     @work(group="open")
     async def _open_finder(self) -> None:
         files = await asyncio.to_thread(self._source_files)
-        commands = [SystemCommand(str(rel), str(path), lambda p=path: self._open_path(p)) for rel, path in files]
+        commands = [(str(rel), lambda p=path: self._open_path(p), str(path)) for rel, path in files]
         if not commands:
             self.notify("no .java files on the source path — start with --sourcepath DIR", severity="warning")
             return

@@ -69,14 +69,13 @@ class CommandLine(Input):
         self.app.action_focus_source()  # type: ignore[attr-defined]
 
     async def _on_key(self, event: events.Key) -> None:
+        # Textual calls Input._on_key after this one unless the default is prevented.
         if event.key == "tab":
             event.stop()
             event.prevent_default()
             await self._tab()
-            return
-        if event.key != "shift+tab":
+        else:
             self._cycle = []
-        await super()._on_key(event)
 
     async def _tab(self) -> None:
         if not self._cycle:

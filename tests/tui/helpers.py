@@ -1,0 +1,53 @@
+"""Helpers for driving the TUI in tests: start it on a real JVM and wait for conditions (not sleeps)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from tracepilot.core.model import SessionState
+from tracepilot.tui.app import TracepilotApp
+from tracepilot.tui.widgets.source import SourceView
+
+
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:
+    """Let the app process messages and workers until `condition()` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.02)
+
+
+def attached_app(debugger, address: str) -> TracepilotApp:
+    async def attach(app: TracepilotApp) -> None:
+        await app.debugger.attach(address, 10.0)
+
+    return TracepilotApp(debugger, attach, sourcepath=list(debugger.session.sourcepath_roots())
+                         if hasattr(debugger.session, "sourcepath_roots") else [], clock=False)
+
+
+def stopped(app: TracepilotApp) -> bool:
+    status = app.view.status
+    return bool(status and status.state is SessionState.STOPPED and status.stop)
+
+
+def stopped_at(app: TracepilotApp, line: int, method: str | None = None) -> bool:
+    status = app.view.status
+    if not (status and status.state is SessionState.STOPPED and status.stop and status.stop.location):
+        return False
+    loc = status.stop.location
+    return loc.line == line and (method is None or loc.method == method) and \
+        app.query_one(SourceView).current_line == line
+
+
+async def click_gutter(pilot: Pilot, line: int) -> None:
+    """Scroll `line` into view and click its breakpoint cell in the gutter."""
+    source = pilot.app.query_one(SourceView)
+    source.move_cursor((line - 1, 0), center=True)
+    await pilot.pause()
+    y = source.gutter.top + (line - 1 - source.scroll_offset.y)
+    await pilot.click(SourceView, offset=(source.gutter.left, y))
