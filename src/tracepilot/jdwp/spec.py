@@ -64,9 +64,11 @@ class CompiledSelect:
         self.classes: dict[int, type] = {}
         self._decoders: dict[int, Decoder] = {}
         self._encoders: dict[type, tuple[int, Encoder]] = {}
+        self.layouts: dict[type, tuple[tuple[str, Any], ...]] = {}
         for tag, (case_name, fields) in select.cases.items():
             cls, encode, decode = compile_struct(case_name, fields)
             cls.KIND = tag
+            self.layouts[cls] = tuple(fields)
             self.classes[tag] = cls
             self._decoders[tag] = decode
             self._encoders[cls] = (tag, encode)
@@ -163,7 +165,8 @@ def compile_struct(type_name: str, fields: Sequence[tuple[str, Any]]) -> tuple[t
 class Command:
     """One JDWP command: its ids, request layout and reply layout."""
 
-    __slots__ = ("set_id", "cmd_id", "name", "Request", "Reply", "_encode", "_decode", "_arg_names")
+    __slots__ = ("set_id", "cmd_id", "name", "Request", "Reply", "_encode", "_decode", "_arg_names",
+                 "request_layout", "reply_layout", "decode_request", "encode_reply")
 
     def __init__(
         self,
@@ -177,11 +180,14 @@ class Command:
         self.set_id = set_id
         self.cmd_id = cmd_id
         self.name = f"{set_name}.{name}"
-        self.Request, self._encode, _ = compile_struct(f"{set_name}{name}Request", out)
+        # Both directions are compiled so tests (and fake peers) can play the VM's side.
+        self.request_layout = tuple(out)
+        self.reply_layout = tuple(reply)
+        self.Request, self._encode, self.decode_request = compile_struct(f"{set_name}{name}Request", out)
         if reply:
-            self.Reply, _, self._decode = compile_struct(f"{set_name}{name}Reply", reply)
+            self.Reply, self.encode_reply, self._decode = compile_struct(f"{set_name}{name}Reply", reply)
         else:
-            self.Reply, self._decode = None, None
+            self.Reply, self._decode, self.encode_reply = None, None, None
         self._arg_names = tuple(n for n, _ in out)
 
     def encode(self, w: Writer, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
