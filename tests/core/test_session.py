@@ -377,3 +377,16 @@ async def test_attach_errors_are_clear(debugger, free_port):
 
 if sys.platform == "win32":  # pragma: no cover
     pytest.skip("POSIX only", allow_module_level=True)
+
+
+async def test_condition_on_a_local_and_condition_error_stops_with_reason(debugger, jvm_factory, line_of):
+    await attached(debugger, jvm_factory, "HotLoop")
+    bp = await debugger.breakpoint_set(f"fixtures.HotLoop:{line_of('hot-loop')}", condition="i == 500")
+    result = await debugger.resume(timeout=30)
+    assert result.stop.breakpoint_id == bp.id and result.stop.hit_count == 1
+    assert (await debugger.evaluate("i")).text == "500"
+    await debugger.breakpoint_update(bp.id, condition="noSuchVariable > 3")
+    result = await debugger.resume(timeout=30)
+    assert result.stopped and "condition error" in (result.stop.message or "")
+    with pytest.raises(DebuggerError, match="does not parse"):
+        await debugger.breakpoint_set(f"fixtures.HotLoop:{line_of('hot-loop')}", condition="i ==")
