@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import render as shared_render
 from .errors import DebuggerError, InvalidArgument, NotFound, ReadOnlyViolation
 from .model import (
     Actor,
@@ -553,8 +554,12 @@ async def _status(ctx: Context) -> CommandResult:
 
 @cmd("version", "Versions of tracepilot and of the target VM.", category="connection")
 async def _version(ctx: Context) -> CommandResult:
-    from .. import __version__  # noqa: PLC0415
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
+    try:
+        __version__ = version("tracepilot")
+    except PackageNotFoundError:
+        __version__ = "(source tree)"
     status = await ctx.debugger.status()
     lines = [f"tracepilot {__version__}"]
     if status.vm:
@@ -1064,7 +1069,7 @@ async def _select_frame(ctx: Context, index: int) -> CommandResult:
     ctx.selection.frame = index
     location = frames[0].location
     text = f"[{index}] {location}"
-    line = source_line(location)
+    line = source_line(location, getattr(ctx.debugger.session, "sources", None))
     if line:
         text += f"\n{line}"
     return ok(text, frames[0])
@@ -1139,7 +1144,7 @@ async def _print(ctx: Context, expression: str) -> CommandResult:
      aliases=("inspect", "x"), args=[Arg("target", "target", rest=True)], category="data")
 async def _dump(ctx: Context, target: str) -> CommandResult:
     view = await ctx.debugger.inspect(target, ctx.frame, ctx.thread)
-    return ok(f"{target} = {render(view)}", view)
+    return ok(render(view), view)
 
 
 def parse_set(rest: str) -> dict[str, Any]:
@@ -1318,7 +1323,7 @@ async def _thread(ctx: Context, thread: str | int | None = None) -> CommandResul
 async def _lock(ctx: Context, target: str) -> CommandResult:
     view = await ctx.debugger.inspect(target, ctx.frame, ctx.thread)
     locks = await ctx.debugger.locks()
-    return ok(f"{target} = {render(view)}\n{render(locks)}", {"object": view, "locks": locks})
+    return ok(f"{render(view)}\n{render(locks)}", {"object": view, "locks": locks})
 
 
 @cmd("locks", "Every thread's owned monitors and what it waits for; reports deadlocks.",
@@ -1472,7 +1477,7 @@ async def _untrace(ctx: Context) -> CommandResult:
 async def _events(ctx: Context, since: int = 0, limit: int = 50) -> CommandResult:
     records = await ctx.debugger.events(since, None, 100_000)
     records = records[-limit:] if since == 0 else records[:limit]
-    return ok(render(records) if records else "No events.", records)
+    return ok("\n".join(shared_render.event(r) for r in records) if records else "No events.", records)
 
 
 @cmd("output", "The target's stdout/stderr (launched targets).", args=[Arg("stream", "word", required=False,

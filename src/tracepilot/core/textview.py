@@ -5,24 +5,27 @@ Short, one fact per line, the way jdb and gdb print. Front ends may colour these
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import render as shared
 from .model import CodeLocation, SessionState, Status, StopReason, WaitResult
-from .sources import read_lines
+from .sources import SourcePath, read_lines
 
 if TYPE_CHECKING:
     from .debugger import Debugger
 
 
-def source_line(location: CodeLocation | None) -> str | None:
-    """`57      p.counter++;` for a location whose source was found on the source path."""
-    if location is None or location.line < 1 or not location.source_path:
+def source_line(location: CodeLocation | None, sources: SourcePath | None = None) -> str | None:
+    """`57      p.counter++;` for a location whose source is known or found on the source path."""
+    if location is None or location.line < 1:
+        return None
+    path = Path(location.source_path) if location.source_path else (
+        sources.find(location.class_name, location.source_file) if sources is not None else None)
+    if path is None:
         return None
     try:
-        from pathlib import Path  # noqa: PLC0415
-
-        lines = read_lines(Path(location.source_path))
+        lines = read_lines(path)
     except OSError:
         return None
     if location.line > len(lines):

@@ -147,10 +147,10 @@ class Repl:
             return "(running)> "
         return f"({session.state.value.lower()})> "
 
-    async def interactive(self) -> int:
+    async def interactive(self, **io: object) -> int:
         from .prompt import make_prompt_session  # noqa: PLC0415 (prompt_toolkit only when a person types)
 
-        prompt = make_prompt_session(self, history_path())
+        prompt = make_prompt_session(self, history_path(), **io)
         from prompt_toolkit.patch_stdout import patch_stdout  # noqa: PLC0415
 
         self.printer.note("tracepilot repl — `help` lists commands, Tab completes, Ctrl+D leaves")

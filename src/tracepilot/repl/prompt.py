@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -35,11 +35,12 @@ class CatalogCompleter(Completer):
             yield Completion(word, start_position=-typed)
 
 
-def make_prompt_session(repl: Repl, history_file: Path) -> PromptSession:
+def make_prompt_session(repl: Repl, history_file: Path, **io: Any) -> PromptSession:
+    """`io` may give prompt_toolkit's `input`/`output` (tests drive the prompt through a pipe)."""
     try:
         history_file.parent.mkdir(parents=True, exist_ok=True)
         history = FileHistory(str(history_file))
     except OSError:
         history = InMemoryHistory()
     return PromptSession(history=history, auto_suggest=AutoSuggestFromHistory(), completer=CatalogCompleter(repl),
-                         complete_while_typing=False, enable_history_search=True)
+                         complete_while_typing=False, enable_history_search=True, **io)
