@@ -273,8 +273,9 @@ class Session:
                          actor, address=address)
         await self.breakpoints.install_all()
         if suspended:
-            # A JVM started with suspend=y sends VMStart on attach: it becomes our first stop.
-            await self.wait_for_stop(2.0)
+            # A JVM started with suspend=y sends VMStart on attach: it becomes our first stop. The event is
+            # already on its way, so this returns at once unless the machine is very busy.
+            await self.wait_for_stop(15.0)
 
     async def _all_threads_suspended(self) -> bool:
         vm = self.require_vm()
