@@ -227,6 +227,24 @@ class Inspector:
         held = self._marks.get(name).held
         return Value(held.tag, held.object_id)
 
+    def mark_value(self, label: str) -> Value:
+        """The object of a mark ("order" or "$order"), for the evaluator's `$order`."""
+        held = self._marks.get(label).held
+        return Value(held.tag, held.object_id)
+
+    def _handles_as_symbols(self, expression: str, extra: dict[str, Value] | None) -> tuple[str, dict[str, Value] | None]:
+        """`@12` is not Java: hand handles to the evaluator as `$__h12` bindings."""
+        if "@" not in expression:
+            return expression, extra
+        bound = dict(extra or {})
+
+        def swap(m: re.Match[str]) -> str:
+            held = self.handles.get(m.group(0))
+            bound[f"__h{held.number}"] = Value(held.tag, held.object_id)
+            return f"$__h{held.number}"
+
+        return re.sub(r"(?<![\w\"'])@\d+", swap, expression), bound
+
     async def object_id_of(self, target: str) -> int:
         """Object id of "@12", "$mark" or an expression evaluated at the current stop."""
         value, _ = await self._target_value(target, 0, None)
@@ -273,7 +291,8 @@ class Inspector:
         evaluator = getattr(self, "_evaluator", None)
         if evaluator is None:
             evaluator = self._evaluator = Evaluator(self.session)
-        result = await evaluator.evaluate(expression, thread_id=thread_id, frame=frame, extra=extra)
+        expression, extra = self._handles_as_symbols(expression, extra)
+        result = await evaluator.evaluate(expression, thread_id, frame, extra)
         if isinstance(result, Value):
             return result, None
         to_jdwp = getattr(result, "to_jdwp", None)

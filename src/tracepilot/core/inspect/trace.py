@@ -49,6 +49,9 @@ class Tracer:
         self.done = asyncio.Event()
         self.stopped_by = "duration"
         self.closed = False
+        self.names: dict[Key, str] = {}
+        self.thread_names: dict[int, str] = {}
+        self._lookups: set[asyncio.Future[None]] = set()
 
     async def install(self) -> None:
         for pattern in self.patterns:
@@ -89,13 +92,17 @@ class Tracer:
 
     def _enter(self, thread: int, key: Key, now: int) -> None:
         self.calls += 1
-        self.per_thread[thread] = self.per_thread.get(thread, 0) + 1
+        if thread not in self.per_thread:
+            self.per_thread[thread] = 0
+            self._lookup(self._resolve_thread(thread))
+        self.per_thread[thread] += 1
         stat = self.stats.get(key)
         if stat is None:
             if len(self.stats) >= MAX_METHODS:
                 self.dropped += 1
             else:
                 stat = self.stats[key] = [0, 0, 0]
+                self._lookup(self._resolve_name(key))
         if stat is not None:
             stat[0] += 1
         stack = self.stacks.setdefault(thread, [])
@@ -129,17 +136,35 @@ class Tracer:
                     stat[2] += elapsed
                 return
 
+    def _lookup(self, coro: Any) -> None:
+        # Names are looked up while the VM lives: a short trace may outlive its program.
+        task = asyncio.ensure_future(coro)
+        self._lookups.add(task)
+        task.add_done_callback(self._lookups.discard)
+
+    async def _resolve_name(self, key: Key) -> None:
+        try:
+            info = await self.vm.type(key[0])
+            method = await self.vm.method(key[0], key[1])
+            self.names[key] = f"{info.name}.{method.display()}"
+        except Exception:
+            pass
+
+    async def _resolve_thread(self, thread: int) -> None:
+        try:
+            self.thread_names[thread] = await self.vm.thread_name(thread)
+        except Exception:
+            pass
+
+    async def settle(self) -> None:
+        if self._lookups:
+            await asyncio.wait(list(self._lookups), timeout=5)
+
     async def _name(self, key: Key, cache: dict[Key, str]) -> str:
-        if key not in cache:
-            try:
-                info = await self.vm.type(key[0])
-                method = await self.vm.method(key[0], key[1])
-                cache[key] = f"{info.name}.{method.display()}"
-            except JdwpError:
-                cache[key] = f"<method {key[1]}>"
-        return cache[key]
+        return self.names.get(key, f"<method {key[1]}>")
 
     async def result(self, pattern: str, duration_ms: float) -> TraceResult:
+        await self.settle()
         names: dict[Key, str] = {}
         ranked = sorted(self.stats.items(), key=lambda kv: (-kv[1][2], -kv[1][0]))[:METHODS_SHOWN]
         methods = []
@@ -150,7 +175,7 @@ class Tracer:
         tree: list[CallNode] = []
         thread_name = None
         if busiest is not None:
-            thread_name = await self.vm.thread_name(busiest)
+            thread_name = self.thread_names.get(busiest, f"thread-{busiest}")
             root = self.roots.get(busiest)
             if root is not None:
                 tree = await self._tree(root, names, 0)
