@@ -132,6 +132,7 @@ class Session:
         self._event_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._invoking: set[int] = set()
+        self._taps: list[Any] = []
         self._step: StepState | None = None
         self._detaching = False
         self._op_lock = asyncio.Lock()
@@ -196,6 +197,16 @@ class Session:
         from .locations import suggest
 
         raise NotFound(f"no thread named '{thread}'", suggest(str(thread), list(names)), "threads lists the live threads")
+
+    def add_event_tap(self, tap: Any) -> Any:
+        """Call tap(composite) -> bool for every event packet first; True means it was consumed. Returns undo."""
+        self._taps.append(tap)
+
+        def undo() -> None:
+            if tap in self._taps:
+                self._taps.remove(tap)
+
+        return undo
 
     @contextlib.asynccontextmanager
     async def invoking(self, thread_id: int) -> AsyncIterator[None]:
@@ -598,6 +609,9 @@ class Session:
     async def _event_loop(self, conn: JdwpConnection) -> None:
         try:
             async for composite in conn.events():
+                # Taps (e.g. a running trace) consume high-volume monitoring events without a task each.
+                if self._taps and any(tap(composite) for tap in list(self._taps)):
+                    continue
                 task = asyncio.create_task(self._handle_composite(composite))
                 self._handlers.add(task)
                 task.add_done_callback(self._handlers.discard)
@@ -608,8 +622,8 @@ class Session:
     async def _handle_composite(self, composite: Any) -> None:
         try:
             await self._process_composite(composite)
-        except (VMDisconnected, asyncio.CancelledError):
-            pass
+        except (VMDisconnected, NotConnected, asyncio.CancelledError):
+            pass  # the VM went away while we handled its last events
         except Exception as exc:  # never let one bad event wedge the target
             log.exception("event handling failed")
             self.history.add("error", f"internal error while handling an event: {exc}", Actor.TARGET)
