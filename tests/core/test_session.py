@@ -390,3 +390,34 @@ async def test_condition_on_a_local_and_condition_error_stops_with_reason(debugg
     assert result.stopped and "condition error" in (result.stop.message or "")
     with pytest.raises(DebuggerError, match="does not parse"):
         await debugger.breakpoint_set(f"fixtures.HotLoop:{line_of('hot-loop')}", condition="i ==")
+
+
+async def test_two_threads_stopping_are_both_reported_in_turn(debugger, jvm_factory, line_of):
+    await attached(debugger, jvm_factory, "Playground", "50")
+    await debugger.breakpoint_set(f"fixtures.Playground:{line_of('worker-body')}", suspend="thread")
+    await debugger.breakpoint_set(f"fixtures.Playground:{line_of('loop-body')}", suspend="thread")
+    seen = set()
+    for _ in range(6):
+        result = await debugger.resume(timeout=15)
+        assert result.stopped
+        seen.add(result.stop.thread_name)
+        if seen == {"main", "worker-1"}:
+            break
+    assert seen == {"main", "worker-1"}
+
+
+async def test_launch_a_jar_with_program_arguments(debugger, java_classes, line_of, jdks, tmp_path):
+    import shutil
+    import subprocess
+
+    jar_tool = shutil.which("jar") or str(__import__("pathlib").Path(jdks["17"]).parent / "jar")
+    jar = tmp_path / "quick.jar"
+    subprocess.run([jar_tool, "--create", "--file", str(jar), "--main-class", "fixtures.Quick", "-C",
+                    str(java_classes), "fixtures"], check=True)
+    status = await debugger.launch(jar=str(jar), java=jdks["17"])
+    assert status.launched and status.stop.kind is StopKind.VM_START
+    await debugger.breakpoint_set(f"fixtures.Quick:{line_of('quick-print')}")
+    result = await debugger.resume(timeout=15)
+    assert result.stop.location.line == line_of("quick-print")
+    await debugger.detach(terminate=True)
+    assert (await debugger.status()).state is SessionState.DISCONNECTED
