@@ -618,6 +618,20 @@ class Inspector:
     async def evaluate_condition(self, expression: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
         """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError)."""
         try:
+            from .evaluator.interpreter import Evaluator  # noqa: PLC0415
+        except ImportError:  # pragma: no cover
+            Evaluator = None  # noqa: N806
+        if Evaluator is not None:
+            # The evaluator's condition path caches the plan per location: one round trip per repeat hit.
+            evaluator = getattr(self, "_evaluator", None)
+            if evaluator is None:
+                evaluator = self._evaluator = Evaluator(self.session)
+            expression, extra = self._handles_as_symbols(expression, extra)
+            try:
+                return await evaluator.condition(expression, thread_id, extra)
+            except JdwpError as exc:
+                raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
+        try:
             value, _ = await self._evaluate_value(expression, thread_id, 0, extra)
         except JdwpError as exc:
             raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
