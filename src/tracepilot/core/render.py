@@ -204,25 +204,30 @@ def frame(f: FrameInfo) -> str:
 
 
 def frames(fs: Sequence[FrameInfo], limit: int | None = None, with_locals: bool = True) -> str:
+    """Frames top first; with a limit, runs of library frames below the top fold into one line and
+    only the shown frames count against it, so the program's own callers stay visible."""
     if not fs:
         return "(no frames)"
-    shown = list(fs if limit is None else fs[:limit])
     lines: list[str] = []
-    folded = 0
-    for f in shown:
-        if f.is_library and f.index != 0 and limit is not None:
+    folded = shown = 0
+    for f in fs:
+        if limit is not None and shown >= limit:
+            break
+        if limit is not None and f.is_library and f.index != 0:
             folded += 1
             continue
         if folded:
             lines.append(f"   ... {folded} library frame(s)")
             folded = 0
         lines.append(frame(f))
+        shown += 1
         if with_locals and f.locals:
             lines.extend("     " + variable(v) for v in f.locals[:MAX_LOCALS])
-    if folded:
+    rest = len(fs) - shown - folded
+    if limit is not None and rest > 0:
+        lines.append(f"   ... {rest + folded} more frame(s): call stack")
+    elif folded:
         lines.append(f"   ... {folded} library frame(s)")
-    if limit is not None and len(fs) > limit:
-        lines.append(f"   ... {len(fs) - limit} more frame(s): call stack")
     return "\n".join(lines)
 
 
@@ -271,6 +276,10 @@ def source_view(src: SourceView) -> str:
 def snapshot(snap: Snapshot, reason: StopReason | None = None) -> str:
     """Reason, source around the line, top frames, locals of the top frame, watchers, what changed."""
     reason = snap.stop or reason
+    if reason is None and snap.state is SessionState.DISCONNECTED:
+        return "DISCONNECTED — no JVM is attached: call attach or launch"
+    if reason is None and snap.state is SessionState.RUNNING:
+        return "RUNNING — nothing to show until it stops: call pause, or wait_for_stop"
     parts: list[str] = [stop(reason) if reason is not None else snap.state.value]
     if snap.source is not None and snap.source.lines:
         parts.append(source_view(snap.source))

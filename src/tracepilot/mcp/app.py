@@ -99,7 +99,7 @@ class McpApp:
         """Await `work`, sending progress notifications meanwhile if the client asked for them."""
         task = asyncio.ensure_future(work)
         try:
-            if ctx is not None and _wants_progress(ctx) and timeout > 0:
+            if ctx is not None and timeout > 0:  # report_progress is a no-op unless the client asked
                 started = time.monotonic()
                 while True:
                     done, _ = await asyncio.wait({task}, timeout=PROGRESS_EVERY)
@@ -114,19 +114,6 @@ class McpApp:
         finally:
             if not task.done():
                 task.cancel()
-
-
-def _wants_progress(ctx: Context) -> bool:
-    try:
-        meta = ctx.request_context.meta
-    except ValueError:
-        return False
-    if meta is None:
-        return False
-    token = getattr(meta, "progress_token", None)
-    if token is None and isinstance(meta, dict):
-        token = meta.get("progressToken") or meta.get("progress_token")
-    return token is not None
 
 
 def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:

@@ -90,8 +90,12 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
 
         return decorate
 
-    async def reply(name: str, fn: Any, key: str = "result") -> CallToolResult:
+    async def reply(name: str, fn: Any, key: str = "result", as_list: str | None = None) -> CallToolResult:
         result = await app.call(name, fn)
+        if as_list is not None:  # lists name their renderer, so an empty one still reads right
+            from ..core import render  # noqa: PLC0415
+
+            return answer(getattr(render, as_list)(result), _data(result, key))
         return answer(_text(result), _data(result, key))
 
     async def stop_context(name: str, ctx: Context | None, timeout: float, fn: Any) -> CallToolResult:
@@ -122,9 +126,16 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         address: Annotated[str, Field(description='"host:port" of a JVM started with '
                                       '-agentlib:jdwp=transport=dt_socket,server=y,address=PORT')] = "localhost:5005",
         timeout: Annotated[float, Field(ge=0, le=600, description="seconds to wait for the JVM to listen")] = 10.0,
+        sourcepath: Annotated[list[str] | None, Field(description="directories holding the program's .java sources")] = None,
     ) -> CallToolResult:
         """Attach to a running JVM that listens for a debugger. Then set breakpoints and resume."""
-        return await reply("attach", lambda d: d.attach(address, timeout, actor=_agent()))
+
+        async def attach_to(d: Debugger) -> Any:
+            if sourcepath:
+                d.session.sources.add(*sourcepath)  # the facade's attach has no sourcepath argument yet
+            return await d.attach(address, timeout, actor=_agent())
+
+        return await reply("attach", attach_to)
 
     @tool(annotations=CHANGE)
     async def launch(
@@ -230,7 +241,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     @tool(annotations=READ)
     async def breakpoint_list() -> CallToolResult:
         """Every breakpoint, exception break, watchpoint and method break with its id, state and hits."""
-        return await reply("breakpoint_list", lambda d: d.breakpoint_list(), key="breakpoints")
+        return await reply("breakpoint_list", lambda d: d.breakpoint_list(), key="breakpoints", as_list="breakpoints")
 
     @tool(annotations=CONTROL)
     async def breakpoint_update(
@@ -318,7 +329,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         limit: Annotated[int, Field(ge=1, le=10_000, description="at most this many")] = 100,
     ) -> CallToolResult:
         """The event history (stops, logpoints, thread starts, class loads, ...) with who caused each."""
-        return await reply("events", lambda d: d.events(since, kinds, limit), key="events")
+        return await reply("events", lambda d: d.events(since, kinds, limit), key="events", as_list="events")
 
     @tool(annotations=READ)
     async def output(
@@ -326,7 +337,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         since: Annotated[int, Field(ge=0, description="character offset to read from (the last `end`)")] = 0,
     ) -> CallToolResult:
         """Output of a launched program (stdout/stderr), read from an offset."""
-        return await reply("output", lambda d: d.output(stream, since), key="chunks")
+        return await reply("output", lambda d: d.output(stream, since), key="chunks", as_list="output")
 
     @tool(annotations=READ)
     async def trace(
@@ -362,7 +373,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
                 found = [t for t in found if t.id == wanted or t.name == wanted]
             return found
 
-        return await reply("threads", list_threads, key="threads")
+        return await reply("threads", list_threads, key="threads", as_list="threads")
 
     @tool(annotations=READ)
     async def stack(
@@ -372,12 +383,12 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         locals: Annotated[bool, Field(description="include each frame's locals")] = False,  # noqa: A002
     ) -> CallToolResult:
         """The call stack of a suspended thread (frame 0 = top)."""
-        return await reply("stack", lambda d: d.stack(_thread(thread), start, count, locals), key="frames")
+        return await reply("stack", lambda d: d.stack(_thread(thread), start, count, locals), key="frames", as_list="frames")
 
     @tool(annotations=READ)
     async def locals(frame: Frame = 0, thread: Thread = None) -> CallToolResult:  # noqa: A001
         """Arguments, locals and `this` of a frame, with object handles to inspect further."""
-        return await reply("locals", lambda d: d.locals(frame, _thread(thread)), key="variables")
+        return await reply("locals", lambda d: d.locals(frame, _thread(thread)), key="variables", as_list="variables")
 
     @tool(annotations=READ)
     async def inspect(
@@ -437,7 +448,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         pattern: Annotated[str, Field(description='classes to count instances of, e.g. "com.acme.Order" or "com.acme.*"')],
     ) -> CallToolResult:
         """Live instance counts of classes."""
-        return await reply("heap", lambda d: d.heap(pattern), key="counts")
+        return await reply("heap", lambda d: d.heap(pattern), key="counts", as_list="heap")
 
     @tool(annotations=READ)
     async def referrers(
