@@ -158,7 +158,13 @@ class BreakpointTracker:
         if bp.info.after and not self._bps[bp.info.after].fired:
             bp.info.armed = False
         if self.session.conn is not None and not self.session.conn.is_closed:
-            await self._install(bp)
+            try:
+                await self._install(bp)
+            except DebuggerError:
+                # A request that cannot be right (no such method or field) leaves nothing behind.
+                await self._uninstall(bp)
+                self._bps.pop(bp.info.id, None)
+                raise
         if not bp.internal:
             self.session.history.add("breakpoint_set", f"set {bp.info.describe()}", actor, breakpoint=bp.info.id)
         return bp.info
@@ -466,6 +472,8 @@ class BreakpointTracker:
             await self._watch_prepare(bp, [Mod.SourceNameMatch(source_name)])
             if spec.class_name:
                 await self._watch_prepare(bp, [Mod.ClassMatch(f"*.{spec.class_name}")])
+                # A class of the default package declared in a file of another name.
+                await self._watch_prepare(bp, [Mod.ClassMatch(spec.class_name)])
             all_types = await vm.all_classes(refresh=True)
             candidates = [t for t in all_types if t.tag != TypeTag.ARRAY and t.status & ClassStatus.PREPARED
                           and self._maybe_same_source(t, spec)]
@@ -587,22 +595,39 @@ class BreakpointTracker:
 
     async def _install_exception(self, bp: Breakpoint) -> None:
         vm = self.session.require_vm()
+        if "." not in bp.info.spec and bp.info.spec != "*":
+            bp.info.spec = await self._qualify_exception(bp.info.spec)
         name = bp.info.spec
         if name == "*":
             await self._request(bp, EventKind.EXCEPTION, [Mod.ExceptionOnly(0, bool(bp.info.caught), bool(bp.info.uncaught)),
                                                           *self._common_mods(bp)])
             bp.info.verified = True
             return
-        await self._watch_prepare(bp, [Mod.ClassMatch(name)])
+        await self._watch_prepare(bp, [Mod.ClassMatch(name if "." in name else f"*.{name}")])
         for info in await vm.classes_by_name(name):
             await self._bind_exception(bp, info)
         if not bp.info.verified:
             bp.info.message = f"pending: {name} is not loaded yet (it will be when first used)"
 
+    async def _qualify_exception(self, simple: str) -> str:
+        """`NullPointerException` -> `java.lang.NullPointerException`: a loaded class with that simple name
+        (java.lang first), else java.lang's if it exists, else the name as typed (pending)."""
+        vm = self.session.require_vm()
+        if await vm.classes_by_name(f"java.lang.{simple}"):
+            return f"java.lang.{simple}"
+        matches = sorted({t.name for t in await vm.all_classes(refresh=True)
+                          if not t.is_array and t.name.rsplit(".", 1)[-1] == simple})
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise InvalidArgument(f"'{simple}' is ambiguous: {', '.join(matches[:5])}", "give the full class name")
+        return simple
+
     async def _bind_exception(self, bp: Breakpoint, info: TypeInfo) -> None:
         if info.id in bp.bound_types:
             return
         bp.bound_types.add(info.id)
+        bp.info.spec = info.name  # a simple name typed before the class loaded becomes the loaded class
         await self._request(bp, EventKind.EXCEPTION, [Mod.ExceptionOnly(info.id, bool(bp.info.caught), bool(bp.info.uncaught)),
                                                       *self._common_mods(bp)])
         bp.info.verified = True

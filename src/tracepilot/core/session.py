@@ -289,14 +289,25 @@ class Session:
             await self.wait_for_stop(15.0)
 
     async def _all_threads_suspended(self) -> bool:
+        """Was the JVM started with suspend=y (it then sends VMStart with suspend-all on attach)?
+
+        The VMStart event may still be on its way while every thread already reads as running (the agent
+        suspends them just before sending it), so a queued VMStart settles the question, and when the
+        threads look running we give the event a moment to arrive.
+        """
         vm = self.require_vm()
+        conn = vm.conn
+        if any(_is_vm_start(e) for e in conn.queued_events()):
+            return True
         threads = (await vm.send(VirtualMachine.AllThreads)).threads
-        if not threads:
-            return False
         statuses = await asyncio.gather(
             *(vm.send(ThreadReference.Status, t) for t in threads), return_exceptions=True
         )
-        return all(not isinstance(s, BaseException) and s.suspend_status & 1 for s in statuses)
+        if threads and all(not isinstance(s, BaseException) and s.suspend_status & 1 for s in statuses):
+            return True
+        if await conn.wait_for_event(0.15):
+            return any(_is_vm_start(e) for e in conn.queued_events())
+        return False
 
     def _fail(self, error: str) -> None:
         self.last_error = error
@@ -768,6 +779,10 @@ class Session:
             return await vm.send(command, *args)
         except JdwpError as exc:
             raise TargetError(f"the JVM refused {command.name}: {exc.code.name if hasattr(exc.code, 'name') else exc.code}") from None
+
+
+def _is_vm_start(composite: Any) -> bool:
+    return composite is not None and any(type(e).KIND == EventKind.VM_START for e in composite.events)
 
 
 def _forget(future: asyncio.Future[Any]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -38,7 +39,8 @@ class JdwpConnection:
         self.codec = Codec()
         self._parser = PacketParser(max_packet)
         self._pending: dict[int, tuple[Command, asyncio.Future[Any]]] = {}
-        self._events: asyncio.Queue[Any] = asyncio.Queue()
+        self._events: deque[Any] = deque()
+        self._events_ready = asyncio.Event()
         self._closed = asyncio.Event()
         self.close_reason: JdwpTransportError | None = None
         self.protocol_errors: list[str] = []
@@ -151,11 +153,29 @@ class JdwpConnection:
     async def events(self) -> AsyncIterator[Any]:
         """Composite events in arrival order; ends when the connection closes. One consumer only."""
         while True:
-            item = await self._events.get()
+            while not self._events:
+                self._events_ready.clear()
+                await self._events_ready.wait()
+            item = self._events[0]
             if item is None:
-                self._events.put_nowait(None)  # keep the end visible to a later call
-                return
+                return  # the end stays queued, visible to a later call
+            self._events.popleft()
             yield item
+
+    def queued_events(self) -> list[Any]:
+        """Events received but not yet consumed (None marks the end of the stream)."""
+        return list(self._events)
+
+    async def wait_for_event(self, timeout: float) -> bool:
+        """Wait until at least one event (or the end) is queued; False on timeout."""
+        if self._events:
+            return True
+        self._events_ready.clear()
+        try:
+            await asyncio.wait_for(self._events_ready.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
 
     # -- closing -------------------------------------------------------------------------------------
 
@@ -188,7 +208,8 @@ class JdwpConnection:
             if not future.done():
                 future.set_exception(error)
         self._pending.clear()
-        self._events.put_nowait(None)
+        self._events.append(None)
+        self._events_ready.set()
 
     async def _read_loop(self) -> None:
         reason: JdwpTransportError = VMDisconnected("the VM closed the connection")
@@ -231,4 +252,5 @@ class JdwpConnection:
             self.protocol_errors.append(str(exc))
             log.warning("dropped an undecodable packet from the VM: %s", exc)
             return
-        self._events.put_nowait(composite)
+        self._events.append(composite)
+        self._events_ready.set()
