@@ -863,9 +863,8 @@ def _build(ns: argparse.Namespace) -> TracepilotApp:
 
 def run(ns: argparse.Namespace) -> int:
     """Entry point of `tracepilot attach|launch|demo|watch`."""
+    from .watch import run_hosted, run_watch  # noqa: PLC0415
+
     if ns.command == "watch":
-        print("tracepilot watch: sharing a live session is not available yet (issue 9); "
-              "use `tracepilot attach HOST:PORT` to debug a JVM yourself.")
-        return 2
-    app = _build(ns)
-    return app.run() or 0
+        return run_watch(ns)
+    return run_hosted(_build(ns))  # published for `tracepilot watch` while it runs

@@ -7,6 +7,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import BreakpointInfo
+from .table import Table
 
 
 def look_of(bp: BreakpointInfo) -> str:
@@ -22,7 +23,9 @@ def look_of(bp: BreakpointInfo) -> str:
     return "enabled"
 
 
-class BreakpointsPane(DataTable):
+class BreakpointsPane(Table):
+    COLUMNS = (" ", "id", "kind", "where", "hits", "options")
+
     BINDINGS = [
         Binding("space", "toggle_enabled", "Enable/disable"),
         Binding("e", "edit", "Edit"),
@@ -54,15 +57,11 @@ class BreakpointsPane(DataTable):
         self.border_title = "Breakpoints"
         self._bps: dict[str, BreakpointInfo] = {}
 
-    def on_mount(self) -> None:
-        self.add_columns(" ", "id", "kind", "where", "hits", "options")
-
     def show(self, bps: list[BreakpointInfo]) -> None:
         from .source import MARKERS  # noqa: PLC0415
 
-        row = self.cursor_row
         self._bps = {bp.id: bp for bp in bps}
-        self.clear()
+        rows = []
         for bp in bps:
             glyph, style = MARKERS[look_of(bp)]
             opts = []
@@ -78,9 +77,8 @@ class BreakpointsPane(DataTable):
                 opts.append("pending")
             if bp.after:
                 opts.append(f"after {bp.after}")
-            self.add_row(f"[{style}]{glyph}[/]", bp.id, bp.kind, bp.spec, str(bp.hits), " ".join(opts), key=bp.id)
-        if bps:
-            self.move_cursor(row=min(max(row, 0), len(bps) - 1))
+            rows.append((bp.id, (f"[{style}]{glyph}[/]", bp.id, bp.kind, bp.spec, str(bp.hits), " ".join(opts))))
+        self.set_rows(rows)
 
     def _current(self) -> BreakpointInfo | None:
         if not self.row_count:

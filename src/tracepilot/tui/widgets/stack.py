@@ -6,26 +6,25 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import FrameInfo
+from .table import Table
 
 
-class StackPane(DataTable):
+class StackPane(Table):
+    COLUMNS = ("#", "frame", "at")
+
     class FrameSelected(Message):
         def __init__(self, index: int) -> None:
             super().__init__()
             self.index = index
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        super().__init__(cursor_type="row", **kwargs)
         self.border_title = "Stack"
         self._frames: list[FrameInfo] = []
-        self._quiet = False
-
-    def on_mount(self) -> None:
-        self.add_columns("#", "frame", "at")
 
     def show(self, frames: list[FrameInfo], selected: int = 0) -> None:
         self._frames = frames
-        self.clear()
+        rows = []
         for frame in frames:
             loc = frame.location
             where = f"{loc.source_file}:{loc.line}" if loc.source_file and loc.line >= 0 else (
@@ -33,11 +32,8 @@ class StackPane(DataTable):
             short = loc.class_name.rsplit(".", 1)[-1]
             style = "dim" if frame.is_library else ""
             method = f"[{style}]{short}.{loc.method}[/]" if style else f"{short}.{loc.method}"
-            self.add_row(str(frame.index), method, where, key=str(frame.index))
-        if frames:
-            self._quiet = True
-            self.move_cursor(row=min(selected, len(frames) - 1))
-            self._quiet = False
+            rows.append((str(frame.index), (str(frame.index), method, where)))
+        self.set_rows(rows, cursor=selected)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

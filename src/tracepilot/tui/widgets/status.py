@@ -40,9 +40,12 @@ class StatusBar(Static):
             return text
         text.append(f" {status.state.value} ", style=STATE_STYLE.get(status.state, "reverse"))
         headline = status.headline()
-        if status.state is SessionState.STOPPED and headline.startswith("STOPPED"):
-            headline = headline[len("STOPPED"):].lstrip()
-        text.append(f" {headline}")
+        if headline.startswith(status.state.value):
+            headline = headline[len(status.state.value):].strip()
+        if status.target:
+            headline = headline.replace(status.target, "").strip()
+        if headline:
+            text.append(f" {headline}")
         if self.note:
             text.append(f"  · {self.note}", style="italic")
         text.append(f"  · {status.target or 'no target'}", style="dim")

@@ -6,9 +6,12 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import ThreadInfo
+from .table import Table
 
 
-class ThreadsPane(DataTable):
+class ThreadsPane(Table):
+    COLUMNS = (" ", "thread", "state", "at", "locks")
+
     class ThreadSelected(Message):
         def __init__(self, thread_id: int) -> None:
             super().__init__()
@@ -18,11 +21,8 @@ class ThreadsPane(DataTable):
         super().__init__(cursor_type="row", **kwargs)
         self.border_title = "Threads"
 
-    def on_mount(self) -> None:
-        self.add_columns(" ", "thread", "state", "at", "locks")
-
     def show(self, threads: list[ThreadInfo], current: int | None) -> None:
-        self.clear()
+        rows = []
         selected = 0
         for row, thread in enumerate(threads):
             if thread.id == current:
@@ -36,9 +36,8 @@ class ThreadsPane(DataTable):
                 locks = "holds " + ", ".join(m.text for m in thread.owned_monitors)
             if thread.waiting_for:
                 locks += (" " if locks else "") + f"waits {thread.waiting_for.text}"
-            self.add_row(mark, thread.name, state, at, locks, key=str(thread.id))
-        if threads:
-            self.move_cursor(row=selected)
+            rows.append((str(thread.id), (mark, thread.name, state, at, locks)))
+        self.set_rows(rows, cursor=selected)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

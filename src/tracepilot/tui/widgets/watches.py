@@ -7,7 +7,8 @@ from typing import Any
 
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable
+
+from .table import Table
 
 
 @dataclass
@@ -28,7 +29,9 @@ def watch_row(watch: Any) -> WatchRow:
     return WatchRow(str(getattr(watch, "id", "")), str(getattr(watch, "expression", "")), text, history, bool(error))
 
 
-class WatchesPane(DataTable):
+class WatchesPane(Table):
+    COLUMNS = ("id", "expression", "value", "history")
+
     BINDINGS = [
         Binding("a,insert", "add", "Add watch"),
         Binding("e", "edit", "Edit"),
@@ -51,16 +54,11 @@ class WatchesPane(DataTable):
         self.border_title = "Watches"
         self._rows: dict[str, WatchRow] = {}
 
-    def on_mount(self) -> None:
-        self.add_columns("id", "expression", "value", "history")
-
     def show(self, watches: list[Any]) -> None:
         rows = [watch_row(w) for w in watches]
         self._rows = {r.id: r for r in rows}
-        self.clear()
-        for r in rows:
-            value = f"[red]{r.value}[/]" if r.error else r.value
-            self.add_row(r.id, r.expression, value, " ← ".join(reversed(r.history[-4:-1])), key=r.id)
+        self.set_rows([(r.id, (r.id, r.expression, f"[red]{r.value}[/]" if r.error else r.value,
+                                " ← ".join(reversed(r.history[-4:-1])))) for r in rows])
 
     def _current(self) -> WatchRow | None:
         if not self.row_count:

@@ -1,0 +1,67 @@
+"""`tracepilot watch [SESSION] [--follow-only]`: the same TUI on a live session another front end hosts.
+
+The app gets a `share.client.RemoteDebugger` instead of a `Debugger`; it cannot tell the difference. This
+module also runs the TUI's own session published (`tracepilot attach|launch|demo`), so others can watch it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from ..core.errors import DebuggerError
+from ..core.model import Actor
+from .app import CoreEvent, TracepilotApp
+
+
+class WatchApp(TracepilotApp):
+    """The TUI following a remote session; says so in the title and when the host goes away."""
+
+    def __init__(self, remote: Any, *, clock: bool = True) -> None:
+        info = remote.info
+        label = f"{info.id} · {info.target or 'no target yet'}" if info else "live session"
+        if remote.follow_only:
+            label += " · follow-only"
+        super().__init__(remote, None, sourcepath=[str(r) for r in remote.session.sources.roots], clock=clock,
+                         target_label=label)
+        self.remote = remote
+        self.title = "tracepilot watch"
+        self.sub_title = label
+
+    def on_core_event(self, message: CoreEvent) -> None:
+        super().on_core_event(message)
+        if message.record.kind == "session_ended":
+            self._note(message.record.text, error=True)
+
+
+async def watch(ns: argparse.Namespace) -> int:
+    from ..share.client import RemoteDebugger  # noqa: PLC0415
+
+    try:
+        remote = await RemoteDebugger.join(ns.session, actor=Actor.PERSON, follow_only=ns.follow_only,
+                                           client="watch")
+    except DebuggerError as e:
+        print(f"tracepilot watch: {e}", file=sys.stderr)
+        return 2
+    try:
+        return await WatchApp(remote).run_async() or 0
+    finally:
+        await remote.close()
+
+
+async def hosted(app: TracepilotApp) -> int:
+    """Run a TUI that owns its JDWP connection, with its session published for watchers."""
+    from ..share.host import published  # noqa: PLC0415
+
+    async with published(app.debugger, "tui"):
+        return await app.run_async() or 0
+
+
+def run_watch(ns: argparse.Namespace) -> int:
+    return asyncio.run(watch(ns))
+
+
+def run_hosted(app: TracepilotApp) -> int:
+    return asyncio.run(hosted(app))

@@ -1,0 +1,74 @@
+"""Snapshot tests of the main screens (fixed terminal sizes, no clock, scripted debugger data).
+
+The data comes from `FakeDebugger` (the facade's methods returning the core's own model types) so
+every pixel is deterministic: no thread ids, ports, handles or times that vary between runs. The same
+screens against real JVMs are covered by test_functional.py. Update with `pytest --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from tracepilot.tui.widgets.source import SourceView
+from tracepilot.tui.widgets.variables import VariablesPane
+
+from .fake_debugger import fake_app
+from .helpers import wait_for
+
+
+async def quiet(pilot) -> None:
+    """Wait until tables have sized their columns (done on idle, which a loaded machine delays)."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await wait_for(pilot, lambda: not any(t._require_update_dimensions for t in pilot.app.query(DataTable)),
+                   what="tables laid out")
+    await pilot.pause()
+
+
+async def settle(pilot) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: app.refreshes > 0, what="first refresh")
+    await wait_for(pilot, lambda: app.view.output, what="program output polled")
+    app.query_one(SourceView).focus()
+    await quiet(pilot)
+
+
+def test_main_screen_at_a_stop(snap_compare):
+    assert snap_compare(fake_app(), terminal_size=(140, 40), run_before=settle)
+
+
+def test_variables_expanded(snap_compare):
+    async def expand(pilot) -> None:
+        await settle(pilot)
+        tree = pilot.app.query_one(VariablesPane)
+        node = next(n for n in tree.root.children if str(n.label).startswith("p ="))
+        node.expand()
+        await wait_for(pilot, lambda: any(str(c.label).startswith("counter") for c in node.children),
+                       what="fields of p")
+        tree.focus()
+        tree.move_cursor(node)
+        await quiet(pilot)
+
+    assert snap_compare(fake_app(), terminal_size=(140, 40), run_before=expand)
+
+
+def test_breakpoints_pane(snap_compare):
+    async def show(pilot) -> None:
+        await settle(pilot)
+        pilot.app.query_one("#tabs").active = "tab-breakpoints"
+        await quiet(pilot)
+
+    assert snap_compare(fake_app(), terminal_size=(140, 40), run_before=show)
+
+
+def test_help_screen(snap_compare):
+    async def show(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f1")
+        await quiet(pilot)
+
+    assert snap_compare(fake_app(), terminal_size=(120, 50), run_before=show)
+
+
+def test_small_terminal(snap_compare):
+    assert snap_compare(fake_app(), terminal_size=(80, 24), run_before=settle)
