@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,31 @@ if TYPE_CHECKING:
     from .session import Session
 
 log = logging.getLogger(__name__)
+
+# Logpoint lines per second per breakpoint before the logpoint is throttled (TRACEPILOT_LOGPOINT_RATE or
+# Debugger(logpoint_rate=...)). Every logpoint hit suspends its thread for a round trip or more, so an
+# unthrottled logpoint in a hot loop would slow the target without bound.
+DEFAULT_LOGPOINT_RATE = float(os.environ.get("TRACEPILOT_LOGPOINT_RATE", "200"))
+MAX_SAMPLING = 1 << 24
+
+
+class TokenBucket:
+    """`rate` tokens a second, at most `rate` (and at least one) saved up: a one-second burst."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.capacity = max(rate, 1.0)
+        self.tokens = self.capacity
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
 
 
 @dataclass
@@ -93,6 +120,9 @@ class Breakpoint:
     method_ids: set[tuple[int, int]] = field(default_factory=set)  # method breakpoints: (type, method)
     instance_id: int | None = None
     fired: bool = False
+    request_mods: dict[int, list[Any]] = field(default_factory=dict)  # request id -> its modifiers
+    bucket: TokenBucket | None = None  # logpoint throttle
+    sample_every: int = 1  # > 1: a throttled logpoint, sampled by the JVM's Count modifier
 
     @property
     def jvm_counts(self) -> bool:
@@ -113,6 +143,7 @@ class BreakpointTracker:
         self._next_id = 1
         self._by_request: dict[int, Breakpoint] = {}
         self._prepare_owner: dict[int, Breakpoint] = {}
+        self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
 
     # -- queries -------------------------------------------------------------------------------------
 
@@ -307,6 +338,10 @@ class BreakpointTracker:
             bp.info.suspend = options["suspend"]
         if "enabled" in options:
             bp.info.enabled = bool(options["enabled"])
+        if bp.sample_every > 1:  # a change starts the logpoint throttle afresh
+            bp.sample_every, bp.bucket, bp.info.sampled = 1, None, None
+            if bp.info.message and bp.info.message.startswith("throttled"):
+                bp.info.message = None
         if self.session.conn is not None and not self.session.conn.is_closed:
             await self._uninstall(bp)
             await self._install(bp)
@@ -337,6 +372,7 @@ class BreakpointTracker:
         """After (re)connecting: install every breakpoint we know, under the same ids."""
         for bp in list(self._bps.values()):
             bp.requests.clear()
+            bp.request_mods.clear()
             bp.prepare_requests.clear()
             bp.bound.clear()
             bp.bound_types.clear()
@@ -352,6 +388,7 @@ class BreakpointTracker:
                 self._bps.pop(bp.info.id, None)
                 continue
             bp.requests.clear()
+            bp.request_mods.clear()
             bp.prepare_requests.clear()
             bp.bound.clear()
             bp.bound_types.clear()
@@ -387,6 +424,8 @@ class BreakpointTracker:
         mods: list[Any] = []
         if bp.jvm_counts and bp.hit_rule is not None:
             mods.append(Mod.Count(bp.hit_rule.n))
+        elif bp.sample_every > 1:
+            mods.append(Mod.Count(bp.sample_every))
         if bp.thread_id:
             mods.append(Mod.ThreadOnly(bp.thread_id))
         if bp.instance_id:
@@ -399,6 +438,7 @@ class BreakpointTracker:
         ordered = [m for m in mods if not isinstance(m, Mod.Count)] + [m for m in mods if isinstance(m, Mod.Count)]
         reply = await vm.send(EventRequest.Set, kind, self._policy(bp), ordered)
         bp.requests[reply.request_id] = kind
+        bp.request_mods[reply.request_id] = ordered
         self._by_request[reply.request_id] = bp
         return reply.request_id
 
@@ -415,6 +455,7 @@ class BreakpointTracker:
                 with contextlib.suppress(JdwpError):
                     await conn.send(EventRequest.Clear, EventKind.CLASS_PREPARE, request_id)
         bp.requests.clear()
+        bp.request_mods.clear()
         bp.prepare_requests.clear()
         bp.bound.clear()
         bp.bound_types.clear()
@@ -698,6 +739,8 @@ class BreakpointTracker:
         if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
             return None
         session = self.session
+        if bp.info.log and not await self._logpoint_allowed(bp, event):
+            return None
         extra: dict[str, Value] = {}
         if kind == EventKind.EXCEPTION:
             extra["$exception"] = event.exception
@@ -723,7 +766,7 @@ class BreakpointTracker:
             if not ok:
                 return None
         if not bp.jvm_counts:
-            bp.info.hits += 1
+            bp.info.hits += bp.sample_every  # a sampled logpoint stands for that many hits
             if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
                 return None
         bp.fired = True
@@ -745,6 +788,49 @@ class BreakpointTracker:
                 await self.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
         needs_vm_suspend = bp.client_filter and bp.info.suspend == "all"
         return reason, needs_vm_suspend
+
+    async def _logpoint_allowed(self, bp: Breakpoint, event: Any) -> bool:
+        """The logpoint throttle: a token bucket per breakpoint. Beyond the rate, the JVM samples the hits
+        (a Count modifier, doubled each time the rate is exceeded again) so the target is not slowed by a
+        round trip per hit; the change is recorded in the history and on the breakpoint."""
+        if bp.sample_every > 1:
+            await self._rearm_sample(bp, event)
+        rate = self.logpoint_rate
+        if rate <= 0 or bp.internal:
+            return True
+        if bp.bucket is None or bp.bucket.rate != rate:
+            bp.bucket = TokenBucket(rate)
+        if bp.bucket.take():
+            return True
+        if bp.sample_every >= MAX_SAMPLING or bp.jvm_counts:
+            return False  # already sampled as far as it goes (or counted by the JVM): drop this line
+        bp.sample_every = min(bp.sample_every * 2 if bp.sample_every > 1 else 16, MAX_SAMPLING)
+        bp.info.sampled = bp.sample_every
+        bp.info.message = (f"throttled: fired faster than {rate:g} log lines/s; the JVM now reports 1 hit in "
+                           f"{bp.sample_every}")
+        self.session.history.add(
+            "breakpoint_throttled",
+            f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would slow the target, so only 1 hit in "
+            f"{bp.sample_every} is logged (breakpoint_update {bp.info.id} resets it)",
+            Actor.TARGET, breakpoint=bp.info.id, sample_every=bp.sample_every, rate=rate)
+        await self._uninstall(bp)
+        message, sampled = bp.info.message, bp.info.sampled
+        await self._install(bp)
+        bp.info.message, bp.info.sampled = message, sampled
+        return False
+
+    async def _rearm_sample(self, bp: Breakpoint, event: Any) -> None:
+        """A Count modifier expires when it fires: re-create the sampled request with the same filters."""
+        kind = bp.requests.pop(event.request_id, None)
+        mods = bp.request_mods.pop(event.request_id, None)
+        self._by_request.pop(event.request_id, None)
+        if kind is None or mods is None:
+            return
+        mods = [m for m in mods if not isinstance(m, Mod.Count)] + [Mod.Count(bp.sample_every)]
+        reply = await self.session.require_vm().send(EventRequest.Set, kind, self._policy(bp), mods)
+        bp.requests[reply.request_id] = kind
+        bp.request_mods[reply.request_id] = mods
+        self._by_request[reply.request_id] = bp
 
     async def _rearm_count(self, bp: Breakpoint, event: Any) -> None:
         """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""

@@ -27,8 +27,10 @@ from .session import Session
 
 class Debugger:
     def __init__(self, *, read_only: bool = False, redact: bool = False, sourcepath: Sequence[str] = (),
-                 default_actor: Actor = Actor.PERSON) -> None:
+                 default_actor: Actor = Actor.PERSON, logpoint_rate: float | None = None) -> None:
         self.session = Session(read_only=read_only, redact=redact, sourcepath=sourcepath)
+        if logpoint_rate is not None:  # log lines/s per logpoint before it is throttled (<= 0: never)
+            self.session.breakpoints.logpoint_rate = logpoint_rate
         from .inspector import Inspector  # noqa: PLC0415  (inspector imports session; keep the graph simple)
 
         self.inspector = Inspector(self.session)

@@ -173,6 +173,7 @@ class BreakpointInfo(Model):
     after: str | None = None  # chained: armed only after this breakpoint fired
     armed: bool = True
     message: str | None = None  # e.g. "line 12 has no code; moved to 13"
+    sampled: int | None = None  # a throttled logpoint: the JVM reports 1 hit in this many
     # exception breakpoints
     caught: bool | None = None
     uncaught: bool | None = None
@@ -197,6 +198,8 @@ class BreakpointInfo(Model):
             opts.append(f"thread {self.thread}")
         if self.temporary:
             opts.append("temporary")
+        if self.sampled:
+            opts.append(f"throttled: logs 1 hit in {self.sampled}")
         where = ", ".join(str(loc) for loc in self.locations[:2])
         if len(self.locations) > 2:
             where += f" +{len(self.locations) - 2} more"
