@@ -1,4 +1,4 @@
-"""The TUI's command-line glue: java argument translation and the not-yet-available `watch`."""
+"""The TUI's command-line glue: java argument translation and `watch` with nothing to watch."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ def test_jar_and_single_source_file():
     assert options["source"] == "Foo.java" and options["args"] == ["1"]
 
 
-def test_watch_says_not_available_yet(capsys):
+def test_watch_without_live_sessions_says_how_to_start_one(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACEPILOT_SHARE_DIR", str(tmp_path / "share"))  # no sessions here (issue 9)
     assert run(build_parser().parse_args(["watch"])) == 2
-    assert "not available yet" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "no live tracepilot session" in err and "tracepilot --mcp" in err
