@@ -53,6 +53,18 @@ class Frames:
         return entry[0]
 
     async def frames(self, thread_id: int, generation: int, start: int, count: int) -> list[Frame]:
+        if (thread_id, generation) not in self._cache and count > 0:
+            # A fresh stop: ask for the count and the frames in one burst (one round trip, not two).
+            sent = self.vm.conn.send_nowait(ThreadReference.Frames, thread_id, start, count)
+            total = await self.count(thread_id, generation)
+            try:
+                reply = await sent
+            except JdwpError:  # e.g. fewer frames than asked for: fall through to the exact request
+                pass
+            else:
+                known = self._cache[(thread_id, generation)][1]
+                for offset, f in enumerate(reply.frames):
+                    known[start + offset] = Frame(start + offset, f.frame_id, f.location)
         total = await self.count(thread_id, generation)
         _, known = self._cache[(thread_id, generation)]
         end = min(total, start + count) if count >= 0 else total
@@ -86,7 +98,9 @@ class Frames:
         method = await self.vm.variables(location.class_id, location.method_id)
         if not method.has_variable_table:
             return [], False
-        live = [v for v in method.variables or () if v.live_at(location.index) or v.is_argument]
+        # `this` comes from StackFrame.ThisObject (it is also slot 0 of the table: don't list it twice).
+        live = [v for v in method.variables or ()
+                if v.name != "this" and (v.live_at(location.index) or v.is_argument)]
         # A slot can be reused by sibling scopes: keep the innermost (latest start) per name.
         by_name: dict[str, VariableSlot] = {}
         for v in sorted(live, key=lambda v: v.start):
