@@ -256,12 +256,18 @@ class Session:
         self.conn = conn
         vm = Vm(conn)
         self._vm = vm
+        answer_within = max(deadline - time.monotonic(), 2.0)
         try:
-            await vm.load_basics()
-        except JdwpTransportError as exc:
+            async with asyncio.timeout(answer_within):  # a peer that handshakes, then goes quiet
+                await vm.load_basics()
+        except (JdwpTransportError, TimeoutError) as exc:
             await conn.close()
             self._vm = None
-            raise DebuggerError(f"the JVM at {address} stopped answering during attach ({exc})", "try again") from None
+            self.conn = None
+            why = exc if isinstance(exc, JdwpTransportError) else f"it did not answer within {answer_within:g}s"
+            self._fail(str(why))
+            raise DebuggerError(f"{address} answered the JDWP handshake, then stopped answering during attach ({why})",
+                                "check that the address is a JVM's JDWP port, then try again") from None
         self.target = (host, port)
         self.last_error = None
         version = vm.version
