@@ -63,6 +63,12 @@ def _join_factory(join: str | None) -> Callable[[], Debugger] | None:
     return factory
 
 
+def _publish(debugger: Debugger):  # noqa: ANN202
+    from ..share.host import publish_soon  # noqa: PLC0415  (loaded with the core, on the first tool call)
+
+    return publish_soon(debugger, "mcp")
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
@@ -78,11 +84,20 @@ def run(read_only: bool, redact: bool, join: str | None, log_file: str | None) -
     server, app = build_server(read_only=read_only, redact=redact, join=join, log_file=used_log)
     log.info("tracepilot MCP server starting (read_only=%s, join=%s, log=%s)", read_only, join, used_log)
 
+    hosts: list = []
+    if join is None:  # every session host publishes its session for `tracepilot watch` (issue 9)
+        app.on_debugger.append(lambda debugger: hosts.append(_publish(debugger)))
+
     async def serve() -> None:
         try:
             await server.run_stdio_async()
         finally:
-            await app.close()
+            try:
+                await app.close()
+            finally:
+                for host in hosts:
+                    if host is not None:
+                        await host.close("the agent's MCP server ended")
 
     import anyio  # noqa: PLC0415
 

@@ -180,6 +180,13 @@ async def amain(ns: argparse.Namespace) -> int:
     printer = Printer()
     debugger = Debugger(read_only=ns.read_only, redact=getattr(ns, "redact", False), sourcepath=ns.sourcepath or ())
     repl = Repl(debugger, printer)
+    from ..share.host import published  # noqa: PLC0415
+
+    async with published(debugger, "repl"):  # listed by `tracepilot sessions` for watchers (issue 9)
+        return await _drive(ns, repl, debugger)
+
+
+async def _drive(ns: argparse.Namespace, repl: Repl, debugger: Debugger) -> int:
     try:
         if ns.address:
             result = await repl.execute(f"attach {ns.address} {ns.wait:g}")

@@ -1,0 +1,316 @@
+"""`RemoteDebugger`: a live session hosted by another process, driven as if it were a local `Debugger`.
+
+It has the facade's async methods (generated from `Debugger`'s signatures, so the two cannot drift) and
+forwards each call over the session socket; the host runs it on its one Debugger. `history` is a local
+mirror fed by the host's event stream, so `history.subscribe`/`since`/`last_seq` work as usual and the
+TUI and the MCP server drive a remote session without knowing it.
+
+    remote = await RemoteDebugger.join("mcp-4242", actor=Actor.PERSON)
+    await remote.breakpoint_set("Foo:12")      # the host's history records actor=person
+    await remote.close()                       # leaves; the host is unchanged
+
+When the host ends, `ended` is set, the mirror records a `session_ended` event and every call raises
+`SessionEnded`; what was received stays readable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.debugger import Debugger
+from ..core.history import EventHistory
+from ..core.model import Actor, EventRecord, SessionState, StopReason
+from ..core.sources import SourcePath
+from . import protocol, registry
+from .host import facade_methods, is_action
+from .protocol import SessionEnded, ShareError
+from .registry import SessionInfo
+
+log = logging.getLogger("tracepilot.share")
+
+CONNECT_TIMEOUT = 10.0
+
+
+class MirrorHistory(EventHistory):
+    """The host's history as received: same sequence numbers, same actors, same subscribe API."""
+
+    def receive(self, record: EventRecord) -> None:
+        if record.seq <= self._seq and any(r.seq == record.seq for r in self._ring):
+            return  # already have it (snapshot and stream overlap)
+        self._seq = max(self._seq, record.seq)
+        if len(self._ring) == self._ring.maxlen:
+            self.dropped += 1
+        self._ring.append(record)
+        for listener in list(self._listeners):
+            try:
+                listener(record)
+            except Exception:
+                self._listeners.remove(listener)
+
+
+class RemoteSession:
+    """What front ends read synchronously off `debugger.session`, kept current from the event stream."""
+
+    def __init__(self) -> None:
+        self.state = SessionState.DISCONNECTED
+        self.stop: StopReason | None = None
+        self.target: str | None = None
+        self.read_only = False
+        self.sources = SourcePath([])
+        self.vm = None  # no JDWP here: completion falls back to what it can ask the facade
+
+
+class RemoteDebugger:
+    """Same methods as `Debugger`; each one runs on the session host."""
+
+    def __init__(self, session: str | None = None, *, actor: Actor = Actor.PERSON, follow_only: bool = False,
+                 client: str = "watch") -> None:
+        self.session_name = session
+        self.default_actor = actor
+        self.follow_only = follow_only
+        self.client_name = client
+        self.history = MirrorHistory()
+        self.session = RemoteSession()
+        self.info: SessionInfo | None = None
+        self.initial: dict[str, Any] = {}  # the snapshot received on connect
+        self.ended = asyncio.Event()
+        self.end_reason: str | None = None
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._read_task: asyncio.Task[None] | None = None
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._connect_lock: asyncio.Lock | None = None
+        self.latencies: list[float] = []  # seconds from a record's time on the host to its arrival here
+        self.arrived: dict[int, float] = {}  # seq -> time.time() of arrival (the last 1000)
+
+    @classmethod
+    async def join(cls, session: str | None = None, **kwargs: Any) -> RemoteDebugger:
+        remote = cls(session, **kwargs)
+        await remote.connect()
+        return remote
+
+    # -- connection ------------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._writer is not None and not self.ended.is_set()
+
+    async def connect(self) -> RemoteDebugger:
+        if self._connect_lock is None:
+            self._connect_lock = asyncio.Lock()
+        async with self._connect_lock:
+            if self._writer is not None:
+                return self
+            if self.ended.is_set():
+                raise SessionEnded(self.end_reason or "the session host ended")
+            info = await asyncio.to_thread(registry.resolve, self.session_name)
+            registry.check_private_dir(Path(info.socket).parent)
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_unix_connection(info.socket, limit=protocol.MAX_LINE), CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as e:
+                raise ShareError(f"cannot reach session {info.id}: {e}", "tracepilot sessions lists live ones") from e
+            writer.write(protocol.dumps(protocol.hello(self.client_name, self.default_actor.value, self.follow_only)))
+            try:
+                line = await asyncio.wait_for(reader.readline(), CONNECT_TIMEOUT)
+            except TimeoutError:
+                writer.close()
+                raise ShareError(f"session {info.id} did not answer", "is its process stuck?") from None
+            if not line:
+                writer.close()
+                raise ShareError(f"session {info.id} closed the connection", "tracepilot sessions lists live ones")
+            snapshot = protocol.loads(line)
+            if snapshot["type"] != "snapshot":
+                writer.close()
+                raise protocol.ProtocolError(f"expected a snapshot, got {snapshot['type']!r}")
+            self.info, self._reader, self._writer = info, reader, writer
+            self._apply_snapshot(snapshot)
+            self._read_task = asyncio.get_running_loop().create_task(self._read_loop(), name=f"share-{info.id}")
+            log.info("share: joined %s", info.label())
+            return self
+
+    def _apply_snapshot(self, snapshot: dict[str, Any]) -> None:
+        self.initial = {key: protocol.decode(value) for key, value in snapshot.items()}
+        status = self.initial.get("status")
+        if status is not None:
+            self.session.state = status.state
+            self.session.stop = status.stop
+            self.session.target = status.target
+        self.session.read_only = bool(snapshot.get("read_only"))
+        self.session.sources = SourcePath(list(snapshot.get("sourcepath") or []))
+        for record in self.initial.get("history") or []:
+            self.history.receive(record)
+        self.history._seq = max(self.history.last_seq, int(snapshot.get("last_seq") or 0))  # noqa: SLF001
+
+    async def _read_loop(self) -> None:
+        reason = "the session host ended"
+        try:
+            assert self._reader is not None
+            while True:
+                line = await self._reader.readline()
+                if not line:
+                    reason = "the session host went away"
+                    break
+                message = protocol.loads(line)
+                kind = message["type"]
+                if kind == "event":
+                    self._on_event(message)
+                elif kind == "result":
+                    self._on_result(message)
+                elif kind == "bye":
+                    reason = str(message.get("reason") or reason)
+                    break
+        except (ConnectionError, protocol.ProtocolError, ValueError) as e:
+            reason = f"the connection to the session host broke: {e}"
+        except asyncio.CancelledError:
+            reason = "left the session"
+            raise
+        finally:
+            self._end(reason)
+
+    def _on_event(self, message: dict[str, Any]) -> None:
+        record = protocol.decode(message["record"])
+        now = time.time()
+        self.latencies.append(max(0.0, now - record.time))
+        del self.latencies[:-1000]
+        self.arrived[record.seq] = now
+        if len(self.arrived) > 1000:
+            del self.arrived[min(self.arrived)]
+        state = protocol.decode(message.get("state"))
+        if state is not None:
+            self.session.state = SessionState(state)
+            self.session.stop = protocol.decode(message.get("stop"))
+        self.history.receive(record)
+
+    def _on_result(self, message: dict[str, Any]) -> None:
+        future = self._pending.pop(message.get("id"), None)
+        if future is None or future.done():
+            return
+        if message.get("ok"):
+            future.set_result(protocol.decode(message.get("value")))
+        else:
+            future.set_exception(protocol.error_from_dict(message.get("error") or {}))
+
+    def _end(self, reason: str) -> None:
+        if self.ended.is_set():
+            return
+        self.end_reason = reason
+        self.ended.set()
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(SessionEnded(reason))
+        self._pending.clear()
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+        if reason != "left the session":
+            self.history.add("session_ended", f"{reason} — showing the session as it last was", Actor.TARGET)
+
+    async def close(self) -> None:
+        """Leave the session. The host and its debugger are not touched."""
+        if self._writer is not None and not self.ended.is_set():
+            with contextlib.suppress(Exception):
+                self._writer.write(protocol.dumps(protocol.bye("left")))
+                await asyncio.wait_for(self._writer.drain(), 1.0)
+        if self._read_task is not None and not self._read_task.done():
+            self._read_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._read_task
+        self._end("left the session")
+
+    # -- calls -----------------------------------------------------------------------------------------
+
+    async def _send(self, message_for: Any) -> Any:
+        await self.connect()
+        if self.ended.is_set() or self._writer is None:
+            raise SessionEnded(self.end_reason or "the session host ended")
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            self._writer.write(protocol.dumps(message_for(request_id)))
+        except (ConnectionError, RuntimeError) as e:
+            self._pending.pop(request_id, None)
+            raise SessionEnded(f"the session host went away: {e}") from e
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            if not future.done() and not self.ended.is_set():  # stop the host's wait too (Ctrl+C, MCP cancel)
+                with contextlib.suppress(Exception):
+                    self._writer.write(protocol.dumps({"type": "cancel", "id": request_id}))
+            self._pending.pop(request_id, None)
+            raise
+
+    async def call(self, method: str, **args: Any) -> Any:
+        """Run one facade method on the host."""
+        if isinstance(args.get("actor"), Actor):
+            args["actor"] = args["actor"].value
+        return await self._send(lambda request_id: protocol.command(request_id, method, args))
+
+    async def execute_line(self, line: str) -> Any:
+        """Run one command-catalog line on the host (the host keeps this client's thread/frame selection)."""
+        return await self._send(lambda request_id: protocol.command(request_id, line=line))
+
+
+def _forwarder(name: str, signature: inspect.Signature) -> Any:
+    parameters = list(signature.parameters.values())
+
+    async def method(self: RemoteDebugger, *args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(self, *args, **kwargs)
+        sent: dict[str, Any] = {}
+        for key, value in list(bound.arguments.items())[1:]:
+            kind = signature.parameters[key].kind
+            if kind is inspect.Parameter.VAR_KEYWORD:
+                sent.update(value)
+            elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                sent[key] = value
+        if is_action(signature) and sent.get("actor") is None:
+            sent["actor"] = self.default_actor
+        return await self.call(name, **sent)
+
+    method.__name__ = name
+    method.__qualname__ = f"RemoteDebugger.{name}"
+    method.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    method.__doc__ = getattr(Debugger, name).__doc__
+    return method
+
+
+for _name, _signature in facade_methods(Debugger).items():
+    setattr(RemoteDebugger, _name, _forwarder(_name, _signature))
+
+
+def join_session(session: str | None = None, *, actor: Actor = Actor.AGENT, client: str = "mcp") -> RemoteDebugger:
+    """For `tracepilot --mcp --join [SESSION]`: a debugger that connects on its first call."""
+    return RemoteDebugger(session, actor=actor, client=client)
+
+
+async def wait_for_record(remote: RemoteDebugger | Debugger, predicate: Any, timeout: float = 10.0,
+                          since: int = 0) -> EventRecord:
+    """The first history record after `since` that satisfies `predicate` (already there, or arriving)."""
+    for record in remote.history.since(since):
+        if predicate(record):
+            return record
+    loop = asyncio.get_running_loop()
+    found: asyncio.Future[EventRecord] = loop.create_future()
+
+    def listener(record: EventRecord) -> None:
+        if record.seq > since and not found.done() and predicate(record):
+            found.set_result(record)
+
+    unsubscribe = remote.history.subscribe(listener)
+    try:
+        return await asyncio.wait_for(found, timeout)
+    finally:
+        unsubscribe()
+
+
+__all__: Sequence[str] = ("MirrorHistory", "RemoteDebugger", "RemoteSession", "join_session", "wait_for_record")
