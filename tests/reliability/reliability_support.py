@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 
 def rss_bytes(pid: int | str = "self") -> int:
@@ -55,3 +57,16 @@ class FakePeer:
 
 
 HANDSHAKE = b"JDWP-Handshake"
+
+
+def vm_gone(debugger) -> Any:
+    """Resolves when the session records the VM's end (a history record, not polling)."""
+    future = asyncio.get_running_loop().create_future()
+
+    def listener(record) -> None:
+        if record.kind == "vm_death" and "terminated" in record.text and not future.done():
+            future.set_result(None)
+
+    unsubscribe = debugger.history.subscribe(listener)
+    future.add_done_callback(lambda _f: unsubscribe())
+    return future

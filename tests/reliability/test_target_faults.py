@@ -8,23 +8,11 @@ import asyncio
 import time
 
 import pytest
+from reliability_support import vm_gone
 
 from tracepilot.core.model import SessionState, StopKind
 
 pytestmark = pytest.mark.timeout(90)
-
-
-def vm_gone(debugger) -> asyncio.Future[None]:
-    """Resolves when the session records the VM's end (a history record, not polling)."""
-    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def listener(record) -> None:
-        if record.kind == "vm_death" and "terminated" in record.text and not future.done():
-            future.set_result(None)
-
-    unsubscribe = debugger.history.subscribe(listener)
-    future.add_done_callback(lambda _f: unsubscribe())
-    return future
 
 
 async def test_kill_9_while_waiting_answers_vm_death_within_a_second(debugger, jvm_factory, line_of, jdk):
