@@ -85,6 +85,8 @@ async def test_agent_session_followed_and_joined_from_the_tui(jvm_factory, java_
             await wait_for(pilot, lambda: any(r.kind == "session_ended" for r in app.view.events),
                            what="the session_ended event on screen")
             assert "MCP server ended" in (remote.end_reason or "")
+            seqs = [r.seq for r in app.view.events]
+            assert len(seqs) == len(set(seqs)), "every event shown once"
             assert app.view.status is not None and app.view.breakpoints == last_breakpoints
             assert app.is_running
             await pilot.press("f5")  # an action now explains itself instead of crashing
@@ -149,4 +151,18 @@ async def test_follow_only_watcher_in_the_tui(jvm_factory, java_source_root, lin
                 await wait_for(pilot, lambda: stopped_at(app, line_of("loop-body")), what="following the agent")
             await remote.close()
     finally:
+        await debugger.close()
+
+
+@pytest.mark.timeout(60)
+async def test_mcp_join_without_a_session_explains() -> None:
+    async with agent_session("--join") as agent:
+        text, _, error = await agent.call("status")
+        assert error and "no live tracepilot session" in text and "tracepilot attach" in text
+        # a session that appears later is found on the next call
+        debugger = Debugger()
+        async with published(debugger, "repl") as host:
+            text = await agent.ok("status")
+            assert "DISCONNECTED" in text
+            await host.wait_clients(1)
         await debugger.close()

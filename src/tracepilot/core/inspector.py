@@ -43,7 +43,7 @@ from .inspect.sourceview import render_view, resolve_text
 from .inspect.stack import Frames
 from .inspect.threads import Threads
 from .inspect.trace import Tracer, tap_events
-from .inspect.values import Values
+from .inspect.values import Values, is_secret_name
 from .inspect.watchers import Watchers
 from .model import (
     Actor,
@@ -126,6 +126,12 @@ class Inspector:
         self._parts = None
         self._last_locals.clear()
 
+    def _secret(self, expression: str) -> str | None:
+        """With --redact, an expression naming a secret-looking field or variable shows as redacted."""
+        if not self.session.redact:
+            return None
+        return next((n for n in re.findall(r"[A-Za-z_$][\w$]*", expression) if is_secret_name(n)), None)
+
     async def view(self, value: Value, static_type: str | None = None) -> ValueView:
         """Summarise a JDWP value for display; objects get a stable handle."""
         return await self._p().values.view(value, static_type)
@@ -168,7 +174,7 @@ class Inspector:
                 continue
             try:
                 value, static = await self._evaluate_value(watch.expression, tid, 0)
-                watch.record(await p.values.view(value, static), None, seq)
+                watch.record(await p.values.view(value, static, 0, self._secret(watch.expression)), None, seq)
             except (DebuggerError, JdwpError) as exc:
                 watch.record(None, str(exc), seq)
             if watch.changed:
@@ -309,7 +315,7 @@ class Inspector:
         p = await self._ready()
         tid = await self.session.resolve_thread(thread)
         value, static = await self._evaluate_value(expression, tid, frame)
-        view = await p.values.view(value, static)
+        view = await p.values.view(value, static, 0, self._secret(expression))
         self.session.history.add("evaluate", f"{expression} = {view.text}", actor, expression=expression)
         return view
 
@@ -433,7 +439,7 @@ class Inspector:
                 [i for i in [stop.breakpoint_id, *stop.also] if i]):
             try:
                 value, static = await self._evaluate_value(watch.expression, stop.thread_id, 0)
-                watch.record(await self._p().values.view(value, static), None, 0)
+                watch.record(await self._p().values.view(value, static, 0, self._secret(watch.expression)), None, 0)
             except (DebuggerError, JdwpError) as exc:
                 watch.record(None, str(exc), 0)
         self.session.history.add("watch_add", f"watch {watch.id}: {expression}", actor, id=watch.id)
@@ -653,7 +659,7 @@ class Inspector:
             expression = part[0]
             try:
                 value, static = await self._evaluate_value(expression, thread_id, 0, extra)
-                view = await self._p().values.view(value, static, 1)
+                view = await self._p().values.view(value, static, 1, self._secret(expression))
                 out.append(view.text[1:-1] if view.kind == "string" and view.text.endswith('"') else view.text)
             except (DebuggerError, JdwpError) as exc:
                 out.append(f"<{expression}: {exc}>")

@@ -30,8 +30,14 @@ class WatchApp(TracepilotApp):
         self.title = "tracepilot watch"
         self.sub_title = label
 
+    # Textual runs the handler of every class in the MRO: these add to TracepilotApp's, never call super().
+
+    def on_mount(self) -> None:
+        who = "follow-only: you see every step, actions are refused" if self.remote.follow_only else (
+            "your actions are shared and attributed to you")
+        self.notify(f"Watching {self.sub_title} — {who}", title="tracepilot watch", timeout=8)
+
     def on_core_event(self, message: CoreEvent) -> None:
-        super().on_core_event(message)
         if message.record.kind == "session_ended":
             self._note(message.record.text, error=True)
 
