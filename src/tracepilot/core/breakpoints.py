@@ -889,11 +889,12 @@ class BreakpointTracker:
             reason.kind = StopKind.WATCHPOINT_ACCESS if kind == EventKind.FIELD_ACCESS else StopKind.WATCHPOINT_MODIFY
             reason.field = bp.info.spec
             current = extra.get("$old") if kind == EventKind.FIELD_MODIFICATION else await self._field_value(event)
+            name = bp.info.spec.rpartition(".")[2]  # the field's name decides redaction
             if kind == EventKind.FIELD_MODIFICATION:
-                reason.old_value = await _view(session, current) if current is not None else None
-                reason.new_value = await _view(session, event.value_to_be)
+                reason.old_value = await _view(session, current, name) if current is not None else None
+                reason.new_value = await _view(session, event.value_to_be, name)
             elif current is not None:
-                reason.old_value = await _view(session, current)
+                reason.old_value = await _view(session, current, name)
             if event.object.value:
                 reason.object = await _view(session, event.object)
         return reason
@@ -919,7 +920,14 @@ class BreakpointTracker:
         return ExceptionInfo(info.name, message, view.handle if view else None, thrown_at, catch, catch is not None)
 
 
-async def _view(session: Session, value: Value) -> Any:
+async def _view(session: Session, value: Value, name: str | None = None) -> Any:
+    if name and session.redact:
+        from .inspect.values import REDACTED, is_secret_name
+
+        if is_secret_name(name):
+            from .model import ValueView
+
+            return ValueView(type="?", text=REDACTED, kind="redacted")
     try:
         return await session.inspector.view(value)
     except NotImplementedError:

@@ -309,7 +309,7 @@ class Inspector:
     async def inspect(self, target: str, frame: int, thread: Any, start: int, count: int) -> Inspection:
         p = await self._ready()
         value, static = await self._target_value(target, frame, thread)
-        return await p.values.inspect(target, value, static, max(0, start), max(0, count))
+        return await p.values.inspect(target, value, static, max(0, start), max(0, count), self._secret(target))
 
     async def evaluate(self, expression: str, frame: int, thread: Any, actor: Actor) -> ValueView:
         p = await self._ready()

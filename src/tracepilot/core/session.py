@@ -349,6 +349,10 @@ class Session:
         return await self.status()
 
     async def detach(self, terminate: bool, actor: Actor) -> Status:
+        if terminate and self.read_only and self.conn is not None and self.launched is None:
+            from .errors import ReadOnlyViolation
+
+            raise ReadOnlyViolation("terminating the target")
         if self.conn is None and self.launched is None:
             self._clean_slate()
             return await self.status()

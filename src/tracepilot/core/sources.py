@@ -43,6 +43,10 @@ class SourcePath:
         outer = class_name.split("$", 1)[0]
         package, _, simple = outer.rpartition(".")
         file_name = source_file or f"{simple}.java"
+        # Both names come from the target VM: a SourceFile like "../../etc/passwd" or "/etc/passwd", or a
+        # package with path parts, must not lead outside the source roots (symlinks the user made are theirs).
+        if not _plain_name(file_name) or not all(_plain_name(p) for p in package.split(".") if package):
+            return None
         relative = Path(*package.split(".")) / file_name if package else Path(file_name)
         for root in self.roots:
             candidate = root / relative
@@ -70,6 +74,11 @@ class SourcePath:
                 if str(m).endswith(text):
                     return m.resolve()
         return None
+
+
+def _plain_name(name: str) -> bool:
+    """A single path component: no separators, no "..", not absolute, no NUL."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0")
 
 
 def package_of(path: Path) -> str:

@@ -335,8 +335,9 @@ class Values:
 
     # -- opening values up ---------------------------------------------------------------------------
 
-    async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int) -> Inspection:
-        view = await self.view(value, static_type)
+    async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int,
+                      name: str | None = None) -> Inspection:
+        view = await self.view(value, static_type, 0, name)
         result = Inspection(target=target, value=view, start=start)
         if not value.is_object or value.is_null or view.kind == "redacted":
             return result
