@@ -192,9 +192,10 @@ class Inspector:
         tid = await self.session.resolve_thread(thread)
         frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
         infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
-        if with_locals:
-            for info, f in zip(infos, frames, strict=True):
-                info.locals = await p.frames.variables(tid, f, p.values)
+        if with_locals:  # every frame's requests in one pipelined burst
+            all_locals = await asyncio.gather(*(p.frames.variables(tid, f, p.values) for f in frames))
+            for info, variables in zip(infos, all_locals, strict=True):
+                info.locals = variables
         return infos
 
     async def locals(self, frame: int, thread: Any) -> list[Variable]:

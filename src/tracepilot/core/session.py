@@ -137,6 +137,7 @@ class Session:
         self._detaching = False
         self._op_lock = asyncio.Lock()
         self.exit_code: int | None = None
+        self._source_cache: dict[tuple[Any, ...], tuple[str | None, float]] = {}
 
     # -- access --------------------------------------------------------------------------------------
 
@@ -577,9 +578,22 @@ class Session:
 
     async def code_location(self, location: Any) -> CodeLocation:
         loc = await self.require_vm().code_location(location)
-        path = self.sources.find(loc.class_name, loc.source_file)
-        loc.source_path = str(path) if path else None
+        loc.source_path = self._source_path(loc.class_name, loc.source_file)
         return loc
+
+    def _source_path(self, class_name: str, source_file: str | None) -> str | None:
+        # Searching the source path stats (and globs) directories: remember answers for a second, so a
+        # stop in a hot loop costs no file system calls while a file created meanwhile is still found.
+        key = (class_name, source_file, tuple(self.sources.extra))
+        now = time.monotonic()
+        hit = self._source_cache.get(key)
+        if hit is not None and now - hit[1] < 1.0:
+            return hit[0]
+        path = self.sources.find(class_name, source_file)
+        if len(self._source_cache) > 512:
+            self._source_cache.clear()
+        self._source_cache[key] = (str(path) if path else None, now)
+        return self._source_cache[key][0]
 
     async def step(self, kind: str, thread: str | int | None, count: int, timeout: float, actor: Actor) -> WaitResult:
         await self.ensure_connected()

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .commands import ALL_COMMANDS
-from .constants import HEADER_SIZE, REPLY_FLAG
+from .constants import HEADER_SIZE, REPLY_FLAG, EventKind
 from .errors import JdwpError, ProtocolError
-from .events import decode_composite
+from .events import EVENT_CLASSES, Composite, decode_composite
 from .spec import Command
-from .wire import IdSizes, Reader, Writer
+from .wire import IdSizes, Location, Reader, Writer
 
 _HEADER = struct.Struct(">IIB")  # length, id, flags; then (set, cmd) or (error code)
 _COMMAND_TAIL = struct.Struct(">BB")
@@ -119,4 +119,26 @@ class Codec:
                 f"unexpected command packet from the VM: set {packet.set_id} command {packet.cmd_id}"
                 + (f" ({known.name})" if known else "")
             )
-        return decode_composite(Reader(packet.data, self.sizes))
+        data = packet.data
+        if len(data) == _LOCATED_EVENT.size and data[5] in _LOCATED_KINDS and self.sizes == _EIGHT_BYTE_IDS:
+            fast = _decode_located_event(data)
+            if fast is not None:
+                return fast
+        return decode_composite(Reader(data, self.sizes))
+
+
+# The hot case (traces, breakpoints in loops, steps): a composite of one event of the kinds that carry
+# (request, thread, location), with HotSpot's 8-byte ids. Decoded with one struct call, not the tables.
+_EIGHT_BYTE_IDS = IdSizes(8, 8, 8, 8, 8)
+_LOCATED_EVENT = struct.Struct(">BiBiQBQQQ")
+_LOCATED_KINDS = {
+    int(k): EVENT_CLASSES[int(k)]
+    for k in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT)
+}
+
+
+def _decode_located_event(data: bytes) -> Any:
+    policy, count, kind, request_id, thread, tag, class_id, method_id, index = _LOCATED_EVENT.unpack(data)
+    if count != 1:
+        return None
+    return Composite(policy, [_LOCATED_KINDS[kind](request_id, thread, Location(tag, class_id, method_id, index))])

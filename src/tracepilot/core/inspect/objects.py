@@ -28,6 +28,7 @@ class Objects:
         self._type_of: dict[int, int] = {}
         self._fields: dict[int, dict[str, FieldInfo]] = {}
         self._instance_fields: dict[int, list[FieldInfo]] = {}
+        self._strings: dict[int, str] = {}
 
     async def type_id(self, object_id: int) -> int:
         type_id = self._type_of.get(object_id)
@@ -90,7 +91,16 @@ class Objects:
         return reply.values
 
     async def string(self, object_id: int) -> str:
-        return (await self.vm.send(StringReference.Value, object_id)).string_value
+        # Strings are immutable and JDWP never reuses an object id: one fetch per string is enough
+        # (the same string shown in many frames or entries costs one round trip, not one each).
+        text = self._strings.get(object_id)
+        if text is None:
+            text = (await self.vm.send(StringReference.Value, object_id)).string_value
+            if len(text) <= 4096:
+                if len(self._strings) > 20_000:
+                    self._strings.clear()
+                self._strings[object_id] = text
+        return text
 
     async def length(self, array_id: int) -> int:
         return (await self.vm.send(ArrayReference.Length, array_id)).array_length
