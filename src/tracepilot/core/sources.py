@@ -40,6 +40,12 @@ class SourcePath:
 
     def find(self, class_name: str, source_file: str | None = None) -> Path | None:
         """The source file of a class: package directories + SourceFile name (outer class name if unknown)."""
+        try:
+            return self._find(class_name, source_file)
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte...
+            return None
+
+    def _find(self, class_name: str, source_file: str | None) -> Path | None:
         outer = class_name.split("$", 1)[0]
         package, _, simple = outer.rpartition(".")
         file_name = source_file or f"{simple}.java"
@@ -61,6 +67,12 @@ class SourcePath:
 
     def find_file(self, text: str) -> Path | None:
         """A path typed by a user: absolute, relative to cwd, or relative to a source root."""
+        try:
+            return self._find_file(text)
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte...
+            return None
+
+    def _find_file(self, text: str) -> Path | None:
         path = Path(text).expanduser()
         if path.is_file():
             return path.resolve()
