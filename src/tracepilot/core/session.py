@@ -133,6 +133,7 @@ class Session:
         self._handlers: set[asyncio.Task[None]] = set()
         self._invoking: set[int] = set()
         self._taps: list[Any] = []
+        self._stopping = False
         self._step: StepState | None = None
         self._detaching = False
         self._op_lock = asyncio.Lock()
@@ -298,21 +299,29 @@ class Session:
     async def _all_threads_suspended(self) -> bool:
         """Was the JVM started with suspend=y (it then sends VMStart with suspend-all on attach)?
 
-        The VMStart event may still be on its way while every thread already reads as running (the agent
-        suspends them just before sending it), so a queued VMStart settles the question, and when the
-        threads look running we give the event a moment to arrive.
+        The VMStart event may still be on its way while the threads read as running: the agent suspends
+        them just before sending it. Until then the main thread has no Java frame yet (it sits in the VM
+        init callback), which a running program's main thread always has; only then do we wait for the event.
         """
         vm = self.require_vm()
         conn = vm.conn
         if any(_is_vm_start(e) for e in conn.queued_events()):
             return True
         threads = (await vm.send(VirtualMachine.AllThreads)).threads
-        statuses = await asyncio.gather(
-            *(vm.send(ThreadReference.Status, t) for t in threads), return_exceptions=True
+        statuses, names = await asyncio.gather(
+            asyncio.gather(*(vm.send(ThreadReference.Status, t) for t in threads), return_exceptions=True),
+            asyncio.gather(*(vm.thread_name(t) for t in threads)),
         )
         if threads and all(not isinstance(s, BaseException) and s.suspend_status & 1 for s in statuses):
             return True
-        if await conn.wait_for_event(0.15):
+        main = next((t for t, name in zip(threads, names, strict=True) if name == "main"), None)
+        if main is None:
+            return False
+        try:
+            frames = (await vm.send(ThreadReference.FrameCount, main)).frame_count
+        except JdwpError:
+            return False
+        if frames == 0 and await conn.wait_for_event(2.0):
             return any(_is_vm_start(e) for e in conn.queued_events())
         return False
 
@@ -465,13 +474,15 @@ class Session:
 
     async def wait_for_stop(self, timeout: float) -> WaitResult:
         started = time.monotonic()
-        if self.state is SessionState.RUNNING and timeout > 0:
+        deadline = started + max(timeout, 0.0)
+        # Loop: a wake-up may belong to a stop that was already left again (a fast resume by another caller).
+        while (self.state is SessionState.RUNNING or self._stopping) and (remaining := deadline - time.monotonic()) > 0:
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.add(waiter)
             try:
-                await asyncio.wait_for(asyncio.shield(waiter), timeout)
+                await asyncio.wait_for(asyncio.shield(waiter), remaining)
             except TimeoutError:
-                pass
+                break
             finally:
                 self._waiters.discard(waiter)
         waited = int((time.monotonic() - started) * 1000)
@@ -768,14 +779,19 @@ class Session:
         self.stop = reason
         self._plan = plan
         self.stop_generation += 1
+        # Waiters see the stop only once watchers and changed values are known (`_stopping`).
+        self._stopping = True
         try:
             await self.inspector.on_stop()
         except NotImplementedError:
             pass
         except Exception as exc:  # watchers failing must not lose the stop
             log.warning("on_stop hook failed: %s", exc)
+        finally:
+            self._stopping = False
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
-        self._notify_waiters()
+        if self.stop is reason:  # not already resumed while the hooks ran
+            self._notify_waiters()
 
     async def _on_vm_gone(self, conn: JdwpConnection) -> None:
         """VM death or disconnect: keep target, breakpoints (unbound) and history; drop the rest."""
