@@ -11,18 +11,8 @@ import pytest
 from _inspect_support import stop_at
 
 from support.jvm import source_path_of, system_javac
-from tracepilot.core.debugger import Debugger
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-async def debugger():
-    d = Debugger()
-    try:
-        yield d
-    finally:
-        await d.close()
 
 
 async def test_trace_of_100000_calls(debugger, jvm_factory, jdk):

@@ -12,15 +12,6 @@ from tracepilot.core.errors import NotFound
 pytestmark = pytest.mark.timeout(90)
 
 
-@pytest.fixture
-async def debugger():
-    d = Debugger()
-    try:
-        yield d
-    finally:
-        await d.close()
-
-
 async def test_locals_of_every_kind(debugger, jvm_factory, line_of, jdk):
     await stop_at(debugger, jvm_factory, "Values", line_of("values"), jdk=jdk)
     v = {x.name: x for x in await debugger.locals()}

@@ -18,15 +18,6 @@ from tracepilot.core.model import Actor, SessionState, StopKind
 pytestmark = pytest.mark.timeout(90)
 
 
-@pytest.fixture
-async def debugger():
-    d = Debugger()
-    try:
-        yield d
-    finally:
-        await d.close()
-
-
 async def attached(debugger: Debugger, jvm_factory, main: str, *args: str, jdk: str = "17", **kw):
     jvm = jvm_factory(main, *args, jdk=jdk, **kw)
     status = await debugger.attach(jvm.address, timeout=10)
