@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,21 @@ class StepState:
     skips: int = 0
 
 
+_NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",
+                                                                               default=None)
+
+
+@contextlib.contextmanager
+def no_side_effects(why: str) -> Iterator[None]:
+    """Evaluations awaited in this block refuse invocation, `new` and assignment, as in a read-only session
+    (the share host runs a follow-only client's looks this way). Other tasks are not affected."""
+    token = _NO_SIDE_EFFECTS.set(why)
+    try:
+        yield
+    finally:
+        _NO_SIDE_EFFECTS.reset(token)
+
+
 class Session:
     def __init__(self, *, read_only: bool = False, redact: bool = False, sourcepath: Sequence[str] = ()) -> None:
         self.read_only = read_only
@@ -141,6 +157,11 @@ class Session:
         self._source_cache: dict[tuple[Any, ...], tuple[str | None, float]] = {}
 
     # -- access --------------------------------------------------------------------------------------
+
+    @property
+    def side_effects_refused(self) -> str | None:
+        """Why evaluations may not invoke, create or assign right now (read-only, no_side_effects()), or None."""
+        return "read-only session" if self.read_only else _NO_SIDE_EFFECTS.get()
 
     @property
     def vm(self) -> Vm:
@@ -286,7 +307,10 @@ class Session:
         await asyncio.gather(*(vm.send(EventRequest.Set, kind, SuspendPolicy.NONE, [])
                                for kind in (EventKind.THREAD_START, EventKind.THREAD_DEATH, EventKind.CLASS_UNLOAD)))
         suspended = await self._all_threads_suspended()
-        self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events")
+        events_context = contextvars.copy_context()  # a (re)connect inside no_side_effects() must not
+        events_context.run(_NO_SIDE_EFFECTS.set, None)  # leave conditions and logpoints without side effects
+        self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events",
+                                               context=events_context)
         self.history.add("attach" if not reconnect else "reconnect",
                          f"{'reconnected' if reconnect else 'attached'} to {address} ({version.vm_name} {version.vm_version})",
                          actor, address=address)

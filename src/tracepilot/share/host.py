@@ -3,7 +3,8 @@
 On connect a client gets a full snapshot (status, breakpoints, watchers, marks, recent history), then
 every history record as it is added. Its commands run on the SAME Debugger (or the same command catalog)
 with the client's actor, so the shared history says who did what. A follow-only client may only look:
-any Debugger method that takes an `actor` (the facade's mark of an action) is refused for it.
+any Debugger method that takes an `actor` (the facade's mark of an action) is refused for it, and an
+expression in one of its looks (`inspect`, `dump`, `referrers`) may not call methods, create objects or assign.
 
     host = SessionHost(debugger, "tui")
     await host.start()          # listed by `tracepilot sessions`
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import DebuggerError
 from ..core.model import Actor, EventRecord
+from ..core.session import no_side_effects
 from . import protocol, registry
 from .protocol import ControlRefused, ShareError
 from .registry import SessionInfo
@@ -333,7 +335,12 @@ class SessionHost:
         client.send(protocol.result_ok(request_id, value))
 
     async def _execute(self, client: _Client, message: dict[str, Any]) -> Any:
-        debugger: Any = _FollowOnly(self.debugger, self._methods) if client.follow_only else self.debugger
+        if client.follow_only:  # looks only: an expression in inspect/dump/referrers may not call methods either
+            with no_side_effects("follow-only client"):
+                return await self._run(client, message, _FollowOnly(self.debugger, self._methods))
+        return await self._run(client, message, self.debugger)
+
+    async def _run(self, client: _Client, message: dict[str, Any], debugger: Any) -> Any:
         if "line" in message:
             from ..core import catalog as catalog_module  # noqa: PLC0415
 

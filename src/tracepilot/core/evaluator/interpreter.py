@@ -303,9 +303,11 @@ class Evaluator:
 
     async def _context(self, thread_id: int, frame_index: int, extra: dict[str, Value] | None,
                        allow_side_effects: bool, text: str, *nodes: A.Expr, key_text: str | None = None) -> _Ctx:
-        if getattr(self.session, "read_only", False):
-            allow_side_effects = False
-        ctx = _Ctx(self, thread_id, frame_index, extra or {}, allow_side_effects)
+        why = getattr(self.session, "side_effects_refused", None)
+        if why is None and getattr(self.session, "read_only", False):
+            why = "read-only session"
+        ctx = _Ctx(self, thread_id, frame_index, extra or {}, allow_side_effects and why is None,
+                   why or "read-only session")
         plan_text = key_text or text
         try:
             if frame_index == 0 and await self._speculate(ctx, plan_text):
@@ -533,7 +535,7 @@ class _Ctx:
     """One evaluation: a thread, a frame, the values read so far, objects created meanwhile."""
 
     def __init__(self, ev: Evaluator, thread: int, frame_index: int, extra: dict[str, Value],
-                 allow_side_effects: bool) -> None:
+                 allow_side_effects: bool, why: str = "read-only session") -> None:
         self.E = ev
         self.vm = ev.vm
         self.conn = ev.vm.conn
@@ -541,6 +543,7 @@ class _Ctx:
         self.frame_index = frame_index
         self.extra = extra
         self.allow = allow_side_effects
+        self.why = why  # said when a side effect is refused
         self.frame_id: int | None = None
         self.initial_frame_id: int | None = None
         self.location: Any = None
@@ -629,7 +632,7 @@ class _Ctx:
 
     def require_side_effects(self, what: str, column: int | None) -> None:
         if not self.allow:
-            raise _Fail(f"{what} is not allowed here: side effects are disabled (read-only session)", column)
+            raise _Fail(f"{what} is not allowed here: side effects are disabled ({self.why})", column)
 
     # -- conversions ---------------------------------------------------------------------------------
 

@@ -56,7 +56,11 @@ class Frames:
         if (thread_id, generation) not in self._cache and count > 0:
             # A fresh stop: ask for the count and the frames in one burst (one round trip, not two).
             sent = self.vm.conn.send_nowait(ThreadReference.Frames, thread_id, start, count)
-            total = await self.count(thread_id, generation)
+            try:
+                total = await self.count(thread_id, generation)
+            except BaseException:  # e.g. the thread runs again: the burst's reply fails too, nobody awaits it
+                sent.add_done_callback(lambda f: f.cancelled() or f.exception())
+                raise
             try:
                 reply = await sent
             except JdwpError:  # e.g. fewer frames than asked for: fall through to the exact request
