@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import shutil
 import subprocess
@@ -31,18 +32,23 @@ def demo_line(marker: str) -> int:
 
 
 async def wait_for(pilot, condition, timeout: float = 30.0, what: str = "") -> None:
+    from textual.worker import WorkerCancelled  # noqa: PLC0415
+
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise SystemExit(f"timed out waiting for {what}")
-        await pilot.app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):  # a refresh superseded by a newer one
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause(0.05)
 
 
 async def settle(pilot) -> None:
     from textual.widgets import DataTable  # noqa: PLC0415
+    from textual.worker import WorkerCancelled  # noqa: PLC0415
 
-    await pilot.app.workers.wait_for_complete()
+    with contextlib.suppress(WorkerCancelled):  # a refresh superseded by a newer one
+        await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.3)
     await wait_for(pilot, lambda: not any(t._require_update_dimensions for t in pilot.app.query(DataTable)),
                    what="tables laid out")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from tracepilot.core.model import SessionState
 from tracepilot.tui.app import TracepilotApp
@@ -13,12 +15,14 @@ from tracepilot.tui.widgets.source import SourceView
 
 
 async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:
-    """Let the app process messages and workers until `condition()` holds."""
+    """Let the app process messages and workers until `condition()` holds (a refresh superseded by a newer
+    one is cancelled: that is not a failure)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or condition}")
-        await pilot.app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause(0.02)
 
 

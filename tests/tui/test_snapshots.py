@@ -7,7 +7,10 @@ screens against real JVMs are covered by test_functional.py. Update with `pytest
 
 from __future__ import annotations
 
+import contextlib
+
 from textual.widgets import DataTable
+from textual.worker import WorkerCancelled
 
 from tracepilot.tui.widgets.source import SourceView
 from tracepilot.tui.widgets.variables import VariablesPane
@@ -18,7 +21,8 @@ from .helpers import wait_for
 
 async def quiet(pilot) -> None:
     """Wait until tables have sized their columns (done on idle, which a loaded machine delays)."""
-    await pilot.app.workers.wait_for_complete()
+    with contextlib.suppress(WorkerCancelled):  # a refresh superseded by a newer one
+        await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await wait_for(pilot, lambda: not any(t._require_update_dimensions for t in pilot.app.query(DataTable)),
                    what="tables laid out")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from ..core.model import (
 )
 from .screens.help import HelpScreen
 from .screens.prompt import BreakpointEditScreen, ConfirmQuitScreen, PromptScreen
+from .sources import PreparedSource, SourceCache, plain
 from .widgets.breakpoints import BreakpointsPane, look_of
 from .widgets.command_line import CommandLine
 from .widgets.events import EventsPane
@@ -54,6 +56,19 @@ Startup = Callable[["TracepilotApp"], Awaitable[None]]
 
 # History kinds that never change what the panes show (they only go to the event log).
 QUIET_KINDS = {"class_prepare", "output", "log", "suppressed"}
+# What a refresh can update; history kinds that touch only some of it refresh only that.
+PARTS = frozenset({"frames", "threads", "breakpoints", "watches"})  # (the status bar always)
+_BREAKPOINTS = frozenset({"breakpoints"})
+PARTS_OF_KIND: dict[str, frozenset[str]] = {
+    "breakpoint_set": _BREAKPOINTS, "breakpoint_removed": _BREAKPOINTS, "breakpoint_changed": _BREAKPOINTS,
+    "breakpoint_verified": _BREAKPOINTS, "breakpoint_armed": _BREAKPOINTS,
+    "watch_add": frozenset({"watches"}), "watch_remove": frozenset({"watches"}),
+    "thread_start": frozenset({"threads"}), "thread_death": frozenset({"threads"}),
+    "mark": frozenset(), "unmark": frozenset(), "trace": frozenset(), "stop_queued": frozenset(),
+    "evaluate": frozenset({"frames", "watches"}), "set_value": frozenset({"frames", "watches"}),
+}
+MAX_FRAMES = 60  # frames listed in the stack pane
+SNAPSHOT_FRAMES = 10  # frames a core snapshot carries; the rest of the stack is asked for alongside
 COMPACT_WIDTH = 110
 COMPACT_HEIGHT = 30
 
@@ -77,13 +92,15 @@ class ViewState:
     threads: list[ThreadInfo] = field(default_factory=list)
     breakpoints: list[BreakpointInfo] = field(default_factory=list)
     watches: list[Any] = field(default_factory=list)
-    source_path: Path | None = None
-    source_text: str = ""
+    source: PreparedSource | None = None  # the file (or 'source not found' text) in the source pane
     source_class: str | None = None
     source_line: int | None = None
-    source_language: str | None = "java"
     output: list[tuple[str, str]] = field(default_factory=list)
     events: list[EventRecord] = field(default_factory=list)
+
+    @property
+    def source_path(self) -> Path | None:
+        return self.source.path if self.source is not None else None
 
 
 class TracepilotApp(App[int]):
@@ -126,6 +143,12 @@ class TracepilotApp(App[int]):
         self._unsubscribe: Callable[[], None] | None = None
         self._refresh_pending = False
         self._reset_selection = False
+        self._wanted: dict[str, int] = {}  # parts asked for -> requests so far (a refresh clears what it did)
+        self._refresh_worker: Any = None
+        self._refresh_key: tuple[Any, Any] | None = None  # session state the running refresh started from
+        self._refresh_again = False
+        self._revealed: tuple[Any, ...] | None = None  # the stop/frame/line last scrolled into view
+        self.sources = SourceCache()
         self._output_offsets = {"stdout": 0, "stderr": 0}
         self._driving = "you"
         self._selection: Any = None  # catalog.Selection of the command line
@@ -202,7 +225,7 @@ class TracepilotApp(App[int]):
         self._show_status()
         self._show_source()
         self.query_one(StackPane).show(v.frames, self.frame)
-        self.query_one(VariablesPane).show(v.variables, v.variables_note)
+        self._show_variables()
         self.query_one(ThreadsPane).show(v.threads, self._current_thread())
         self.query_one(BreakpointsPane).show(v.breakpoints)
         self.query_one(WatchesPane).show(v.watches)
@@ -243,67 +266,247 @@ class TracepilotApp(App[int]):
         self._selection: Any = None  # catalog.Selection of the command line
         if record.kind in QUIET_KINDS:
             return
-        self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"))
+        if record.kind == "stop":
+            self._paint_stop()
+        self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"),
+                               parts=PARTS_OF_KIND.get(record.kind, PARTS))
 
-    def _schedule_refresh(self, reset_selection: bool = False) -> None:
+    def _paint_stop(self) -> None:
+        """The status bar and the current line straight from the stop reason the session already holds (the
+        location carries the source path): on screen before any core call returns."""
+        session = getattr(self.debugger, "session", None)
+        stop = getattr(session, "stop", None)
+        if getattr(session, "state", None) is not SessionState.STOPPED or stop is None:
+            return
+        v = self.view
+        v.status = (dataclasses.replace(v.status, state=SessionState.STOPPED, stop=stop) if v.status
+                    else Status(SessionState.STOPPED, None, None, stop, len(v.breakpoints)))
+        self.thread, self.frame = stop.thread_id, 0
+        self._reset_selection = False
+        self._show_status()
+        location = stop.location
+        if location is None or not location.source_path:
+            return
+        path = Path(location.source_path)
+        prepared = self.sources.peek(path)
+        if prepared is None:
+            self._preload(path)  # read and highlighted while the refresh asks the core
+            return
+        v.source, v.source_class = prepared, location.class_name.split("$", 1)[0]
+        v.source_line = location.line if location.line > 0 else None
+        self._show_source()
+
+    def _preload(self, path: Path) -> None:
+        task = asyncio.get_running_loop().create_task(self.sources.load(path))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a failure shows when it is used
+
+    def _session_key(self) -> tuple[Any, Any]:
+        session = getattr(self.debugger, "session", None)
+        stop = getattr(session, "stop", None)
+        return getattr(session, "state", None), getattr(stop, "time", None)
+
+    def _schedule_refresh(self, reset_selection: bool = False, parts: Iterable[str] = PARTS) -> None:
+        """Ask for the panes in `parts` to be refreshed. A refresh already under way for the same session state
+        runs again when it is done; one for an older state (the session stopped or resumed since) is
+        cancelled, so a stop never waits for a refresh of the running state."""
         self._reset_selection |= reset_selection
-        if not self._refresh_pending:
-            self._refresh_pending = True
-            self.set_timer(0.02, self._refresh)
+        for part in parts:
+            self._wanted[part] = self._wanted.get(part, 0) + 1
+        if self._refresh_pending:
+            return
+        worker = self._refresh_worker
+        if worker is not None and worker.is_running and not reset_selection \
+                and self._refresh_key == self._session_key():
+            self._refresh_again = True
+            return
+        self._refresh_pending = True
+        self.call_later(self._start_refresh)
+
+    def _start_refresh(self) -> None:
+        self._refresh_again = False
+        self._refresh_worker = self._refresh()
 
     @work(group="refresh", exclusive=True)
     async def _refresh(self) -> None:
         self._refresh_pending = False
-        reset, self._reset_selection = self._reset_selection, False
-        d = self.debugger
-        status = await self._quietly(d.status())
-        if status is None:
+        self._refresh_key = self._session_key()
+        taken = dict(self._wanted)
+        if not taken and not self._reset_selection:
             return
-        v = self.view
-        v.status = status
-        if reset:
-            self.thread = status.stop.thread_id if status.stop else None
-            self.frame = 0
-        stopped = status.state is SessionState.STOPPED
-        v.breakpoints = await self._quietly(d.breakpoint_list()) or []
-        v.watches = await self._quietly(d.watches()) or []
-        v.threads = await self._quietly(d.threads()) or [] if status.state in (SessionState.STOPPED, SessionState.RUNNING) else []
-        if stopped:
-            v.frames = await self._quietly(d.stack(self._current_thread(), 0, 60)) or []
-            self.frame = min(self.frame, max(len(v.frames) - 1, 0))
-        else:
-            v.frames = []
-        await self._load_frame()
-        self._show_source()
-        self._show_status()
-        self.query_one(StackPane).show(v.frames, self.frame)
-        self.query_one(ThreadsPane).show(v.threads, self._current_thread())
-        self.query_one(BreakpointsPane).show(v.breakpoints)
-        self.query_one(WatchesPane).show(v.watches)
+        done = await self._refresh_parts(set(taken))
+        if not done:
+            return
+        for part, count in taken.items():
+            if self._wanted.get(part) == count:
+                del self._wanted[part]
         self.refreshes += 1
+        if self._refresh_again or self._wanted:  # asked for while this one ran
+            self._refresh_pending = True
+            self.call_later(self._start_refresh)
 
-    async def _load_frame(self) -> None:
-        """Locals and source of the selected frame (or of the stop's location without frames)."""
+    async def _refresh_parts(self, parts: set[str]) -> bool:
+        """One refresh: every core call it needs in flight at once; panes painted as their answers arrive,
+        the most useful first (stack and locals with the source line, then the status, breakpoints,
+        watches, threads, the rest of a deep stack). Returns False when the session cannot be reached."""
+        d, v = self.debugger, self.view
+        session = getattr(d, "session", None)
+        errors: list[str] = []
+        state = getattr(session, "state", None)
+        tasks: list[asyncio.Task[Any]] = []
+
+        def start(method: Callable[..., Awaitable[Any]], *args: Any, report: bool = True) -> asyncio.Task[Any]:
+            async def call() -> Any:  # the coroutine is made in the task: a cancelled task leaves none behind
+                return await self._fetch(method(*args), errors if report else None)
+
+            task = asyncio.get_running_loop().create_task(call())
+            tasks.append(task)
+            return task
+
+        try:
+            status_task = start(d.status)
+            stop = getattr(session, "stop", None)
+            if session is None:  # a facade without a session mirror: the status decides what to ask
+                status = await status_task
+                if status is None:
+                    return False
+                v.status, state, stop = status, status.state, status.stop
+            if self._reset_selection:
+                self.thread = stop.thread_id if stop else None
+                self.frame = 0
+                self._reset_selection = False
+            stopped = state is SessionState.STOPPED
+            thread = self._current_thread() if stopped else None
+            frames_task = snapshot_task = rest_task = locals_task = None
+            if "frames" in parts and stopped:
+                if stop is not None and stop.location is not None and stop.location.source_path:
+                    self._preload(Path(stop.location.source_path))
+                if self.frame == 0 and hasattr(d, "snapshot"):
+                    snapshot_task = start(d.snapshot, thread)
+                    rest_task = start(d.stack, thread, SNAPSHOT_FRAMES, MAX_FRAMES - SNAPSHOT_FRAMES, report=False)
+                else:
+                    frames_task = start(d.stack, thread, 0, MAX_FRAMES)
+                    locals_task = start(d.locals, self.frame, thread, report=False)
+            breakpoints_task = start(d.breakpoint_list) if "breakpoints" in parts else None
+            watches_task = start(d.watches) if "watches" in parts and snapshot_task is None else None
+            threads_task = start(d.threads) if "threads" in parts and state in (
+                SessionState.STOPPED, SessionState.RUNNING) else None
+
+            status = await status_task
+            if status is None:
+                return False
+            v.status = status
+            if "frames" in parts:
+                if snapshot_task is not None or frames_task is not None:
+                    await self._paint_frames(snapshot_task, frames_task, locals_task, watches_task is None)
+                else:
+                    await self._paint_not_stopped()
+            self._show_status()
+            if breakpoints_task is not None:
+                v.breakpoints = await breakpoints_task or []
+                self.query_one(BreakpointsPane).show(v.breakpoints)
+                self._show_source()  # the gutter marks
+            if watches_task is not None:
+                v.watches = await watches_task or []
+                self.query_one(WatchesPane).show(v.watches)
+            if threads_task is not None:
+                v.threads = await threads_task or []
+            elif "threads" in parts:
+                v.threads = []
+            if "threads" in parts:
+                self.query_one(ThreadsPane).show(v.threads, self._current_thread())
+            if rest_task is not None and len(v.frames) >= SNAPSHOT_FRAMES:
+                rest = await rest_task or []
+                known = len(v.frames)
+                v.frames = v.frames + [f for f in rest if f.index >= known]
+                self.query_one(StackPane).show(v.frames, self.frame)
+        finally:
+            for task in tasks:
+                task.cancel()
+        if errors:
+            self.notify(errors[0], severity="warning", timeout=6)
+        return True
+
+    async def _paint_frames(self, snapshot_task: asyncio.Task[Any] | None, frames_task: asyncio.Task[Any] | None,
+                            locals_task: asyncio.Task[Any] | None, watches_from_snapshot: bool) -> None:
+        v = self.view
+        variables: list[Variable] | None = None
+        if snapshot_task is not None:
+            snapshot = await snapshot_task
+            v.frames = list(getattr(snapshot, "frames", None) or [])
+            if v.frames:
+                variables = v.frames[0].locals
+            if snapshot is not None and watches_from_snapshot:
+                v.watches = list(snapshot.watches or [])
+                self.query_one(WatchesPane).show(v.watches)
+        else:
+            v.frames = await frames_task or []
+        self.frame = min(self.frame, max(len(v.frames) - 1, 0))
+        self.query_one(StackPane).show(v.frames, self.frame)
+        if not v.frames:
+            v.variables, v.variables_note = [], "locals not available here"
+            self._show_variables()
+            status = v.status
+            if status and status.stop and status.stop.location:
+                await self._open_location(status.stop.location, current=True)
+            return
+        await self._paint_frame(v.frames[self.frame].location,
+                                locals_task if locals_task is not None else _done(variables))
+
+    async def _paint_not_stopped(self) -> None:
         v = self.view
         status = v.status
-        location: CodeLocation | None = None
-        if v.frames:
-            location = v.frames[self.frame].location
-            result = await self._quietly(self.debugger.locals(self.frame, self._current_thread()), show=False)
-            v.variables = result or []
-            v.variables_note = None if result is not None else "locals not available here"
-        else:
-            v.variables = []
-            v.variables_note = {SessionState.RUNNING: "running — pause (F6) to see variables",
-                                SessionState.EXITED: "the program has ended",
-                                SessionState.DISCONNECTED: "not connected"}.get(status.state) if status else None
-            location = status.stop.location if status and status.stop else None
-        self.query_one(VariablesPane).show(v.variables, v.variables_note)
+        v.frames, v.variables = [], []
+        v.variables_note = {SessionState.RUNNING: "running — pause (F6) to see variables",
+                            SessionState.EXITED: "the program has ended",
+                            SessionState.DISCONNECTED: "not connected"}.get(status.state) if status else None
+        self.query_one(StackPane).show(v.frames, self.frame)
+        self._show_variables()
+        location = status.stop.location if status and status.stop else None
         if location is not None:
             await self._open_location(location, current=True)
         elif status and status.state is not SessionState.STOPPED:
             v.source_line = None
             self._show_source()
+
+    async def _paint_frame(self, location: CodeLocation, variables: Awaitable[Any]) -> None:
+        """Source line and locals of the selected frame, each painted as soon as it is there."""
+
+        async def paint_locals() -> None:
+            result = await variables
+            self.view.variables = result or []
+            self.view.variables_note = None if result is not None else "locals not available here"
+            self._show_variables()
+
+        await asyncio.gather(self._open_location(location, current=True), paint_locals())
+
+    def _show_variables(self) -> None:
+        v = self.view
+        stop = v.status.stop if v.status else None
+        key = (getattr(stop, "time", None), self.thread, self.frame)
+        self.query_one(VariablesPane).show(v.variables, v.variables_note, key=key)
+
+    async def _load_frame(self) -> None:
+        """Locals and source of the selected frame (after `u`/`d` or a click in the stack pane)."""
+        v = self.view
+        if not v.frames:
+            return
+        await self._paint_frame(v.frames[self.frame].location,
+                                self._fetch(self.debugger.locals(self.frame, self._current_thread()), None))
+
+    async def _fetch(self, awaitable: Awaitable[Any], errors: list[str] | None) -> Any:
+        """Await a core call; a DebuggerError is kept in `errors` (shown once per refresh) and gives None."""
+        try:
+            return await awaitable
+        except DebuggerError as e:
+            if errors is not None:
+                errors.append(str(e))
+            return None
+        except NotImplementedError:
+            return None
+        except Exception as e:  # noqa: BLE001 - e.g. the connection dropping mid-call: a repaint never ends the app
+            if errors is not None:
+                errors.append(f"{type(e).__name__}: {e}")
+            return None
 
     async def _open_location(self, location: CodeLocation, current: bool) -> None:
         v = self.view
@@ -313,15 +516,18 @@ class TracepilotApp(App[int]):
                                        show=False)
             if view is not None and getattr(view, "path", None):
                 path = Path(view.path)
-        if path is not None and path.is_file():
-            if path != v.source_path:
-                v.source_text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
-            v.source_path, v.source_language = path, "java"
-        else:
-            v.source_path, v.source_language = None, None
-            v.source_text = await self._source_not_found(location)
-        v.source_class = location.class_name.split("$", 1)[0]
-        v.source_line = location.line if (current and path is not None and location.line > 0) else None
+        line = location.line if (current and location.line > 0) else None
+        class_name = location.class_name.split("$", 1)[0]
+        prepared = self.sources.peek(path) if path is not None else None
+        if prepared is not None:  # painted now; checked against the file below
+            v.source, v.source_class, v.source_line = prepared, class_name, line
+            self._show_source()
+        if path is not None:
+            prepared = await self.sources.load(path)
+        if prepared is None:
+            prepared = plain(await self._source_not_found(location))
+            line = None
+        v.source, v.source_class, v.source_line = prepared, class_name, line
         self._show_source()
 
     async def _source_not_found(self, location: CodeLocation) -> str:
@@ -339,9 +545,16 @@ class TracepilotApp(App[int]):
     def _show_source(self) -> None:
         v = self.view
         source = self.query_one(SourceView)
-        source.show(v.source_path, v.source_text, v.source_class, v.source_line, language=v.source_language)
+        stop = v.status.stop if v.status else None
+        key = (getattr(stop, "time", None), self.thread, self.frame, v.source_path, v.source_line)
+        reveal = v.source_line is not None and key != self._revealed
+        if reveal:
+            self._revealed = key
+        source.show(v.source, v.source_class, v.source_line, reveal=reveal)
         source.set_marks(self._marks_for(v.source_path, v.source_class))
-        source.border_title = str(v.source_path.name if v.source_path else (v.source_class or "no source"))
+        title = str(v.source_path.name if v.source_path else (v.source_class or "no source"))
+        if source.border_title != title:
+            source.border_title = title
 
     def _marks_for(self, path: Path | None, class_name: str | None) -> dict[int, GutterMark]:
         if path is None:
@@ -414,6 +627,7 @@ class TracepilotApp(App[int]):
     @work(group="action")
     async def _run_worker(self, label: str, call: Callable[[], Awaitable[Any]]) -> None:
         self._note(f"{label}…")
+        seq = self.debugger.history.last_seq
         try:
             result = await call()
         except DebuggerError as e:
@@ -425,7 +639,8 @@ class TracepilotApp(App[int]):
         message = getattr(result, "message", "") if result is not None else ""
         stopped = getattr(result, "stopped", True)
         self._note("" if stopped or not message else message)
-        self._schedule_refresh(reset_selection=bool(getattr(result, "stopped", False)))
+        if self.debugger.history.last_seq == seq:  # no history record to refresh from (they all do)
+            self._schedule_refresh(reset_selection=bool(getattr(result, "stopped", False)))
 
     def action_resume(self) -> None:
         self._run("continuing", lambda: self.debugger.resume(None, 0.0))
@@ -708,7 +923,6 @@ class TracepilotApp(App[int]):
     def _open_path(self, path: Path) -> None:
         from ..core.sources import class_name_for_file  # noqa: PLC0415
 
-        self.view.source_path = None  # force a reload
         location = CodeLocation(class_name_for_file(path), "", 1, path.name, str(path))
         self._show_elsewhere(location)
 
@@ -757,6 +971,10 @@ class TracepilotApp(App[int]):
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.debugger.close(), 5.0)
         self.exit(0)
+
+
+async def _done(value: Any) -> Any:
+    return value
 
 
 def _result_text(result: Any) -> str:

@@ -10,10 +10,14 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
+from textual.document._document_navigator import DocumentNavigator
+from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
+
+from ..sources import TAB_WIDTH, PreparedSource, plain
 
 # Gutter glyphs, one per breakpoint look (kept distinct so people can tell them apart at a glance).
 MARKERS: dict[str, tuple[str, str]] = {
@@ -24,6 +28,7 @@ MARKERS: dict[str, tuple[str, str]] = {
     "pending": ("◌", "red"),
 }
 ARROW = ("▶", "bold green")
+EMPTY = plain("")
 MARKER_CELLS = 3  # marker, arrow, space before the line number
 
 
@@ -62,21 +67,45 @@ class SourceView(TextArea):
         self.path: Path | None = None
         self.class_name: str | None = None
         self.current_line: int | None = None  # 1-based execution line in this file
+        self.prepared: PreparedSource | None = None
         self.marks: dict[int, GutterMark] = {}
 
     # -- content -------------------------------------------------------------------------------------
 
-    def show(self, path: Path | None, text: str, class_name: str | None, current_line: int | None,
-             *, language: str | None = "java") -> None:
-        if path != self.path or text != self.text:
-            self.language = language
-            self.load_text(text)
-            self.path = path
+    def show(self, source: PreparedSource | None, class_name: str | None, current_line: int | None,
+             *, reveal: bool = False) -> None:
+        """Show a prepared file (see tui/sources.py) with its current line; `reveal` scrolls to the line
+        even if it is unchanged (a new stop on the same line). Nothing unchanged is re-rendered."""
+        swapped = self._use(source if source is not None else EMPTY)
         self.class_name = class_name
+        moved = current_line != self.current_line
         self.current_line = current_line
-        self._changed()
-        if current_line:
+        if swapped or moved:
+            self._changed()
+        if current_line and (swapped or moved or reveal):
             self.move_cursor((current_line - 1, 0), center=True)
+
+    def _use(self, source: PreparedSource) -> bool:
+        """Swap in a prepared document: what TextArea.load_text does, minus parsing, highlighting and laying
+        out lines again (done once per file, off the event loop)."""
+        if source is self.prepared:
+            return False
+        self.prepared = source
+        self.path = source.path
+        self.history.clear()
+        self.document = source.document
+        self._highlight_query = source.query
+        self._highlights = source.highlights
+        self.wrapped_document = source.wrapped
+        if self.wrap_width or self.indent_width != TAB_WIDTH:  # laid out for another width: do it again
+            source.wrapped.wrap(self.wrap_width, tab_width=self.indent_width)
+        self.navigator = DocumentNavigator(self.wrapped_document)
+        self._line_cache.clear()
+        self.move_cursor((0, 0))
+        width, height = source.size
+        self.virtual_size = Size(width + self.gutter_width + 1, height)
+        self._refresh_scrollbars()
+        return True
 
     def set_marks(self, marks: dict[int, GutterMark]) -> None:
         if marks != self.marks:
@@ -88,8 +117,20 @@ class SourceView(TextArea):
         self._changed()
 
     def _changed(self) -> None:
-        self._line_cache.clear()
-        self.refresh()
+        self.refresh()  # lines come from TextArea's cache, decorated afresh (see render_line)
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        # TextArea.render_line asks for `text` on every line (a join of the whole document): keep it at hand.
+        return self.prepared.text if self.prepared is not None else self.document.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.load_text(value)
+
+    def load_text(self, text: str) -> None:
+        self.prepared = None
+        super().load_text(text)
 
     @property
     def cursor_line(self) -> int:
@@ -123,8 +164,12 @@ class SourceView(TextArea):
         width = super().gutter_width
         return width + MARKER_CELLS if width else 0
 
-    def _render_line(self, y: int) -> Strip:
-        strip = super()._render_line(y)
+    def render_line(self, y: int) -> Strip:
+        # TextArea caches the highlighted line; markers and the current-line highlight go on top per call,
+        # so moving the arrow or a breakpoint re-renders nothing else.
+        return self._decorate(super().render_line(y), y)
+
+    def _decorate(self, strip: Strip, y: int) -> Strip:
         if not self.show_line_numbers:
             return strip
         try:

@@ -21,6 +21,7 @@ class StatusBar(Static):
         self.status: Status | None = None
         self.note = "starting…"
         self.driver = "you"
+        self._shown: Text | None = None
 
     def show(self, status: Status | None = None, note: str | None = None, driver: str | None = None) -> None:
         if status is not None:
@@ -29,7 +30,10 @@ class StatusBar(Static):
             self.note = note
         if driver is not None:
             self.driver = driver
-        self.update(self.render_text())
+        text = self.render_text()
+        if text != self._shown:  # one line, fixed height: never a re-layout
+            self._shown = text
+            self.update(text, layout=False)
 
     def render_text(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")

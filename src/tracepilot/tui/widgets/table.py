@@ -11,23 +11,40 @@ from textual.widgets import DataTable
 
 class Table(DataTable):
     COLUMNS: tuple[str, ...] = ()
+    _shown: list[tuple[str, tuple[str | Text, ...]]] | None = None
+    _widths: list[int] | None = None
 
     def on_mount(self) -> None:
         self.set_rows([])
 
     def set_rows(self, rows: Sequence[tuple[str, Sequence[str | Text]]], cursor: int | None = None) -> None:
-        """Replace every row (key, cells); the cursor stays on its row number unless `cursor` is given."""
-        previous = self.cursor_row
+        """Replace every row (key, cells); the cursor stays on its row number unless `cursor` is given.
+        The same rows again change nothing; the same keys and column widths update only the cells that
+        changed (no re-layout)."""
+        shown = [(key, tuple(cells)) for key, cells in rows]
+        if shown == self._shown and self.row_count == len(shown) and (
+                cursor is None or not shown or cursor == self.cursor_row):
+            return
         widths = [Text.from_markup(label).cell_len for label in self.COLUMNS]
-        for _, cells in rows:
+        for _, cells in shown:
             for i, cell in enumerate(cells):
                 text = cell if isinstance(cell, Text) else Text.from_markup(cell)
                 widths[i] = max(widths[i], text.cell_len)
-        self.clear(columns=True)
-        for label, width in zip(self.COLUMNS, widths, strict=True):
-            self.add_column(label, width=width)
-        for key, cells in rows:
-            self.add_row(*cells, key=key)
-        if rows:
-            row = previous if cursor is None else cursor
-            self.move_cursor(row=min(max(row, 0), len(rows) - 1), animate=False)
+        previous_rows, self._shown = self._shown, shown
+        if previous_rows is not None and widths == self._widths and self.row_count == len(previous_rows) \
+                and [key for key, _ in previous_rows] == [key for key, _ in shown]:
+            for (key, cells), (_, before) in zip(shown, previous_rows, strict=True):
+                for column, (cell, old) in enumerate(zip(cells, before, strict=True)):
+                    if cell != old:
+                        self.update_cell(key, str(column), cell)
+        else:
+            previous = self.cursor_row
+            self._widths = widths
+            self.clear(columns=True)
+            for column, (label, width) in enumerate(zip(self.COLUMNS, widths, strict=True)):
+                self.add_column(label, width=width, key=str(column))
+            for key, cells in shown:
+                self.add_row(*cells, key=key)
+            cursor = previous if cursor is None else cursor
+        if shown and cursor is not None and cursor != self.cursor_row:
+            self.move_cursor(row=min(max(cursor, 0), len(shown) - 1), animate=False)

@@ -56,9 +56,18 @@ class VariablesPane(Tree[VarNode]):
         self.guide_depth = 2
         self.border_title = "Variables"
         self.expanded_paths: set[tuple[str, ...]] = set()
+        self._shown: tuple[list[Variable], str | None] | None = None
+        self._shown_key: object = None
 
-    def show(self, variables: list[Variable], note: str | None = None) -> None:
-        """Replace the tree; nodes that were expanded before are asked for again."""
+    def show(self, variables: list[Variable], note: str | None = None, key: object = None) -> None:
+        """Replace the tree; nodes that were expanded before are asked for again. `key` names what the
+        variables belong to (stop, thread, frame): the same variables for the same key are not re-rendered,
+        nor the same ones for another key unless expanded nodes may show other children now."""
+        shown = (list(variables), note)
+        if shown == self._shown and (key == self._shown_key or not self.expanded_paths):
+            self._shown_key = key
+            return
+        self._shown, self._shown_key = shown, key
         keep = self.expanded_paths
         self.clear()
         self.root.expand()
