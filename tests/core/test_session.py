@@ -412,3 +412,26 @@ async def test_launch_a_jar_with_program_arguments(debugger, java_classes, line_
     assert result.stop.location.line == line_of("quick-print")
     await debugger.detach(terminate=True)
     assert (await debugger.status()).state is SessionState.DISCONNECTED
+
+
+async def test_a_vm_that_vanishes_mid_call_is_a_core_error(debugger, jvm_factory, line_of):
+    from tracepilot.core.errors import NotConnected
+
+    jvm, _ = await attached(debugger, jvm_factory, "Playground", "50")
+    await debugger.breakpoint_set(f"fixtures.Playground:{line_of('loop-body')}")
+    await debugger.resume(timeout=15)
+    jvm.kill()
+    # Whatever the call, the answer is a DebuggerError that says what to do, never a JDWP exception.
+    for call in (debugger.snapshot(), debugger.stack(), debugger.locals(), debugger.evaluate("i")):
+        with pytest.raises(DebuggerError) as info:
+            await call
+        assert info.value.hint
+    assert isinstance(await _raises(debugger.threads()), NotConnected | DebuggerError)
+
+
+async def _raises(coro):
+    try:
+        await coro
+    except DebuggerError as exc:
+        return exc
+    raise AssertionError("no error")

@@ -7,9 +7,13 @@ inspector.py). Mutating methods take `actor` so the shared history records who d
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
+from ..jdwp import JdwpError, JdwpTransportError, VMDisconnected
+from .errors import DebuggerError, NotConnected, TargetError
 from .model import (
     Actor,
     BreakpointInfo,
@@ -25,6 +29,36 @@ from .model import (
 from .session import Session
 
 
+def _explain_transport_errors(method: Any) -> Any:
+    """Protocol-level failures reaching a front end become core errors that say what to do next."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(*args, **kwargs)
+        except DebuggerError:
+            raise
+        except VMDisconnected as exc:
+            raise NotConnected(f"the VM disconnected ({exc})", "attach or launch again") from None
+        except JdwpError as exc:
+            raise TargetError(f"the JVM refused the request: {exc}", "check the thread is suspended and try again") from None
+        except JdwpTransportError as exc:
+            raise TargetError(f"the connection to the JVM failed: {exc}", "attach again") from None
+        except TimeoutError as exc:
+            raise TargetError(f"the JVM did not answer in time ({exc})",
+                              "it may be busy or hung: try again, pause it, or detach") from None
+
+    return wrapper
+
+
+def _with_explained_errors(cls: type) -> type:
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.iscoroutinefunction(member):
+            setattr(cls, name, _explain_transport_errors(member))
+    return cls
+
+
+@_with_explained_errors
 class Debugger:
     def __init__(self, *, read_only: bool = False, redact: bool = False, sourcepath: Sequence[str] = (),
                  default_actor: Actor = Actor.PERSON, logpoint_rate: float | None = None) -> None:
