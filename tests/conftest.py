@@ -23,6 +23,24 @@ DEFAULT_TIMEOUT = float(os.environ.get("TRACEPILOT_TEST_TIMEOUT", "60"))
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+# --- async tests ----------------------------------------------------------------------------------
+# anyio's own pytest plugin runs every `async def` test (and its async fixtures) on asyncio.
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    # Mark before parametrization so the JDK matrix and anyio's backend fixture combine normally.
+    import inspect
+
+    if collector.funcnamefilter(name) and inspect.iscoroutinefunction(obj):
+        pytest.mark.anyio(obj)
+
+
 # --- per-test timeout ------------------------------------------------------------------------------
 
 
