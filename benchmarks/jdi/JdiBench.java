@@ -73,9 +73,9 @@ public class JdiBench {
         cpr.addClassFilter("BenchTarget");
         cpr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         cpr.enable();
-        // A target started with suspend=y waits at VM start: resume it before a breakpoint can suspend
-        // threads (a target already running is not affected).
-        vm.resume();
+        // A target started with suspend=y waits at VM start; the VMStart event set's resume() in the loop
+        // below starts it. Resuming here as well would release the suspension of a ClassPrepare event
+        // that arrived meanwhile, letting the loop run before its breakpoint is set.
         for (ReferenceType t : vm.classesByName("BenchTarget")) breakAt(vm, t, line, mode, n);
         long started = System.nanoTime();
         int reps = 0;
