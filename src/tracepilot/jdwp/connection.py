@@ -46,7 +46,7 @@ class JdwpConnection:
         self.close_reason: JdwpTransportError | None = None
         self.protocol_errors: list[str] = []
         self.unmatched_replies = 0
-        self._reader_task: asyncio.Task[None] | None = None
+        self._protocol: _PacketProtocol | None = None
 
     # -- opening -------------------------------------------------------------------------------------
 
@@ -70,7 +70,7 @@ class JdwpConnection:
             writer.close()
             raise
         conn = cls(reader, writer, max_packet)
-        conn._reader_task = asyncio.create_task(conn._read_loop(), name=f"jdwp-reader {address}")
+        conn._take_over_transport(reader, writer)
         try:
             sizes = await conn.send(commands.VirtualMachine.IDSizes, timeout=timeout)
             conn.codec.sizes = IdSizes(
@@ -145,8 +145,8 @@ class JdwpConnection:
             asyncio.ensure_future(self._drain())
 
     async def _drain(self) -> None:
-        with contextlib.suppress(ConnectionError, RuntimeError):
-            await self._writer.drain()
+        if self._protocol is not None:
+            await self._protocol.writable.wait()
 
     async def send(self, command: Command, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
         """Send a command and wait for its decoded reply (a namedtuple, or None for empty replies)."""
@@ -205,10 +205,7 @@ class JdwpConnection:
     async def close(self) -> None:
         if not self._closed.is_set():
             self._shutdown(VMDisconnected("connection closed by the debugger"))
-        if self._reader_task is not None and self._reader_task is not asyncio.current_task():
-            self._reader_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader_task
+        await asyncio.sleep(0)  # let the transport finish closing
 
     def _shutdown(self, reason: JdwpTransportError) -> None:
         if self._closed.is_set():
@@ -225,26 +222,37 @@ class JdwpConnection:
         self._events.append(None)
         self._events_ready.set()
 
-    async def _read_loop(self) -> None:
-        reason: JdwpTransportError = VMDisconnected("the VM closed the connection")
+    def _take_over_transport(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """After the handshake, bytes go straight from the transport to the parser (no reader task:
+        one event-loop step less per packet). Bytes the stream reader already holds are parsed first."""
+        transport = writer.transport
+        leftover = bytes(getattr(reader, "_buffer", b""))
+        at_eof = reader.at_eof() or (reader.exception() is not None)
+        self._protocol = _PacketProtocol(self)
+        transport.set_protocol(self._protocol)
+        if hasattr(transport, "is_reading") and not transport.is_reading() and not transport.is_closing():
+            transport.resume_reading()
+        if leftover:
+            self._on_data(leftover)
+        if at_eof:
+            self._on_lost(None)
+
+    def _on_data(self, data: bytes) -> None:
+        if self._closed.is_set():
+            return
         try:
-            while True:
-                chunk = await self._reader.read(_READ_CHUNK)
-                if not chunk:
-                    break
-                self._parser.feed(chunk)
-                while (packet := self._parser.next_packet()) is not None:
-                    self._dispatch(packet)
+            self._parser.feed(data)
+            while (packet := self._parser.next_packet()) is not None:
+                self._dispatch(packet)
         except ProtocolError as exc:
             log.error("JDWP stream corrupted: %s", exc)
-            reason = VMDisconnected(f"the VM sent malformed data and the connection was dropped: {exc}")
-        except (ConnectionError, OSError) as exc:
-            reason = VMDisconnected(f"connection to the VM lost: {exc}")
-        except asyncio.CancelledError:
-            reason = VMDisconnected("connection closed by the debugger")
-            raise
-        finally:
-            self._shutdown(reason)
+            self._shutdown(VMDisconnected(f"the VM sent malformed data and the connection was dropped: {exc}"))
+
+    def _on_lost(self, exc: BaseException | None) -> None:
+        if exc is None:
+            self._shutdown(VMDisconnected("the VM closed the connection"))
+        else:
+            self._shutdown(VMDisconnected(f"connection to the VM lost: {exc}"))
 
     def _dispatch(self, packet: ReplyPacket | CommandPacket) -> None:
         if isinstance(packet, ReplyPacket):
@@ -268,3 +276,28 @@ class JdwpConnection:
             return
         self._events.append(composite)
         self._events_ready.set()
+
+
+class _PacketProtocol(asyncio.Protocol):
+    """Hands every byte the VM sends to its connection's parser, and tells it when the stream ends."""
+
+    def __init__(self, conn: JdwpConnection) -> None:
+        self.conn = conn
+        self.writable = asyncio.Event()
+        self.writable.set()
+
+    def data_received(self, data: bytes) -> None:
+        self.conn._on_data(data)
+
+    def eof_received(self) -> bool:
+        return False  # close the transport; connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.writable.set()
+        self.conn._on_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.writable.clear()
+
+    def resume_writing(self) -> None:
+        self.writable.set()
