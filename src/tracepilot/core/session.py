@@ -309,6 +309,18 @@ class Session:
         suspended = await self._all_threads_suspended()
         events_context = contextvars.copy_context()  # a (re)connect inside no_side_effects() must not
         events_context.run(_NO_SIDE_EFFECTS.set, None)  # leave conditions and logpoints without side effects
+        loop = asyncio.get_running_loop()
+
+        def on_event(composite: Any) -> None:
+            # Called by the connection as each event packet arrives. Taps (e.g. a running trace) consume
+            # high-volume monitoring events without a task each; everything else gets its own handler task.
+            if self._taps and any(tap(composite) for tap in list(self._taps)):
+                return
+            task = loop.create_task(self._handle_composite(composite), context=events_context.copy())
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+
+        conn.set_event_handler(on_event)
         self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events",
                                                context=events_context)
         self.history.add("attach" if not reconnect else "reconnect",
@@ -677,14 +689,9 @@ class Session:
     # -- events --------------------------------------------------------------------------------------
 
     async def _event_loop(self, conn: JdwpConnection) -> None:
+        """Events are handled as they arrive (see on_event in _connect); this task notices the end."""
         try:
-            async for composite in conn.events():
-                # Taps (e.g. a running trace) consume high-volume monitoring events without a task each.
-                if self._taps and any(tap(composite) for tap in list(self._taps)):
-                    continue
-                task = asyncio.create_task(self._handle_composite(composite))
-                self._handlers.add(task)
-                task.add_done_callback(self._handlers.discard)
+            await conn.wait_closed()
         finally:
             if not self._detaching and self.conn is conn:
                 await self._on_vm_gone(conn)
@@ -770,6 +777,7 @@ class Session:
                 if thread:
                     _forget(conn.send_nowait(ThreadReference.Resume, thread))
                     break
+        conn.flush()  # the target waits for this: don't hold it until the end of the loop turn
 
     async def _on_step(self, event: Any) -> tuple[StopReason, bool] | None:
         step = self._step

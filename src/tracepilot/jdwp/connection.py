@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from . import commands
@@ -47,6 +47,7 @@ class JdwpConnection:
         self.protocol_errors: list[str] = []
         self.unmatched_replies = 0
         self._protocol: _PacketProtocol | None = None
+        self._event_handler: Callable[[Any], None] | None = None
 
     # -- opening -------------------------------------------------------------------------------------
 
@@ -176,6 +177,18 @@ class JdwpConnection:
             self._events.popleft()
             yield item
 
+    def set_event_handler(self, handler: Callable[[Any], None] | None) -> None:
+        """Hand composites to handler(composite) as they arrive, in order, instead of queueing them for
+        events() (saves an event-loop step per event). Events already queued are handed over first."""
+        self._event_handler = handler
+        if handler is not None:
+            while self._events and self._events[0] is not None:
+                handler(self._events.popleft())
+
+    def flush(self) -> None:
+        """Write queued requests now instead of at the end of this event-loop turn."""
+        self._flush()
+
     def queued_events(self) -> list[Any]:
         """Events received but not yet consumed (None marks the end of the stream)."""
         return list(self._events)
@@ -273,6 +286,12 @@ class JdwpConnection:
         except ProtocolError as exc:
             self.protocol_errors.append(str(exc))
             log.warning("dropped an undecodable packet from the VM: %s", exc)
+            return
+        if self._event_handler is not None:
+            try:
+                self._event_handler(composite)
+            except Exception:  # the consumer's bug must not break the stream
+                log.exception("event handler failed")
             return
         self._events.append(composite)
         self._events_ready.set()

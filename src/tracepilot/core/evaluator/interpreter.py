@@ -372,7 +372,15 @@ class Evaluator:
         values = conn.send_nowait(StackFrame.GetValues, ctx.thread, predicted,
                                   [(sl.slot, sig_byte(sl.type_name)) for sl in plan.slots]) if plan.slots else None
         this = conn.send_nowait(StackFrame.ThisObject, ctx.thread, predicted) if plan.need_this else None
-        results = await asyncio.gather(frames, *(f for f in (values, this) if f is not None), return_exceptions=True)
+        conn.flush()  # the burst leaves now; the target is suspended waiting for our answer
+        # The replies arrive together: awaiting them in turn costs no extra loop steps (unlike gather).
+        results: list[Any] = []
+        for pending in (frames, values, this):
+            if pending is not None:
+                try:
+                    results.append(await pending)
+                except Exception as exc:  # noqa: BLE001  (kept like gather's return_exceptions)
+                    results.append(exc)
         reply = results[0]
         if isinstance(reply, BaseException):
             raise reply
