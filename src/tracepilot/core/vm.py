@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +39,8 @@ class VariableSlot:
     length: int
     is_argument: bool
 
-    @property
-    def type_name(self) -> str:
+    @functools.cached_property
+    def type_name(self) -> str:  # asked at every conditional-breakpoint hit: computed once
         return signature_to_java_name(self.signature)
 
     def live_at(self, index: int) -> bool:
