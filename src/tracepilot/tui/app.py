@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
@@ -333,7 +334,10 @@ class TracepilotApp(App[int]):
         taken = dict(self._wanted)
         if not taken and not self._reset_selection:
             return
-        done = await self._refresh_parts(set(taken))
+        try:
+            done = await self._refresh_parts(set(taken))
+        except NoMatches:
+            return  # the screen is being torn down (quitting): nothing left to paint
         if not done:
             return
         for part, count in taken.items():
