@@ -280,10 +280,17 @@ class Session:
         vm = Vm(conn)
         self._vm = vm
         answer_within = max(deadline - time.monotonic(), 2.0)
+        # One burst: version, capabilities, the monitoring requests and the thread check go out together.
+        monitoring = [vm.send(EventRequest.Set, kind, SuspendPolicy.NONE, [])
+                      for kind in (EventKind.THREAD_START, EventKind.THREAD_DEATH, EventKind.CLASS_UNLOAD)]
+        suspended_check = asyncio.ensure_future(self._all_threads_suspended())
         try:
             async with asyncio.timeout(answer_within):  # a peer that handshakes, then goes quiet
-                await vm.load_basics()
+                await asyncio.gather(vm.load_basics(), *monitoring)
         except (JdwpTransportError, TimeoutError) as exc:
+            suspended_check.cancel()
+            with contextlib.suppress(BaseException):
+                await suspended_check
             await conn.close()
             self._vm = None
             self.conn = None
@@ -303,10 +310,8 @@ class Session:
         self.stop = None
         self._plan = ResumePlan()
         self._pending_stops.clear()
-        # Monitoring events: they never suspend, they only feed the history and the caches.
-        await asyncio.gather(*(vm.send(EventRequest.Set, kind, SuspendPolicy.NONE, [])
-                               for kind in (EventKind.THREAD_START, EventKind.THREAD_DEATH, EventKind.CLASS_UNLOAD)))
-        suspended = await self._all_threads_suspended()
+        # (The monitoring events above never suspend: they only feed the history and the caches.)
+        suspended = await suspended_check
         events_context = contextvars.copy_context()  # a (re)connect inside no_side_effects() must not
         events_context.run(_NO_SIDE_EFFECTS.set, None)  # leave conditions and logpoints without side effects
         loop = asyncio.get_running_loop()
@@ -814,7 +819,8 @@ class Session:
         # Waiters see the stop only once watchers and changed values are known (`_stopping`).
         self._stopping = True
         try:
-            await self.inspector.on_stop()
+            if reason.kind is not StopKind.VM_START:  # nothing has run yet: no frames, no values to compare
+                await self.inspector.on_stop()
         except NotImplementedError:
             pass
         except Exception as exc:  # watchers failing must not lose the stop

@@ -65,15 +65,24 @@ class JdwpConnection:
             raise ConnectError(f"no answer from {address} within {timeout:g}s (host unreachable or filtered)") from None
         except OSError as exc:
             raise ConnectError(f"cannot connect to {address}: {exc.strerror or exc}") from None
+        # The IDSizes request (it holds no IDs) travels right behind the handshake: one round trip less.
+        codec = Codec()
+        sizes_id, sizes_request = codec.encode_request(commands.VirtualMachine.IDSizes)
         try:
-            await cls._handshake(reader, writer, address, timeout)
+            await cls._handshake(reader, writer, address, timeout, then=sizes_request)
         except BaseException:
             writer.close()
             raise
         conn = cls(reader, writer, max_packet)
+        conn.codec = codec
+        sizes_reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        conn._pending[sizes_id] = (commands.VirtualMachine.IDSizes, sizes_reply)
         conn._take_over_transport(reader, writer)
         try:
-            sizes = await conn.send(commands.VirtualMachine.IDSizes, timeout=timeout)
+            try:
+                sizes = await asyncio.wait_for(sizes_reply, timeout)
+            except TimeoutError:
+                raise TimeoutError(f"the VM did not answer VirtualMachine.IDSizes within {timeout:g}s") from None
             conn.codec.sizes = IdSizes(
                 sizes.field_id_size, sizes.method_id_size, sizes.object_id_size,
                 sizes.reference_type_id_size, sizes.frame_id_size,
@@ -84,8 +93,9 @@ class JdwpConnection:
         return conn
 
     @staticmethod
-    async def _handshake(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str, timeout: float) -> None:
-        writer.write(HANDSHAKE)
+    async def _handshake(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str, timeout: float,
+                         then: bytes = b"") -> None:
+        writer.write(HANDSHAKE + then)
         try:
             answer = await asyncio.wait_for(reader.readexactly(len(HANDSHAKE)), timeout)
         except TimeoutError:
