@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import render as shared_render
 from .errors import DebuggerError, InvalidArgument, NotFound, ReadOnlyViolation
+from .launcher import launch_options
 from .model import (
     Actor,
     BreakpointInfo,
@@ -511,31 +512,8 @@ async def _attach(ctx: Context, address: str = "localhost:5005", timeout: float 
      args=[Arg("java_args", "text", "java arguments", rest=True)], category="connection", mutates=True,
      examples=("launch -cp build/classes com.acme.Main", "launch Hello.java"))
 async def _launch(ctx: Context, java_args: str) -> CommandResult:
-    words = [t.text for t in tokenize(java_args)]
-    kwargs: dict[str, Any] = {}
-    jvm_args: list[str] = []
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if w in ("-cp", "-classpath", "--class-path") and i + 1 < len(words):
-            kwargs["classpath"] = words[i + 1]
-            i += 2
-            continue
-        if w == "-jar" and i + 1 < len(words):
-            kwargs["jar"] = words[i + 1]
-            kwargs["args"] = words[i + 2:]
-            break
-        if w.startswith("-"):
-            jvm_args.append(w)
-            i += 1
-            continue
-        if w.endswith(".java"):
-            kwargs["source"] = w
-        else:
-            kwargs["main"] = w
-        kwargs["args"] = words[i + 1:]
-        break
-    status = await ctx.debugger.launch(jvm_args=jvm_args, actor=ctx.actor, **kwargs)
+    options = launch_options([t.text for t in tokenize(java_args)])
+    status = await ctx.debugger.launch(actor=ctx.actor, **options)
     return ok(render(status), status, stop=status.stop)
 
 

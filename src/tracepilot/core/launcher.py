@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import DebuggerError, InvalidArgument
 from .output import OutputBuffer
@@ -72,16 +73,10 @@ async def compile_source(source: str, java: str | None = None) -> tuple[str, str
 async def plan_launch(
     *, main: str | None, classpath: str | Sequence[str] | None, jar: str | None, source: str | None,
     args: Sequence[str], jvm_args: Sequence[str], cwd: str | None, env: dict[str, str] | None,
-    java: str | None, raw_args: Sequence[str] | None = None,
+    java: str | None,
 ) -> LaunchPlan:
     java_bin = find_tool("java", java)
     sourcepath: list[str] = []
-    if raw_args:
-        tail = list(raw_args)
-        if len(tail) == 1 and tail[0].endswith(".java"):
-            source, tail = tail[0], []
-        else:
-            return LaunchPlan([java_bin, AGENT, *tail], cwd, _env(env), " ".join(tail))
     if source:
         main_class, classes_dir, source_dir = await compile_source(source, java)
         sourcepath.append(str(source_dir))
@@ -97,6 +92,35 @@ async def plan_launch(
         command += ["-cp", cp]
     command += [main, *args]
     return LaunchPlan(command, cwd, _env(env), main)
+
+
+def launch_options(java_args: Sequence[str]) -> dict[str, Any]:
+    """Java's own command line (`-cp DIR Main a b`, `-jar app.jar a`, `Foo.java a`, JVM options first) as
+    keyword arguments of `Debugger.launch`."""
+    options: dict[str, Any] = {"jvm_args": [], "args": []}
+    args = list(java_args)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-cp", "-classpath", "--class-path") and i + 1 < len(args):
+            options["classpath"] = args[i + 1]
+            i += 2
+            continue
+        if arg == "-jar" and i + 1 < len(args):
+            options["jar"] = args[i + 1]
+            options["args"] = args[i + 2:]
+            return options
+        if arg.startswith("-"):
+            options["jvm_args"].append(arg)
+            i += 1
+            continue
+        if arg.endswith(".java"):
+            options["source"] = arg
+        else:
+            options["main"] = arg
+        options["args"] = args[i + 1:]
+        return options
+    return options
 
 
 def _env(extra: dict[str, str] | None) -> dict[str, str] | None:

@@ -373,14 +373,13 @@ class Session:
 
     async def launch(self, *, main: str | None, classpath: Any, jar: str | None, source: str | None,
                      args: Sequence[str], jvm_args: Sequence[str], cwd: str | None, env: dict[str, str] | None,
-                     sourcepath: Sequence[str], suspend: bool, java: str | None, actor: Actor,
-                     raw_args: Sequence[str] | None = None) -> Status:
+                     sourcepath: Sequence[str], suspend: bool, java: str | None, actor: Actor) -> Status:
         if self.read_only:
             from .errors import ReadOnlyViolation
 
             raise ReadOnlyViolation("launch")
         plan = await plan_launch(main=main, classpath=classpath, jar=jar, source=source, args=args,
-                                 jvm_args=jvm_args, cwd=cwd, env=env, java=java, raw_args=raw_args)
+                                 jvm_args=jvm_args, cwd=cwd, env=env, java=java)
         if self.conn is not None and not self.conn.is_closed:
             await self._teardown(clean=False)
         self.sources.add(*plan.sourcepath, *sourcepath)

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
 from ..core.errors import DebuggerError
+from ..core.launcher import launch_options as java_launch_options
 from ..core.model import (
     Actor,
     BreakpointInfo,
@@ -1001,34 +1002,6 @@ def _result_text(result: Any) -> str:
 
 def _demo_source() -> Path:
     return Path(__file__).resolve().parent.parent / "demo" / "ShopDemo.java"
-
-
-def java_launch_options(java_args: list[str]) -> dict[str, Any]:
-    """Turn `-cp DIR Main a b` / `-jar app.jar a` / `Foo.java a` into Debugger.launch keywords."""
-    options: dict[str, Any] = {"jvm_args": [], "args": []}
-    args = list(java_args)
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in ("-cp", "-classpath", "--class-path") and i + 1 < len(args):
-            options["classpath"] = args[i + 1]
-            i += 2
-            continue
-        if arg == "-jar" and i + 1 < len(args):
-            options["jar"] = args[i + 1]
-            options["args"] = args[i + 2:]
-            return options
-        if arg.startswith("-"):
-            options["jvm_args"].append(arg)
-            i += 1
-            continue
-        if arg.endswith(".java"):
-            options["source"] = arg
-        else:
-            options["main"] = arg
-        options["args"] = args[i + 1:]
-        return options
-    return options
 
 
 async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: list[str]) -> None:
