@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
@@ -77,7 +78,7 @@ class BreakpointsPane(Table):
                 opts.append("pending")
             if bp.after:
                 opts.append(f"after {bp.after}")
-            rows.append((bp.id, (f"[{style}]{glyph}[/]", bp.id, bp.kind, bp.spec, str(bp.hits), " ".join(opts))))
+            rows.append((bp.id, (Text(glyph, style=style), bp.id, bp.kind, bp.spec, str(bp.hits), " ".join(opts))))
         self.set_rows(rows)
 
     def _current(self) -> BreakpointInfo | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -31,7 +32,7 @@ class StackPane(Table):
                 "native" if frame.is_native else "?")
             short = loc.class_name.rsplit(".", 1)[-1]
             style = "dim" if frame.is_library else ""
-            method = f"[{style}]{short}.{loc.method}[/]" if style else f"{short}.{loc.method}"
+            method = Text(f"{short}.{loc.method}", style=style)
             rows.append((str(frame.index), (str(frame.index), method, where)))
         self.set_rows(rows, cursor=selected)
 

@@ -21,15 +21,16 @@ class Table(DataTable):
         """Replace every row (key, cells); the cursor stays on its row number unless `cursor` is given.
         The same rows again change nothing; the same keys and column widths update only the cells that
         changed (no re-layout)."""
-        shown = [(key, tuple(cells)) for key, cells in rows]
+        # Plain strings are shown as they are: thread names, values and expressions come from the target or
+        # the user and may hold "[...]" that must not be read as markup. Styled cells are passed as Text.
+        shown = [(key, tuple(c if isinstance(c, Text) else Text(c) for c in cells)) for key, cells in rows]
         if shown == self._shown and self.row_count == len(shown) and (
                 cursor is None or not shown or cursor == self.cursor_row):
             return
         widths = [Text.from_markup(label).cell_len for label in self.COLUMNS]
         for _, cells in shown:
             for i, cell in enumerate(cells):
-                text = cell if isinstance(cell, Text) else Text.from_markup(cell)
-                widths[i] = max(widths[i], text.cell_len)
+                widths[i] = max(widths[i], cell.cell_len)
         previous_rows, self._shown = self._shown, shown
         if previous_rows is not None and widths == self._widths and self.row_count == len(previous_rows) \
                 and [key for key, _ in previous_rows] == [key for key, _ in shown]:

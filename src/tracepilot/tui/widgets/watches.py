@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 
@@ -57,7 +58,7 @@ class WatchesPane(Table):
     def show(self, watches: list[Any]) -> None:
         rows = [watch_row(w) for w in watches]
         self._rows = {r.id: r for r in rows}
-        self.set_rows([(r.id, (r.id, r.expression, f"[red]{r.value}[/]" if r.error else r.value,
+        self.set_rows([(r.id, (r.id, r.expression, Text(r.value, style="red") if r.error else r.value,
                                 " ← ".join(reversed(r.history[-4:-1])))) for r in rows])
 
     def _current(self) -> WatchRow | None:
