@@ -124,6 +124,17 @@ class Breakpoint:
     bucket: TokenBucket | None = None  # logpoint throttle
     sample_every: int = 1  # > 1: a throttled logpoint, sampled by the JVM's Count modifier
 
+    def unbind(self) -> None:
+        """Forget every binding in the VM (its requests were cleared, or died with the VM)."""
+        self.requests.clear()
+        self.request_mods.clear()
+        self.prepare_requests.clear()
+        self.bound.clear()
+        self.bound_types.clear()
+        self.method_ids.clear()
+        self.info.verified = False
+        self.info.locations = []
+
     @property
     def jvm_counts(self) -> bool:
         """A pure hit count (no condition) is left to the JVM's Count modifier."""
@@ -371,12 +382,7 @@ class BreakpointTracker:
     async def install_all(self) -> None:
         """After (re)connecting: install every breakpoint we know, under the same ids."""
         for bp in list(self._bps.values()):
-            bp.requests.clear()
-            bp.request_mods.clear()
-            bp.prepare_requests.clear()
-            bp.bound.clear()
-            bp.bound_types.clear()
-            bp.method_ids.clear()
+            bp.unbind()
             await self._install(bp)
 
     def forget_vm(self) -> None:
@@ -387,14 +393,7 @@ class BreakpointTracker:
             if bp.internal:
                 self._bps.pop(bp.info.id, None)
                 continue
-            bp.requests.clear()
-            bp.request_mods.clear()
-            bp.prepare_requests.clear()
-            bp.bound.clear()
-            bp.bound_types.clear()
-            bp.method_ids.clear()
-            bp.info.verified = False
-            bp.info.locations = []
+            bp.unbind()
 
     def clear_all_local(self) -> None:
         self._bps.clear()
@@ -454,14 +453,7 @@ class BreakpointTracker:
             if conn is not None and not conn.is_closed:
                 with contextlib.suppress(JdwpError):
                     await conn.send(EventRequest.Clear, EventKind.CLASS_PREPARE, request_id)
-        bp.requests.clear()
-        bp.request_mods.clear()
-        bp.prepare_requests.clear()
-        bp.bound.clear()
-        bp.bound_types.clear()
-        bp.method_ids.clear()
-        bp.info.verified = False
-        bp.info.locations = []
+        bp.unbind()
 
     async def _install(self, bp: Breakpoint) -> None:
         if not bp.info.enabled or not bp.info.armed:
