@@ -88,6 +88,7 @@ class Inspector:
         self.handles = HandleTable()
         self._marks = Marks(self.handles)
         self.watchers = Watchers()
+        self._evaluator: Any = None
         self._parts: _Parts | None = None
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
@@ -125,6 +126,7 @@ class Inspector:
         self._marks.forget()
         self._parts = None
         self._last_locals.clear()
+        self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
 
     def _secret(self, expression: str) -> str | None:
         """With --redact, an expression naming a secret-looking field or variable shows as redacted."""
@@ -289,17 +291,20 @@ class Inspector:
         place = await paths.resolve(await self._scope(thread_id, frame), expression)
         return place.value, place.type_name
 
+    @property
+    def evaluator(self) -> Any:
+        """The session's one Evaluator (its caches make repeated conditions cheap). Imported on first use:
+        tree-sitter stays off the start path."""
+        if self._evaluator is None:
+            from .evaluator.interpreter import Evaluator  # noqa: PLC0415
+
+            self._evaluator = Evaluator(self.session)
+        return self._evaluator
+
     async def _interpreter(self, expression: str, thread_id: int, frame: int,
                            extra: dict[str, Value] | None) -> tuple[Value, str | None] | None:
-        try:
-            from .evaluator.interpreter import Evaluator  # noqa: PLC0415  (written in parallel; optional)
-        except ImportError:
-            return None
-        evaluator = getattr(self, "_evaluator", None)
-        if evaluator is None:
-            evaluator = self._evaluator = Evaluator(self.session)
         expression, extra = self._handles_as_symbols(expression, extra)
-        result = await evaluator.evaluate(expression, thread_id, frame, extra)
+        result = await self.evaluator.evaluate(expression, thread_id, frame, extra)
         if isinstance(result, Value):
             return result, None
         to_jdwp = getattr(result, "to_jdwp", None)
@@ -569,6 +574,8 @@ class Inspector:
                         and b.id not in result.breakpoints_reinstalled:
                     result.breakpoints_reinstalled.append(b.id)
         self.session.stop_generation += 1  # frames of redefined methods are obsolete
+        if result.redefined and self._evaluator is not None:
+            self._evaluator.reset()  # cached plans and member facts describe the old class versions
         self.session.history.add("hotswap", result.headline(), actor, redefined=result.redefined, errors=result.errors)
         return result
 
@@ -623,30 +630,14 @@ class Inspector:
     # -- conditions and logpoints --------------------------------------------------------------------
 
     async def evaluate_condition(self, expression: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
-        """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError)."""
+        """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError).
+
+        The evaluator's condition path caches its plan per location: one round trip per repeat hit."""
+        expression, extra = self._handles_as_symbols(expression, extra)
         try:
-            from .evaluator.interpreter import Evaluator  # noqa: PLC0415
-        except ImportError:  # pragma: no cover
-            Evaluator = None  # noqa: N806
-        if Evaluator is not None:
-            # The evaluator's condition path caches the plan per location: one round trip per repeat hit.
-            evaluator = getattr(self, "_evaluator", None)
-            if evaluator is None:
-                evaluator = self._evaluator = Evaluator(self.session)
-            expression, extra = self._handles_as_symbols(expression, extra)
-            try:
-                return await evaluator.condition(expression, thread_id, extra)
-            except JdwpError as exc:
-                raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
-        try:
-            value, _ = await self._evaluate_value(expression, thread_id, 0, extra)
+            return await self.evaluator.condition(expression, thread_id, extra)
         except JdwpError as exc:
             raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
-        if value.tag == Tag.BOOLEAN:
-            return bool(value.value)
-        if value.is_object and not value.is_null and await self._p().values.objects.type_name(value.value) == "java.lang.Boolean":
-            return bool((await self._p().values.objects.get1(value.value, "value")).value)
-        raise EvaluationError(f"condition '{expression}' is not a boolean")
 
     async def format_log(self, template: str, thread_id: int, extra: dict[str, Value] | None = None) -> str:
         """Expand a logpoint template: text with {expression} parts evaluated in the top frame."""
