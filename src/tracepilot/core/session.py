@@ -38,6 +38,7 @@ from ..jdwp import (
 from .breakpoints import BreakpointTracker
 from .errors import DebuggerError, InvalidArgument, NotConnected, NotFound, NotStopped, TargetError
 from .history import EventHistory
+from .inspect.threads import is_system
 from .launcher import LaunchedProcess, plan_launch
 from .model import (
     Actor,
@@ -59,21 +60,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_STEP_FILTERS = ("java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*")
-SYSTEM_THREAD_NAMES = frozenset({
-    "Reference Handler", "Finalizer", "Signal Dispatcher", "Common-Cleaner", "Notification Thread",
-    "Attach Listener", "Service Thread", "Monitor Deflation Thread", "C2 CompilerThread0", "C1 CompilerThread0",
-    "Sweeper thread", "JDWP Transport Listener: dt_socket", "JDWP Event Helper Thread", "JDWP Command Reader",
-    "DestroyJavaVM",
-})
 STOP_EVENT_KINDS = frozenset({
     EventKind.BREAKPOINT, EventKind.SINGLE_STEP, EventKind.EXCEPTION, EventKind.FIELD_ACCESS,
     EventKind.FIELD_MODIFICATION, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT,
     EventKind.METHOD_EXIT_WITH_RETURN_VALUE,
 })
-
-
-def is_system_thread(name: str, group: str | None) -> bool:
-    return group == "system" or name in SYSTEM_THREAD_NAMES or name.startswith(("JDWP ", "C1 ", "C2 "))
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -152,7 +143,6 @@ class Session:
         self._stopping = False
         self._step: StepState | None = None
         self._detaching = False
-        self._op_lock = asyncio.Lock()
         self.exit_code: int | None = None
         self._source_cache: dict[tuple[Any, ...], tuple[str | None, float]] = {}
 
@@ -613,7 +603,7 @@ class Session:
                 name = await vm.thread_name(tid)
                 group = (await vm.send(ThreadReference.ThreadGroup, tid)).group
                 group_name = (await vm.send(ThreadGroupReference.Name, group)).group_name if group else None
-                if is_system_thread(name, group_name):
+                if is_system(name, group_name):
                     return None
                 frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
                 loc = await self.code_location(frames[0].location) if frames else None
