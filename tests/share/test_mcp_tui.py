@@ -8,7 +8,6 @@ import contextlib
 import time
 
 import pytest
-from textual.worker import WorkerCancelled
 
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.model import Actor, SessionState
@@ -17,22 +16,11 @@ from tracepilot.share.client import RemoteDebugger
 from tracepilot.share.host import published
 from tracepilot.tui.app import TracepilotApp
 from tracepilot.tui.watch import WatchApp
-from tui.helpers import stopped_at
+from tui.helpers import stopped_at, wait_for
 
 from .conftest import agent_session
 
 SIZE = (140, 40)
-
-
-async def wait_for(pilot, condition, timeout: float = 15.0, what: str = "", interval: float = 0.02) -> None:
-    """tests/tui's wait_for, tolerant of refresh workers superseded by newer ones (events arrive fast here)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or condition}")
-        with contextlib.suppress(WorkerCancelled):
-            await pilot.app.workers.wait_for_complete()
-        await pilot.pause(interval)
 
 
 @pytest.mark.timeout(120)

@@ -14,7 +14,8 @@ from tracepilot.tui.app import TracepilotApp
 from tracepilot.tui.widgets.source import SourceView
 
 
-async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 15.0, what: str = "",
+                   interval: float = 0.02) -> None:
     """Let the app process messages and workers until `condition()` holds (a refresh superseded by a newer
     one is cancelled: that is not a failure)."""
     deadline = time.monotonic() + timeout
@@ -23,7 +24,7 @@ async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float
             raise AssertionError(f"timed out waiting for {what or condition}")
         with contextlib.suppress(WorkerCancelled):
             await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.02)
+        await pilot.pause(interval)
 
 
 def attached_app(debugger, address: str) -> TracepilotApp:

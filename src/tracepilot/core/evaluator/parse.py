@@ -341,13 +341,17 @@ class _Converter:
         if obj.type == "super":
             target: A.Expr = A.Super(column=self.col(obj))
         elif has_super:
-            q = self.chain(obj)
-            if q is None:
-                raise _Err(f"'.super' needs a class name before it at column {col}", col)
-            target = A.Super(q, column=col)
+            target = self._qualified_super(obj, col)
         else:
             target = self.expr(obj)
         return A.FieldAccess(target, self.raw(field), column=col)
+
+    def _qualified_super(self, obj, col):
+        """`Outer.super.f` / `Iface.super.m()`: the qualifier must be a name."""
+        q = self.chain(obj)
+        if q is None:
+            raise _Err(f"'.super' needs a class name before it at column {col}", col)
+        return A.Super(q, column=col)
 
     def x_array_access(self, node, col):
         return A.ArrayAccess(self.expr(node.child_by_field_name("array")),
@@ -364,10 +368,7 @@ class _Converter:
         elif obj.type == "super":
             target, has_super = A.Super(column=self.col(obj)), True
         elif has_super:
-            q = self.chain(obj)
-            if q is None:
-                raise _Err(f"'.super' needs a class name before it at column {col}", col)
-            target = A.Super(q, column=col)
+            target = self._qualified_super(obj, col)
         else:
             parts = self.chain(obj)
             if parts is not None and len(parts) > 1:
