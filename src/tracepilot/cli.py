@@ -6,6 +6,7 @@ Front ends are imported lazily so `tracepilot --mcp` answers `initialize` withou
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ tracepilot repl HOST:PORT [-c "cmd; cmd"]  line interface (also reads commands f
 tracepilot --mcp [--read-only] [--join SESSION]   MCP server on stdio
 tracepilot sessions                        live sessions on this machine
 tracepilot watch [SESSION] [--follow-only] TUI on a live session another front end drives
+                                           (SESSION tcp://127.0.0.1:PORT --token T: one shared with --share-tcp)
 """
 
 
@@ -36,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--read-only", action="store_true", help="refuse every action with side effects")
     parser.add_argument("--redact", action="store_true", help="hide values of fields that look secret")
     parser.add_argument("--log-file", default=None, help="MCP server log file")
+    parser.add_argument("--share-tcp", type=int, default=None, metavar="PORT",
+                        help="also share the session on 127.0.0.1:PORT (a token is printed; 0 picks a port)")
     sub = parser.add_subparsers(dest="command")
 
     attach = sub.add_parser("attach", help="TUI on a JVM that listens for a debugger")
@@ -63,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     watch = sub.add_parser("watch", help="TUI on a live session another front end drives")
     watch.add_argument("session", nargs="?", default=None)
     watch.add_argument("--follow-only", action="store_true", help="watch without taking part")
+    watch.add_argument("--token", default=None, help="the token of a session shared with --share-tcp "
+                       "(SESSION is then tcp://HOST:PORT)")
     return parser
 
 
@@ -76,6 +82,9 @@ def split_launch_args(java_args: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     ns = parser.parse_args(argv)
+    if ns.share_tcp is not None:
+        # Read by every session host when it publishes (share.host); TCP is never opened otherwise.
+        os.environ["TRACEPILOT_SHARE_TCP"] = str(ns.share_tcp)
     if ns.mcp:
         from .mcp.server import run as run_mcp
 

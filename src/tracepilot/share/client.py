@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import itertools
 import logging
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -72,8 +73,9 @@ class RemoteDebugger:
     """Same methods as `Debugger`; each one runs on the session host."""
 
     def __init__(self, session: str | None = None, *, actor: Actor = Actor.PERSON, follow_only: bool = False,
-                 client: str = "watch") -> None:
+                 client: str = "watch", token: str | None = None) -> None:
         self.session_name = session
+        self.token = token if token is not None else os.environ.get("TRACEPILOT_SHARE_TOKEN")
         self.default_actor = actor
         self.follow_only = follow_only
         self.client_name = client
@@ -112,14 +114,24 @@ class RemoteDebugger:
                 return self
             if self.ended.is_set():
                 raise SessionEnded(self.end_reason or "the session host ended")
-            info = await asyncio.to_thread(registry.resolve, self.session_name)
-            registry.check_private_dir(Path(info.socket).parent)
+            tcp = _tcp_address(self.session_name)
+            if tcp is not None:
+                # A session shared with --share-tcp (e.g. through an SSH tunnel): loopback address + token.
+                if not self.token:
+                    raise ShareError("a TCP session needs its token", "pass --token (printed by the host) "
+                                     "or set TRACEPILOT_SHARE_TOKEN")
+                info = SessionInfo(f"tcp://{tcp[0]}:{tcp[1]}", "", 0, "tcp", None, time.time())
+                opening = asyncio.open_connection(tcp[0], tcp[1], limit=protocol.MAX_LINE)
+            else:
+                info = await asyncio.to_thread(registry.resolve, self.session_name)
+                registry.check_private_dir(Path(info.socket).parent)
+                opening = asyncio.open_unix_connection(info.socket, limit=protocol.MAX_LINE)
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_unix_connection(info.socket, limit=protocol.MAX_LINE), CONNECT_TIMEOUT)
+                reader, writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as e:
                 raise ShareError(f"cannot reach session {info.id}: {e}", "tracepilot sessions lists live ones") from e
-            writer.write(protocol.dumps(protocol.hello(self.client_name, self.default_actor.value, self.follow_only)))
+            writer.write(protocol.dumps(protocol.hello(self.client_name, self.default_actor.value, self.follow_only,
+                                                       self.token if tcp is not None else None)))
             try:
                 line = await asyncio.wait_for(reader.readline(), CONNECT_TIMEOUT)
             except TimeoutError:
@@ -314,3 +326,13 @@ async def wait_for_record(remote: RemoteDebugger | Debugger, predicate: Any, tim
 
 
 __all__: Sequence[str] = ("MirrorHistory", "RemoteDebugger", "RemoteSession", "join_session", "wait_for_record")
+
+
+def _tcp_address(session: str | None) -> tuple[str, int] | None:
+    """`tcp://HOST:PORT` names a session shared over TCP; anything else is a local session name."""
+    if not session or not session.startswith("tcp://"):
+        return None
+    host, _, port = session[len("tcp://"):].rpartition(":")
+    if not host or not port.isdigit():
+        raise ShareError(f"'{session}' is not tcp://HOST:PORT", "e.g. tcp://127.0.0.1:7777")
+    return host, int(port)

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import inspect
 import logging
 import os
+import secrets
 import socket
 import struct
+import sys
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -42,6 +45,7 @@ log = logging.getLogger("tracepilot.share")
 HISTORY_IN_SNAPSHOT = 500  # recent records a new client gets; older ones via `events`
 MAX_BUFFERED = 8 * 1024 * 1024  # bytes waiting for a client that does not read: beyond this it is dropped
 HELLO_TIMEOUT = 10.0
+TCP_HOST = "127.0.0.1"  # the TCP listener never binds beyond loopback
 NOT_REMOTE = {"close"}  # a client ends its own connection, never the host's debugger
 TARGET_KINDS = {"attach", "reconnect", "launch", "detach", "vm_death", "reset"}
 
@@ -125,6 +129,8 @@ class SessionHost:
         self._unsubscribe: Any = None
         self._clients_changed: asyncio.Condition | None = None
         self.closed = False
+        self.tcp_token: str | None = None
+        self._tcp_server: asyncio.AbstractServer | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -178,10 +184,11 @@ class SessionHost:
             client.drop()
         with contextlib.suppress(Exception):
             await self.wait_started()
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 2.0)
+        for server in (self._server, self._tcp_server):
+            if server is not None:
+                server.close()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(server.wait_closed(), 2.0)
         log.info("share: closed %s", self.info and self.info.id)
 
     async def wait_clients(self, count: int, timeout: float = 10.0) -> None:
@@ -261,9 +268,23 @@ class SessionHost:
 
     # -- one client --------------------------------------------------------------------------------------
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def listen_tcp(self, port: int = 0) -> tuple[str, int, str]:
+        """Also serve on a loopback TCP port (only when asked: `--share-tcp PORT`). Every client must
+        present the returned token in its hello; the token is in the 0600 descriptor and printed once."""
+        self.tcp_token = secrets.token_urlsafe(24)
+        self._tcp_server = await asyncio.start_server(
+            lambda r, w: self._serve(r, w, token=self.tcp_token), TCP_HOST, port, limit=protocol.MAX_LINE)
+        bound = self._tcp_server.sockets[0].getsockname()[1]
+        if self.info is not None:
+            self.info.tcp = f"{TCP_HOST}:{bound}"
+            self.info.token = self.tcp_token
+            registry.write_descriptor(self.info)
+        log.info("share: also listening on tcp://%s:%d (token required)", TCP_HOST, bound)
+        return TCP_HOST, bound, self.tcp_token
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, token: str | None = None) -> None:
         client = _Client(self, reader, writer)
-        if not _same_user(writer):
+        if token is None and not _same_user(writer):
             writer.close()
             return
         try:
@@ -273,6 +294,9 @@ class SessionHost:
             hello = protocol.loads(line)
             if hello.get("type") != "hello":
                 raise protocol.ProtocolError("the first message must be hello")
+            if token is not None and not hmac.compare_digest(str(hello.get("token", "")), token):
+                log.warning("share: refused a TCP client with a wrong or missing token")
+                raise protocol.ProtocolError("wrong or missing token")
             client.name = str(hello.get("client", "client"))
             client.follow_only = bool(hello.get("follow_only", False))
             client.actor = _actor(hello.get("actor"), Actor.PERSON)
@@ -405,6 +429,12 @@ async def published(debugger: Debugger, frontend: str) -> AsyncIterator[SessionH
     except (ShareError, OSError) as e:
         log.warning("share: the session is not published: %s", e)
         host = None
+    if host is not None:
+        try:
+            await _maybe_tcp(host)
+        except (OSError, ValueError) as e:
+            log.warning("share: no TCP listener: %s", e)
+            print(f"tracepilot: cannot share over TCP: {e}", file=sys.stderr)
     try:
         yield host
     finally:
@@ -420,4 +450,22 @@ def publish_soon(debugger: Debugger, frontend: str) -> SessionHost | None:
     except (ShareError, OSError) as e:
         log.warning("share: the session is not published: %s", e)
         return None
+    if os.environ.get(TCP_ENV):
+        task = asyncio.get_running_loop().create_task(_maybe_tcp(host))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception() and log.warning(
+            "share: no TCP listener: %s", t.exception()))
     return host
+
+
+TCP_ENV = "TRACEPILOT_SHARE_TCP"
+
+
+async def _maybe_tcp(host: SessionHost) -> None:
+    """`--share-tcp PORT` (TRACEPILOT_SHARE_TCP): also listen on 127.0.0.1:PORT, token required."""
+    value = os.environ.get(TCP_ENV)
+    if not value:
+        return
+    address, port, token = await host.listen_tcp(int(value))
+    # stderr, never stdout (the MCP server's stdout carries its protocol)
+    print(f"tracepilot: sharing on tcp://{address}:{port} — join with: tracepilot watch "
+          f"tcp://{address}:{port} --token {token}", file=sys.stderr, flush=True)

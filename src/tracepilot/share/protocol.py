@@ -75,9 +75,12 @@ def _fallback(obj: Any) -> Any:
 # --- messages ---------------------------------------------------------------------------------------------
 
 
-def hello(client: str, actor: str, follow_only: bool) -> dict[str, Any]:
-    return {"type": "hello", "protocol": PROTOCOL_VERSION, "client": client, "actor": actor,
-            "follow_only": follow_only}
+def hello(client: str, actor: str, follow_only: bool, token: str | None = None) -> dict[str, Any]:
+    message = {"type": "hello", "protocol": PROTOCOL_VERSION, "client": client, "actor": actor,
+               "follow_only": follow_only}
+    if token is not None:
+        message["token"] = token  # only over the opt-in TCP listener
+    return message
 
 
 def command(request_id: int, method: str | None = None, args: dict[str, Any] | None = None,

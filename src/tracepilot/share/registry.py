@@ -35,6 +35,8 @@ class SessionInfo:
     target: str | None
     since: float
     protocol: int = PROTOCOL_VERSION
+    tcp: str | None = None  # "127.0.0.1:PORT" when --share-tcp was asked for
+    token: str | None = None  # the TCP listener's token (the descriptor is 0600)
 
     @property
     def descriptor(self) -> Path:

@@ -47,7 +47,7 @@ async def watch(ns: argparse.Namespace) -> int:
 
     try:
         remote = await RemoteDebugger.join(ns.session, actor=Actor.PERSON, follow_only=ns.follow_only,
-                                           client="watch")
+                                           client="watch", token=getattr(ns, "token", None))
     except DebuggerError as e:
         print(f"tracepilot watch: {e}", file=sys.stderr)
         return 2
