@@ -435,3 +435,15 @@ async def _raises(coro):
     except DebuggerError as exc:
         return exc
     raise AssertionError("no error")
+
+
+async def test_line_breakpoint_binds_in_every_class_loader(debugger, jvm_factory, line_of):
+    await attached(debugger, jvm_factory, "MultiLoader")
+    bp = await debugger.breakpoint_set(f"fixtures.LoadedTwice:{line_of('loaded-twice')}")
+    first = await debugger.resume(timeout=15)
+    second = await debugger.resume(timeout=15)
+    assert first.stop.breakpoint_id == second.stop.breakpoint_id == bp.id
+    assert second.stop.hit_count == 2
+    # Two distinct classes of the same name, each with its own bound location.
+    info = (await debugger.breakpoint_list())[0]
+    assert len(info.locations) == 2 and {loc.class_name for loc in info.locations} == {"fixtures.LoadedTwice"}
