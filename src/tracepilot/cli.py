@@ -17,6 +17,7 @@ tracepilot launch Foo.java                 compile with javac -g and run it unde
 tracepilot demo                            the bundled sample program under the TUI
 tracepilot repl HOST:PORT [-c "cmd; cmd"]  line interface (also reads commands from stdin)
 tracepilot --mcp [--read-only] [--join SESSION]   MCP server on stdio
+tracepilot dap [--port N] [--join [SESSION] [--follow-only]]   Debug Adapter Protocol server (stdio) for editors
 tracepilot sessions                        live sessions on this machine
 tracepilot watch [SESSION] [--follow-only] TUI on a live session another front end drives
                                            (SESSION tcp://127.0.0.1:PORT --token T: one shared with --share-tcp)
@@ -62,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     repl.add_argument("--wait", type=float, default=10.0, metavar="SECONDS")
     _common(repl)
 
+    dap = sub.add_parser("dap", help="Debug Adapter Protocol server for editors (stdio, or --port)")
+    dap.add_argument("--port", type=int, default=None, metavar="N", help="listen on 127.0.0.1:N instead of stdio "
+                     "(0 picks a port, printed on stderr)")
+    dap.add_argument("--join", dest="dap_join", metavar="SESSION", nargs="?", const="", default=None,
+                     help="follow and drive a live shared session (the newest one without SESSION)")
+    dap.add_argument("--follow-only", action="store_true", help="with --join: watch without taking part")
+    dap.add_argument("--token", default=None, help="the token of a session shared with --share-tcp")
+    _common(dap)
+
     sub.add_parser("sessions", help="live sessions on this machine")
 
     watch = sub.add_parser("watch", help="TUI on a live session another front end drives")
@@ -97,6 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .repl.app import run as run_repl
 
         return run_repl(ns) or 0
+    if ns.command == "dap":
+        from .dap.server import run as run_dap
+
+        ns.join = ns.dap_join
+        return run_dap(ns) or 0
     if ns.command == "sessions":
         from .share.registry import print_sessions
 

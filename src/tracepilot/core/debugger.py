@@ -80,8 +80,10 @@ class Debugger:
 
     # -- connection ----------------------------------------------------------------------------------
 
-    async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, actor: Actor | None = None) -> Status:
+    async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, sourcepath: Sequence[str] = (),
+                     actor: Actor | None = None) -> Status:
         """Attach to a JVM listening for a debugger; waits up to `timeout` seconds for it to listen."""
+        self.session.sources.add(*sourcepath)
         return await self.session.attach(address, timeout, self._actor(actor))
 
     async def launch(self, main: str | None = None, classpath: str | Sequence[str] | None = None, jar: str | None = None,

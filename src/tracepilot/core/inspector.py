@@ -194,6 +194,10 @@ class Inspector:
         tid = await self.session.resolve_thread(thread)
         frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
         infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
+        for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
+            loc = info.location
+            if loc.source_path is None:
+                loc.source_path = self.session._source_path(loc.class_name, loc.source_file)  # noqa: SLF001
         if with_locals:  # every frame's requests in one pipelined burst
             all_locals = await asyncio.gather(*(p.frames.variables(tid, f, p.values) for f in frames))
             for info, variables in zip(infos, all_locals, strict=True):

@@ -1,0 +1,10 @@
+"""`tracepilot dap` launching a program, driven by DebugClient on JDK 17 and 25."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.timeout(120)
+def test_launch_breakpoint_stack_variables_continue(run_scenario, jdk) -> None:
+    run_scenario("launch_basics", jdk)
