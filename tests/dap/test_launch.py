@@ -8,3 +8,8 @@ import pytest
 @pytest.mark.timeout(120)
 def test_launch_breakpoint_stack_variables_continue(run_scenario, jdk) -> None:
     run_scenario("launch_basics", jdk)
+
+
+@pytest.mark.timeout(120)
+def test_conditions_logpoint_exceptions_deferred_stepping_values(run_scenario, jdk) -> None:
+    run_scenario("launch_features", jdk)
