@@ -27,6 +27,9 @@ export class Session {
       });
     }
     this.consumed = 0;
+    // After a disconnect the adapter exits: DebugClient.stop() would send a second one and wait forever.
+    const disconnect = dc.disconnectRequest.bind(dc);
+    dc.disconnectRequest = (args) => { this.disconnected = true; return disconnect(args); };
   }
 
   // The next event of `name` (after the ones already taken) that satisfies `pred`.
@@ -125,7 +128,10 @@ export async function scenario(name, body) {
     console.error(`scenario ${name} failed:`, err && err.stack ? err.stack : err);
     console.error('events:', JSON.stringify(s.log.map((e) => [e.event, e.body]), null, 0).slice(0, 4000));
   } finally {
-    try { await s.dc.stop(); } catch { /* the adapter may already have ended */ }
+    if (s.disconnected) s.dc.stopAdapter();
+    else {
+      try { await s.dc.stop(); } catch { /* the adapter may already have ended */ }
+    }
   }
   process.exit(ok ? 0 : 1);
 }

@@ -70,6 +70,7 @@ class Adapter:
         self.handles = Handles()
         self._unsubscribe: Callable[[], None] | None = None
         self._launched = False
+        self._attached = False  # attach (not --join) to a JVM: a JVM waiting at its start runs after configuration
         self._stop_on_entry = False
         self._configured = False
         self._source_breakpoints: dict[str, list[str]] = {}  # source path -> core breakpoint ids
@@ -155,6 +156,7 @@ class Adapter:
         kwargs = attach_kwargs(args)
         sourcepath = launch_kwargs({"mainClass": "-", "sourcePaths": args.get("sourcePaths")})["sourcepath"]
         await self.debugger.attach(**kwargs, sourcepath=sourcepath, actor=Actor.PERSON)
+        self._attached = True
         return None
 
     async def after_attach(self, args: dict[str, Any]) -> None:
@@ -169,7 +171,7 @@ class Adapter:
         return None
 
     async def after_configurationDone(self, args: dict[str, Any]) -> None:  # noqa: N802
-        if not self._launched:
+        if not (self._launched or self._attached):
             return
         status = await self.debugger.status()
         if status.state is not SessionState.STOPPED or status.stop is None or status.stop.kind != "VM_START":

@@ -34,6 +34,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, debu
     """One DAP client: read requests until disconnect or end of stream, then release the debugger."""
 
     def send(message: dict[str, Any]) -> None:
+        log.debug("-> %s", message)
         if not writer.is_closing():
             writer.write(encode_message(message))
 
@@ -49,6 +50,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, debu
                 break
             if message is None:
                 break
+            log.debug("<- %s", message)
             await adapter.handle(message)
             await writer.drain()
     finally:
@@ -100,7 +102,8 @@ async def main_async(port: int | None, join: str | None, follow_only: bool, toke
 
 
 def run(ns: Any) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+    # TRACEPILOT_DAP_TRACE=1 logs every message both ways on stderr (editors show it in their adapter log).
+    logging.basicConfig(level=logging.DEBUG if os.environ.get("TRACEPILOT_DAP_TRACE") else logging.WARNING, stream=sys.stderr,
                         format="tracepilot dap: %(levelname)s %(message)s")
     try:
         return asyncio.run(main_async(ns.port, ns.join, ns.follow_only, ns.token, ns.read_only, ns.redact))
