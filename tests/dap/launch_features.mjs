@@ -7,6 +7,7 @@ import { assert, scenario, launchTo, line, source, topFrame, locals } from './li
 await scenario('launch_features', async (s) => {
   const bps = await launchTo(s, 'DapShowcase', {
     DapShowcase: [
+      { line: line('dap-hits'), hitCondition: '4' },
       { line: line('dap-loop'), condition: 'i == 3' },
       { line: line('dap-print'), logMessage: 'total={total} late={late}' },
     ],
@@ -15,11 +16,19 @@ await scenario('launch_features', async (s) => {
   const deferred = bps.DapShowcaseLate[0];
   assert.equal(deferred.verified, false, 'DapShowcaseLate is not loaded yet');
 
-  // The condition: only i == 3 stops.
+  // The hit condition: only the 4th pass stops.
   let stop = await s.next('stopped');
   assert.equal(stop.body.reason, 'breakpoint');
   const thread = stop.body.threadId;
   let frame = await topFrame(s, thread);
+  assert.equal(frame.line, line('dap-hits'));
+  assert.equal((await locals(s, frame.id)).j.value, '3');
+  await s.dc.continueRequest({ threadId: thread });
+
+  // The condition: only i == 3 stops.
+  stop = await s.next('stopped');
+  assert.equal(stop.body.reason, 'breakpoint');
+  frame = await topFrame(s, thread);
   assert.equal(frame.line, line('dap-loop'));
   let vars = await locals(s, frame.id);
   assert.equal(vars.i.value, '3');
@@ -97,5 +106,5 @@ await scenario('launch_features', async (s) => {
   assert.match(out, /total=126 late=254/);
   assert.match(out, /total 126 late 254 n100 7 \[ann, bob, cyd\]/);
   assert.ok(!s.log.some((e) => e.event === 'stopped' && e.body.reason === 'breakpoint'
-    && e.body.hitBreakpointIds && e.body.hitBreakpointIds.includes(bps.DapShowcase[1].id)), 'a logpoint never stops');
+    && e.body.hitBreakpointIds && e.body.hitBreakpointIds.includes(bps.DapShowcase[2].id)), 'a logpoint never stops');
 });

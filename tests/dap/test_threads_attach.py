@@ -38,3 +38,8 @@ def test_attach_function_breakpoint_pause_and_detach_keeps_jvm(run_scenario, sta
 @pytest.mark.timeout(120)
 def test_stop_on_entry_and_terminate(run_scenario, jdk) -> None:
     run_scenario("launch_entry_terminate", jdk)
+
+
+@pytest.mark.timeout(120)
+def test_uncaught_exception_filter_and_exit_code(run_scenario, jdk) -> None:
+    run_scenario("launch_uncaught", jdk)
