@@ -48,24 +48,32 @@ def dap_client_installed() -> Path:
     return DAP_DIR / "node_modules"
 
 
+def scenario_env(java_classes: Path, jdks: dict[str, str], jdk: str, adapter_args: list[str] = (),
+                 **extra: object) -> dict[str, str]:
+    """The environment of a node scenario: DAP_TEST_CONFIG (JSON) and the adapter's PYTHONPATH."""
+    markers = jvm_support._markers("bp")  # noqa: SLF001  (every @bp marker's line, for the scenarios)
+    config = {
+        "adapter": [sys.executable, str(DAP_DIR / "adapter_shim.py")],
+        "classes": str(java_classes), "sourceRoot": str(jvm_support.JAVA_SRC), "java": jdks[jdk],
+        "lines": {name: line for name, (_path, line) in markers.items()},
+        "timeoutMs": EVENT_TIMEOUT_MS, **extra,
+    }
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["DAP_TEST_CONFIG"] = json.dumps(config)
+    env["DAP_ADAPTER_ARGS"] = json.dumps(list(adapter_args))
+    return env
+
+
 @pytest.fixture
 def run_scenario(dap_client_installed: Path, java_classes: Path, jdks: dict[str, str],
                  share_dir: Path) -> Callable[..., str]:
     """run_scenario("launch_basics", jdk="17", **extra) runs tests/dap/launch_basics.mjs; returns its stdout."""
 
     def run(name: str, jdk: str, **extra: object) -> str:
-        markers = jvm_support._markers("bp")  # noqa: SLF001  (every @bp marker's line, for the scenarios)
-        config = {
-            "adapter": [sys.executable, str(DAP_DIR / "adapter_shim.py")],
-            "classes": str(java_classes), "sourceRoot": str(jvm_support.JAVA_SRC), "java": jdks[jdk],
-            "lines": {name: line for name, (_path, line) in markers.items()},
-            "timeoutMs": EVENT_TIMEOUT_MS, **extra,
-        }
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
-        env["DAP_TEST_CONFIG"] = json.dumps(config)
+        env = scenario_env(java_classes, jdks, jdk, **extra)
         result = subprocess.run(["node", str(DAP_DIR / f"{name}.mjs")], cwd=DAP_DIR, env=env, capture_output=True,
-                                text=True, timeout=SCENARIO_TIMEOUT)
+                                text=True, timeout=SCENARIO_TIMEOUT, stdin=subprocess.DEVNULL)
         assert result.returncode == 0, f"scenario {name} on JDK {jdk} failed:\n{result.stdout}\n{result.stderr}"
         return result.stdout
 

@@ -135,3 +135,31 @@ export async function scenario(name, body) {
   }
   process.exit(ok ? 0 : 1);
 }
+
+// Coordination with the pytest side of a scenario: a line on stdout says where we are; `until` waits for
+// a line on stdin (read only from then on: most scenarios run with stdin closed).
+export function tell(text) {
+  process.stdout.write(`${text}\n`);
+}
+
+let stdinBuffer = '';
+export function until(text) {
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      stdinBuffer += chunk;
+      for (let i; (i = stdinBuffer.indexOf('\n')) >= 0;) {
+        const got = stdinBuffer.slice(0, i).trim();
+        stdinBuffer = stdinBuffer.slice(i + 1);
+        if (got === text) {
+          process.stdin.off('data', onData);
+          process.stdin.pause();
+          resolve();
+          return;
+        }
+      }
+    };
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', onData);
+    process.stdin.once('end', () => reject(new Error(`stdin ended before '${text}'`)));
+  });
+}
