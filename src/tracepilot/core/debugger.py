@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, VMDisconnected
-from .errors import DebuggerError, NotConnected, TargetError
+from .errors import DebuggerError, InvalidArgument, NotConnected, TargetError
 from .model import (
     Actor,
     BreakpointInfo,
@@ -70,6 +70,7 @@ class Debugger:
         self.inspector = Inspector(self.session)
         self.session.inspector = self.inspector
         self.default_actor = default_actor
+        self._launch_options: dict[str, Any] | None = None  # the last launch, for restart
 
     @property
     def history(self):  # noqa: ANN201
@@ -91,9 +92,22 @@ class Debugger:
                      cwd: str | None = None, env: dict[str, str] | None = None, sourcepath: Sequence[str] = (),
                      suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
         """Start a JVM under the debugger (suspended at VM start unless suspend=False)."""
+        self._launch_options = dict(main=main, classpath=classpath, jar=jar, source=source, args=args,
+                                    jvm_args=jvm_args, cwd=cwd, env=env, sourcepath=sourcepath, suspend=suspend,
+                                    java=java)
         return await self.session.launch(
             main=main, classpath=classpath, jar=jar, source=source, args=args, jvm_args=jvm_args, cwd=cwd,
             env=env, sourcepath=sourcepath, suspend=suspend, java=java, actor=self._actor(actor))
+
+    async def restart(self, actor: Actor | None = None) -> Status:
+        """Launch the last launched program again with the same command line (IntelliJ's rerun); breakpoints
+        and watchers carry over. A target still running is ended first."""
+        if self._launch_options is None or self.session.launched is None:
+            raise InvalidArgument("restart re-launches a program this debugger launched; there is none",
+                                  "launch it (launch -cp DIR Main, launch Foo.java), or start the JVM again and attach")
+        if self.session.conn is not None:
+            await self.session._teardown(clean=False, terminate=True)  # keeps breakpoints, like a VM death
+        return await self.launch(**self._launch_options, actor=actor)
 
     async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
         return await self.session.detach(terminate, self._actor(actor))
