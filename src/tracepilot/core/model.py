@@ -188,6 +188,8 @@ class BreakpointInfo(Model):
         if not self.armed:
             state += f", waits for {self.after}"
         opts = []
+        if self.kind == "exception" and self.caught != self.uncaught:
+            opts.append("uncaught only" if self.uncaught else "caught only")
         if self.condition:
             opts.append(f"if {self.condition}")
         if self.hit_count:
