@@ -743,6 +743,8 @@ class BreakpointTracker:
             old = await self._field_value(event)
             if old is not None:
                 extra["$old"] = old
+        if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION) and event.object.value:
+            extra["$this"] = event.object  # `this` in a field log or condition: the object read or written
         # Hit counting.
         if bp.jvm_counts and bp.hit_rule is not None:
             bp.info.hits += bp.hit_rule.n if bp.hit_rule.mode != "ge" or not bp.fired else 1
@@ -770,7 +772,9 @@ class BreakpointTracker:
                 text = bp.info.log
             except DebuggerError as exc:
                 text = f"{bp.info.log} [log error: {exc}]"
-            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            where, details = await session.inspector.log_details(bp.info, event, extra)
+            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                **details)
             if message is None:
                 return None
         reason = await self._stop_reason(bp, event, extra)
