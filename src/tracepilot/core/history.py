@@ -5,14 +5,23 @@ Front ends subscribe to see new records as they arrive (the TUI's event log, the
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .inspect.threads import is_system
 from .model import Actor, EventRecord
 
 Listener = Callable[[EventRecord], None]
+
+# What a stop answer reports of the way to the stop: what the program logged and what happened to it,
+# not the debugger's own bookkeeping (breakpoints set, resumes, evaluations).
+NOTABLE_KINDS = frozenset({
+    "log", "exception", "thread_start", "thread_death", "breakpoint_throttled", "condition_hot",
+    "breakpoint_armed", "stop_queued", "suppressed", "error", "vm_death",
+})
 
 
 class EventHistory:
@@ -21,6 +30,7 @@ class EventHistory:
         self._seq = 0
         self._listeners: list[Listener] = []
         self.dropped = 0  # records pushed out of the ring
+        self._read_up_to: dict[str, int] = {}  # reader -> last sequence number it was given
 
     @property
     def last_seq(self) -> int:
@@ -46,6 +56,13 @@ class EventHistory:
             records = records[:limit]
         return records
 
+    def unseen(self, reader: str, kinds: Iterable[str] = NOTABLE_KINDS) -> tuple[int, list[EventRecord]]:
+        """Records of `kinds` since `reader` last asked, and mark everything up to now as seen by it: what
+        happened between two answers of one front end. Returns (the cursor it started from, the records)."""
+        start = self._read_up_to.get(reader, 0)
+        self._read_up_to[reader] = self._seq
+        return start, [r for r in self.since(start, kinds) if not _jvm_thread_event(r)]
+
     def clear(self) -> None:
         self._ring.clear()
 
@@ -57,3 +74,14 @@ class EventHistory:
                 self._listeners.remove(listener)
 
         return unsubscribe
+
+
+_THREAD_EVENT = re.compile(r"thread (.+) (?:started|ended)$")
+
+
+def _jvm_thread_event(record: EventRecord) -> bool:
+    """The JVM's own threads starting and ending (Common-Cleaner, Notification Thread) are not news."""
+    if record.kind not in ("thread_start", "thread_death"):
+        return False
+    found = _THREAD_EVENT.match(record.text)
+    return found is not None and is_system(found.group(1), None)

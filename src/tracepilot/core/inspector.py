@@ -637,14 +637,55 @@ class Inspector:
         """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError).
 
         The evaluator's condition path caches its plan per location: one round trip per repeat hit."""
-        expression, extra = self._handles_as_symbols(expression, extra)
+        expression, extra = self._handles_as_symbols(_this_as_bound(expression, extra), extra)
         try:
             return await self.evaluator.condition(expression, thread_id, extra)
         except JdwpError as exc:
             raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
 
+    async def log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
+        """Where a log line fired, so no template has to say it: "at Invoice.normalise:41 [main]", and at a
+        field event the object and old -> new, at a method exit the value returned, at an exception its class.
+        Returns the text to append to the line and the structured part of the history record."""
+        try:
+            return await self._log_details(info, event, extra)
+        except (DebuggerError, JdwpError) as exc:  # the line itself matters more than where it came from
+            return f" (location unknown: {exc})", {}
+
+    async def _log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
+        p = self._p()
+        loc = await self.session.code_location(event.location)
+        thread = await p.vm.thread_name(event.thread)
+        where = f"{loc.class_name.rpartition('.')[2]}.{loc.method}:{loc.line}"
+        text = f" — at {where} [{thread}]"
+        data: dict[str, Any] = {"location": loc.to_dict(), "where": where, "thread_name": thread}
+        if info.kind == "watchpoint":
+            field_name = info.spec.rpartition(".")[2]
+            target = extra.get("$this")
+            owner = (await p.values.view(target, None, 1)).text if target is not None else info.spec.rpartition(".")[0]
+            data["object"] = owner
+            data["field"] = field_name
+            if "$new" in extra:
+                old = extra.get("$old")
+                old_text = (await p.values.view(old, None, 1, field_name)).text if old is not None else "?"
+                new_text = (await p.values.view(extra["$new"], None, 1, field_name)).text
+                data["old"], data["new"] = old_text, new_text
+                text += f" {_clip_text(owner)}.{field_name}: {old_text} -> {new_text}"
+            else:
+                text += f" read {_clip_text(owner)}.{field_name}"
+        elif "$return" in extra:
+            data["returned"] = (await p.values.view(extra["$return"], None, 1)).text
+            text += f" returned {data['returned']}"
+        elif "$exception" in extra:
+            data["exception"] = (await p.values.view(extra["$exception"], None, 2)).type
+            text += f" threw {data['exception']}"
+        return text, data
+
     async def format_log(self, template: str, thread_id: int, extra: dict[str, Value] | None = None) -> str:
-        """Expand a logpoint template: text with {expression} parts evaluated in the top frame."""
+        """Expand a logpoint template: text with {expression} parts evaluated in the top frame.
+
+        At a field event `this` is the object whose field was read or written (bound as `$this`), not the
+        frame of the code doing it, and a bare name that is no local there reads that object's field."""
         from .evaluator.template import split_template
 
         out = []
@@ -652,14 +693,33 @@ class Inspector:
             if isinstance(part, str):
                 out.append(part)
                 continue
-            expression = part[0]
+            expression = _this_as_bound(part[0], extra)
             try:
-                value, static = await self._evaluate_value(expression, thread_id, 0, extra)
+                try:
+                    value, static = await self._evaluate_value(expression, thread_id, 0, extra)
+                except EvaluationError:
+                    if not (extra and "$this" in extra and part[0].strip().isidentifier()):
+                        raise
+                    value, static = await self._evaluate_value(f"$this.{part[0].strip()}", thread_id, 0, extra)
                 view = await self._p().values.view(value, static, 1, self._secret(expression))
                 out.append(view.text[1:-1] if view.kind == "string" and view.text.endswith('"') else view.text)
             except (DebuggerError, JdwpError) as exc:
                 out.append(f"<{expression}: {exc}>")
         return "".join(out)
+
+
+def _clip_text(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_THIS = re.compile(r"(?<![\w$.\"'])this\b(?!\s*\()")
+
+
+def _this_as_bound(expression: str, extra: dict[str, Value] | None) -> str:
+    """At a field event the evaluator gets the written object as `$this`: `this` in the user's text means it."""
+    if not extra or "$this" not in extra or "this" not in expression:
+        return expression
+    return _THIS.sub("$this", expression)
 
 
 def outer_name(class_name: str) -> str:

@@ -249,6 +249,20 @@ def events(es: Sequence[EventRecord], limit: int = MAX_EVENTS) -> str:
     return "\n".join(lines)
 
 
+MAX_NEWS = 10
+
+
+def since_last_answer(start: int, records: Sequence[EventRecord], limit: int = MAX_NEWS) -> str:
+    """The end of a stop answer: what was logged and what happened on the way, capped, with how to see the rest."""
+    if not records:
+        return ""
+    lines = [f"since the last answer ({len(records)} event{'s' if len(records) != 1 else ''}):"]
+    lines += [f"  #{e.seq} {e.kind}: {_clip(e.text)}" for e in records[:limit]]
+    if len(records) > limit:
+        lines.append(f"  … {len(records) - limit} more: events since={records[limit - 1].seq}")
+    return "\n".join(lines)
+
+
 def output(chunks: Sequence[OutputChunk]) -> str:
     parts = []
     for c in chunks:

@@ -29,9 +29,11 @@ Location = Annotated[str, Field(
     description='a line as people type it: "com.acme.Foo:42", "Foo:42", "Foo.java:42", '
     '"src/main/java/com/acme/Foo.java:42", or a method "com.acme.Foo.bar"')]
 Condition = Annotated[str | None, Field(description='Java expression; stop only when true, e.g. "i > 5 && name != null"')]
-LogMessage = Annotated[str | None, Field(
-    description='logpoint: record this message (with {expression} parts) in events and do not stop, '
-    'e.g. "total={total}"')]
+LogMessage = Annotated[str | bool | None, Field(
+    description='logpoint: do not stop, record a line in events instead (shown in the next stop answer). '
+    'true: a line saying where it fired (Class.method:line, thread), plus old -> new for a field write; '
+    'or a message with {expression} parts, e.g. "total={total}", followed by the same'),
+]
 Target = Annotated[str, Field(description='an object handle "@12", a mark "$label", or a Java expression')]
 
 
@@ -55,6 +57,13 @@ def _thread(thread: int | str | None) -> int | str | None:
             return int(thread)
         return thread or None
     return thread
+
+
+def _log(log: str | bool | None, default: str) -> str | None:
+    """`log: true` asks for the line the core writes anyway (where, old -> new): give it a plain message."""
+    if log is True:
+        return default
+    return log or None
 
 
 def _data(obj: Any, key: str = "result") -> dict[str, Any] | None:
@@ -117,7 +126,13 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         data = _data(result) or {}
         if snap is not None:
             data["snapshot"] = _data(snap)
-        return answer(render.wait_result(result, snap), data)
+        text = render.wait_result(result, snap)
+        if result.stopped:  # what was logged and happened on the way to this stop (since the last one)
+            start, news = app.debugger().history.unseen("mcp")
+            if news:
+                text += "\n" + render.since_last_answer(start, news)
+                data["since_last_answer"] = [_data(e) for e in news]
+        return answer(text, data)
 
     # -- connection -------------------------------------------------------------------------------------
 
@@ -235,7 +250,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     ) -> CallToolResult:
         """Set a line breakpoint (pending until the class loads). Conditions, hit counts, logpoints."""
         return await reply("breakpoint_set", lambda d: d.breakpoint_set(
-            location, condition=condition, hit_count=hit_count, log=log, thread=_thread(thread),
+            location, condition=condition, hit_count=hit_count, log=_log(log, "reached"), thread=_thread(thread),
             temporary=temporary, suspend=suspend, after=after, enabled=enabled, actor=_agent()))
 
     @tool(annotations=READ)
@@ -257,7 +272,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     ) -> CallToolResult:
         """Change options of a breakpoint; only the arguments given change ("" clears a text option)."""
         options = {k: v for k, v in {
-            "condition": condition, "hit_count": hit_count, "log": log, "thread": _thread(thread),
+            "condition": condition, "hit_count": hit_count, "log": _log(log, "logged") if log is not False else "",
+            "thread": _thread(thread),
             "temporary": temporary, "suspend": suspend, "after": after, "enabled": enabled,
         }.items() if v is not None}
         return await reply("breakpoint_update", lambda d: d.breakpoint_update(id, actor=_agent(), **options))
@@ -289,7 +305,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     ) -> CallToolResult:
         """Stop when an exception is thrown (subclasses included), where it is thrown."""
         return await reply("exception_break", lambda d: d.exception_break(
-            exception, caught=caught, uncaught=uncaught, condition=condition, log=log, thread=_thread(thread),
+            exception, caught=caught, uncaught=uncaught, condition=condition, log=_log(log, "thrown"),
+            thread=_thread(thread),
             actor=_agent()))
 
     @tool(annotations=CONTROL)
@@ -304,7 +321,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     ) -> CallToolResult:
         """Stop when a field is read and/or written (shows old and new values)."""
         return await reply("watchpoint_set", lambda d: d.watchpoint_set(
-            field, access=access, modify=modify, instance=instance, condition=condition, log=log,
+            field, access=access, modify=modify, instance=instance, condition=condition,
+            log=_log(log, "write" if modify else "read"),
             thread=_thread(thread), actor=_agent()))
 
     @tool(annotations=CONTROL)
@@ -317,7 +335,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     ) -> CallToolResult:
         """Stop when a method is entered or exits."""
         return await reply("method_break", lambda d: d.method_break(
-            method, on=on, condition=condition, log=log, thread=_thread(thread), actor=_agent()))
+            method, on=on, condition=condition, log=_log(log, "entered" if on == "entry" else "returned"),
+            thread=_thread(thread), actor=_agent()))
 
     # -- observation ----------------------------------------------------------------------------------------
 
