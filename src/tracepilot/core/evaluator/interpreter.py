@@ -904,7 +904,8 @@ class _Ctx:
         if close:
             return f": did you mean {' or '.join(close[:3])}?"
         if names:
-            return f" (locals here: {', '.join(names[:12])})"
+            more = f", … {len(names) - 12} more" if len(names) > 12 else ""  # a cut list must say it is cut
+            return f" (locals here: {', '.join(names[:12])}{more})"
         return ""
 
     async def _enclosing_types(self) -> list[TypeInfo]:
