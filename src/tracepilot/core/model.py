@@ -395,6 +395,7 @@ class ThreadLocks(Model):
     wait_kind: str | None = None  # monitor | park (j.u.c. lock) | wait (Object.wait)
     owner: str | None = None  # thread that holds what this one waits for
     owner_id: int | None = None
+    at: CodeLocation | None = None  # the thread's top frame in application code
 
 
 @dataclass
