@@ -36,3 +36,28 @@ async def test_invoice_bug_root_cause_in_four_calls(mcp_session, java_classes, j
         write_line = line_of("invoice-write")
         assert re.search(rf"Invoice\.normalise:{write_line}\b", text), text
         assert re.search(r'"eu"\s*->\s*"EU"', text), text
+
+
+@pytest.mark.parametrize("kind", ["reentrant", "sync"])
+async def test_deadlock_named_in_two_calls_while_running(mcp_session, jvm_factory, line_of, kind):
+    """attach + locks on a running two-lock deadlock: both threads, the objects owning both locks, and the
+    line each thread waits at, in the one `locks` answer."""
+    target = jvm_factory("Jobs", *(["sync"] if kind == "sync" else []), suspend=False)
+    target.wait_for_output("jobs deadlocked")
+    async with mcp_session("memory") as s:
+        await s.ok("attach", address=target.address)
+        report = await s.ok("locks")
+        assert s.calls == 2
+        text = report.text
+        assert "DEADLOCK" in text, text
+        assert "transfer-worker-1" in text and "transfer-worker-2" in text
+        assert 'id="savings"' in text and 'id="checking"' in text, text
+        if kind == "reentrant":
+            assert re.search(r'ReentrantLock in Jobs\$Account\{id="savings".*\}\.lock', text), text
+        line = line_of("jobs-second-lock" if kind == "reentrant" else "jobs-second-monitor")
+        method = "transfer" if kind == "reentrant" else "transferSynchronized"
+        # HotSpot places a thread blocked entering a nested monitor just after its monitorenter: the next line
+        lines = f"({line}|{line + 1})" if kind == "sync" else str(line)
+        for worker in ("transfer-worker-1", "transfer-worker-2"):
+            assert re.search(rf"{worker} \(\w+\) at fixtures\.Jobs\.{method}\(Jobs\.java:{lines}\)", text), text
+        assert (await s.ok("status")).data["state"] == "RUNNING"

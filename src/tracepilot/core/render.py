@@ -354,14 +354,14 @@ def classes(cs: Sequence[ClassSummary]) -> str:
 def lock_report(report: LockReport) -> str:
     lines = [report.headline()]
     for t in report.threads:
-        text = f"  {t.thread} ({t.state})"
+        text = f"  {t.thread} ({t.state})" + (f" at {t.at}" if t.at is not None else "")
+        parts = []
         if t.holds:
-            text += " holds " + ", ".join(value(h) for h in t.holds)
+            parts.append("holds " + ", ".join(value(h) for h in t.holds))
         if t.waits_for is not None:
-            text += f"; waits ({t.wait_kind or 'monitor'}) for {value(t.waits_for)}"
-            if t.owner:
-                text += f" held by {t.owner}"
-        lines.append(text)
+            wait = f"waits ({t.wait_kind or 'monitor'}) for {value(t.waits_for)}"
+            parts.append(wait + (f" held by {t.owner}" if t.owner else ""))
+        lines.append(text + (": " + "; ".join(parts) if parts else ""))
     return "\n".join(lines)
 
 

@@ -8,13 +8,18 @@ The threads must be suspended to ask; the caller suspends the VM around `report(
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from ...jdwp import ObjectReference, ThreadReference, Value
 from ..model import Deadlock, LockReport, ThreadLocks
 from ..vm import Vm
 from .objects import obj, safe
-from .threads import Threads
+from .owners import owner_name
+from .stack import is_library
+from .threads import Threads, is_system
 from .values import Values
+
+APP_FRAME_SEARCH = 64  # frames searched for the first application frame (deep framework stacks)
 
 
 class Locks:
@@ -66,7 +71,8 @@ class Locks:
             if owner:
                 entry.owner = await self.vm.thread_name(owner)
                 edges[entry.thread_id] = owner
-            if entry.holds or entry.waits_for is not None:
+            idle_jvm_thread = is_system(entry.thread, None) and not entry.holds  # Finalizer waiting for work
+            if (entry.holds or entry.waits_for is not None) and not idle_jvm_thread:
                 report.threads.append(entry)
         # j.u.c. locks a thread holds are only visible from the waiting side: add them to the owner.
         for entry, _held, _waits, kind, owner in found:
@@ -76,8 +82,39 @@ class Locks:
                     owner_entry.holds.append(entry.waits_for)
                 if owner_entry not in report.threads:
                     report.threads.append(owner_entry)
+        await self._name_locks(report)
+        await asyncio.gather(*(self._where(entry) for entry in report.threads))
         report.deadlocks = self._cycles(edges, {e.thread_id: e for e, *_ in found})
         return report
+
+    async def _name_locks(self, report: LockReport) -> None:
+        """A lock object reads as what holds it ("ReentrantLock in Jobs$Account{…}.lock"), not as its class."""
+        views = {v.handle: v for t in report.threads for v in [*t.holds, t.waits_for] if v is not None and v.handle}
+        held = {h: self.values.handles.get(h) for h in views}
+        names = await asyncio.gather(*(self._name(held[h]) for h in views))
+        for handle, name in zip(views, names, strict=True):
+            if name:
+                for t in report.threads:
+                    for v in [*t.holds, t.waits_for]:
+                        if v is not None and v.handle == handle:
+                            v.text = name
+
+    async def _name(self, held: Any) -> str | None:
+        name = await owner_name(self.values, held.object_id)
+        if name is None:  # an application object names itself: show its fields, not just its class
+            view = await self.values.view(Value(held.tag, held.object_id), None, 1)
+            if view.kind in ("object", "record"):
+                name = view.text.replace(f" {view.handle}", "") if view.handle else view.text
+        return name
+
+    async def _where(self, entry: ThreadLocks) -> None:
+        """The thread's top frame in application code: where it holds or waits, in the program's terms."""
+        frames = await safe(self.vm.send(ThreadReference.Frames, entry.thread_id, 0, -1))
+        for f in (frames.frames if frames is not None else [])[:APP_FRAME_SEARCH]:
+            loc = await safe(self.vm.code_location(f.location))
+            if loc is not None and not is_library(loc.class_name):
+                entry.at = loc
+                return
 
     @staticmethod
     def _cycles(edges: dict[int, int], entries: dict[int, ThreadLocks]) -> list[Deadlock]:
