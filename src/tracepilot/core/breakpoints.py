@@ -15,6 +15,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..jdwp import (
@@ -171,9 +172,16 @@ class BreakpointTracker:
     # -- creation ------------------------------------------------------------------------------------
 
     def _new_id(self) -> str:
-        bp_id = f"bp-{self._next_id}"
+        """The id the next breakpoint will get. It is taken only when the breakpoint is added (see `_add`),
+        so a breakpoint_set that fails does not use up an id."""
+        return f"bp-{self._next_id}"
+
+    def _take_id(self, bp: Breakpoint) -> int:
+        """Give `bp` the next free id now (another set may have taken the one it was shown); returns its number."""
+        number = self._next_id
         self._next_id += 1
-        return bp_id
+        bp.info.id = f"bp-{number}"
+        return number
 
     async def _resolve_thread_filter(self, thread: str | int | None) -> int | None:
         if thread is None or thread == "":
@@ -196,6 +204,7 @@ class BreakpointTracker:
             current = nxt.info.after if nxt else None
 
     async def _add(self, bp: Breakpoint, actor: Actor) -> BreakpointInfo:
+        number = None if bp.internal else self._take_id(bp)
         self._bps[bp.info.id] = bp
         if bp.info.after and not self._bps[bp.info.after].fired:
             bp.info.armed = False
@@ -203,9 +212,12 @@ class BreakpointTracker:
             try:
                 await self._install(bp)
             except DebuggerError:
-                # A request that cannot be right (no such method or field) leaves nothing behind.
+                # A request that cannot be right (no such method or field) leaves nothing behind, not
+                # even a used-up id (unless another breakpoint took the next one meanwhile).
                 await self._uninstall(bp)
                 self._bps.pop(bp.info.id, None)
+                if number is not None and self._next_id == number + 1:
+                    self._next_id = number
                 raise
         if not bp.internal:
             self.session.history.add("breakpoint_set", f"set {bp.info.describe()}", actor, breakpoint=bp.info.id)
@@ -233,19 +245,40 @@ class BreakpointTracker:
         bp.thread_id = await self._resolve_thread_filter(thread)
         info.thread = str(thread) if thread not in (None, "") else None
         self._validate_expressions(bp)
+        self._refuse_line_without_code(spec)
         return await self._add(bp, actor)
 
-    def _validate_expressions(self, bp: Breakpoint) -> None:
-        """Parse conditions and log templates now, so a typo is an error at set time, not at the hit."""
-        try:
-            from .evaluator.parse import ExpressionSyntaxError, parse_expression
-        except ImportError:  # pragma: no cover
+    def _refuse_line_without_code(self, spec: LineSpec) -> None:
+        """A line past the end of its file, or after the file's last code, can never bind: say so at once,
+        with the nearest line that can (only the source can tell; without it the breakpoint waits)."""
+        path = self._spec_source(spec)
+        if path is None:
             return
-        if bp.info.condition:
-            try:
-                parse_expression(bp.info.condition)
-            except ExpressionSyntaxError as exc:
-                raise EvaluationError(f"condition does not parse: {exc}", "fix the expression") from None
+        from .sources import read_lines  # noqa: PLC0415
+
+        lines = read_lines(path)
+        last_code = next((n for n in range(len(lines), 0, -1) if not _looks_code_free(lines[n - 1])), None)
+        if last_code is None or spec.line <= last_code:
+            return
+        where = spec.class_name or spec.file
+        why = (f"{path.name} has only {len(lines)} lines" if spec.line > len(lines)
+               else f"line {spec.line} of {path.name} and the lines after it have no code")
+        raise InvalidArgument(f"{where}:{spec.line} can never be reached: {why}",
+                              f"the nearest line with code is {last_code}: use {where}:{last_code}")
+
+    def _spec_source(self, spec: LineSpec) -> Path | None:
+        """The source file a line spec means, when it can be found without the VM."""
+        sources = self.session.sources
+        try:
+            if spec.class_name and "." in spec.class_name:
+                return sources.find(spec.class_name)
+            name = f"{spec.class_name.split('$', 1)[0]}.java" if spec.class_name else spec.file
+            return sources.find_file(name) if name else None
+        except DebuggerError:  # a file outside the source roots: not read, so not judged
+            return None
+
+    def _validate_expressions(self, bp: Breakpoint) -> None:
+        _check_expressions(bp.info.condition, bp.info.log)
 
     def _normalise_line_spec(self, spec: LineSpec) -> LineSpec:
         """File paths become class names when the file is on disk (its package tells the class)."""
@@ -327,13 +360,13 @@ class BreakpointTracker:
         if unknown:
             raise InvalidArgument(f"unknown option(s) {', '.join(sorted(unknown))}", f"use {', '.join(sorted(allowed))}")
         options = {k: v for k, v in options.items() if v is not None}
+        _check_expressions(options.get("condition"), options.get("log"))  # before anything changes
         if "after" in options:
             self._check_chain(bp.info.id, options["after"] or None)
             bp.info.after = options["after"] or None
             bp.info.armed = not bp.info.after or self._bps[bp.info.after].fired
         if "condition" in options:
             bp.info.condition = options["condition"] or None
-            self._validate_expressions(bp)
         if "hit_count" in options:
             bp.hit_rule = HitRule.parse(options["hit_count"])
             bp.info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
@@ -471,6 +504,20 @@ class BreakpointTracker:
             bp.info.message = f"could not install: {exc}"
             log.warning("installing %s failed: %s", bp.info.id, exc)
 
+    async def _watch_prepare_class(self, bp: Breakpoint, class_name: str) -> None:
+        """Be told when a class of this name loads: a qualified name exactly, a simple one in any package."""
+        await self._watch_prepare(bp, [Mod.ClassMatch(class_name)])
+        if "." not in class_name:
+            await self._watch_prepare(bp, [Mod.ClassMatch(f"*.{class_name}")])
+
+    async def _loaded_classes_named(self, class_name: str) -> list[TypeInfo]:
+        """Loaded classes a qualified or simple name ("Feat", "Feat$Inner") stands for."""
+        vm = self.session.require_vm()
+        if "." in class_name:
+            return await vm.classes_by_name(class_name)
+        return [t for t in await vm.all_classes(refresh=True)
+                if not t.is_array and t.status & ClassStatus.PREPARED and t.simple_name == class_name]
+
     async def _watch_prepare(self, bp: Breakpoint, mods: list[Any]) -> None:
         vm = self.session.require_vm()
         reply = await vm.send(EventRequest.Set, EventKind.CLASS_PREPARE, SuspendPolicy.EVENT_THREAD, mods)
@@ -482,9 +529,11 @@ class BreakpointTracker:
         name = info.name
         if spec.class_name and "." in spec.class_name:
             return name == spec.class_name or name.startswith(spec.class_name + "$")
-        if spec.class_name:
-            outer = name.rsplit(".", 1)[-1].split("$", 1)[0]
-            return outer == spec.class_name or source_file == f"{spec.class_name}.java"
+        if spec.class_name:  # a simple name matches as its qualified form would, in any package
+            simple = name.rsplit(".", 1)[-1]
+            if simple == spec.class_name or simple.startswith(spec.class_name + "$"):
+                return True
+            return "$" not in spec.class_name and source_file == f"{spec.class_name}.java"
         return source_file == spec.file
 
     async def _install_line(self, bp: Breakpoint) -> None:
@@ -501,7 +550,7 @@ class BreakpointTracker:
                 all_types = await vm.all_classes(refresh=True)
                 candidates += [t for t in all_types if t.signature.startswith(prefix)]
         else:
-            source_name = f"{spec.class_name}.java" if spec.class_name else spec.file
+            source_name = f"{spec.class_name.split('$', 1)[0]}.java" if spec.class_name else spec.file
             await self._watch_prepare(bp, [Mod.SourceNameMatch(source_name)])
             if spec.class_name:
                 await self._watch_prepare(bp, [Mod.ClassMatch(f"*.{spec.class_name}")])
@@ -519,7 +568,7 @@ class BreakpointTracker:
 
     def _maybe_same_source(self, info: TypeInfo, spec: LineSpec) -> bool:
         outer = info.name.rsplit(".", 1)[-1].split("$", 1)[0]
-        wanted = spec.class_name or (spec.file or "").removesuffix(".java")
+        wanted = (spec.class_name or (spec.file or "").removesuffix(".java")).split("$", 1)[0]
         return outer == wanted or bool(spec.file)
 
     async def _explain_pending(self, bp: Breakpoint) -> None:
@@ -552,7 +601,8 @@ class BreakpointTracker:
         line = spec.line
         targets = _locations_of_line(methods, line)
         if not targets:
-            moved = _next_line_with_code(methods, line, self._source_lines(info.name, source_file))
+            moved = _next_line_with_code(methods, line, self._source_lines(info.name, source_file),
+                                         top_level="$" not in info.name)
             if moved is None:
                 return
             targets = _locations_of_line(methods, moved)
@@ -582,9 +632,8 @@ class BreakpointTracker:
     async def _install_method(self, bp: Breakpoint) -> None:
         spec: MethodSpec = bp.spec
         vm = self.session.require_vm()
-        await self._watch_prepare(bp, [Mod.ClassMatch(spec.class_name)])
-        types = await vm.classes_by_name(spec.class_name) if "." in spec.class_name else [
-            t for t in await vm.all_classes(refresh=True) if t.simple_name == spec.class_name]
+        await self._watch_prepare_class(bp, spec.class_name)
+        types = await self._loaded_classes_named(spec.class_name)
         for info in types:
             await self._bind_method(bp, info)
         if not bp.info.verified and not bp.info.message:
@@ -667,10 +716,9 @@ class BreakpointTracker:
         bp.info.message = None
 
     async def _install_watchpoint(self, bp: Breakpoint) -> None:
-        vm = self.session.require_vm()
         class_name, _fname = bp.spec
-        await self._watch_prepare(bp, [Mod.ClassMatch(class_name)])
-        for info in await vm.classes_by_name(class_name):
+        await self._watch_prepare_class(bp, class_name)
+        for info in await self._loaded_classes_named(class_name):
             await self._bind_watchpoint(bp, info)
         if not bp.info.verified:
             bp.info.message = f"pending: class {class_name} is not loaded yet"
@@ -932,6 +980,31 @@ async def _view(session: Session, value: Value, name: str | None = None) -> Any:
         return ValueView(type=value.tag.name.lower(), text=str(value.value))
 
 
+def _check_expressions(condition: str | None, log_message: str | None) -> None:
+    """Parse a condition and a log template now, so a typo is an error at set time, not at every hit."""
+    from .evaluator.parse import ExpressionSyntaxError, parse_expression  # noqa: PLC0415
+    from .evaluator.template import TemplateError, split_template  # noqa: PLC0415
+
+    if condition:
+        try:
+            parse_expression(condition)
+        except ExpressionSyntaxError as exc:
+            raise EvaluationError(f"condition does not parse: {exc}", "fix the expression") from None
+    if log_message:
+        try:
+            parts = split_template(log_message)
+        except TemplateError as exc:
+            raise EvaluationError(f"log message does not parse: {exc}",
+                                  'put Java expressions in {braces}: "total={order.total()}"') from None
+        for part in parts:
+            if isinstance(part, tuple):
+                try:
+                    parse_expression(part[0])
+                except ExpressionSyntaxError as exc:
+                    raise EvaluationError(f"log message part {{{part[0]}}} does not parse: {exc}",
+                                          "fix the expression inside the braces") from None
+
+
 def _check_suspend(suspend: str) -> None:
     if suspend not in ("all", "thread"):
         raise InvalidArgument(f"suspend='{suspend}'", "use suspend='all' or suspend='thread'")
@@ -950,28 +1023,42 @@ def _locations_of_line(methods: list[MethodInfo], line: int) -> list[tuple[Metho
 _NO_CODE_LINE = re.compile(
     r"^(|//.*|/?\*.*|[{}();\s]*|@\w.*|\}?\s*(else|try|finally|do)\s*\{?|[^;=]*\)\s*(throws\s+[\w.,\s]+)?\{?)$"
 )
+# The head of a file and declarations: package, imports, type declarations, fields without an initializer.
+_DECLARATION_LINE = re.compile(
+    r"^(package\s+[\w.]+\s*;|import\s+(static\s+)?[\w.*]+\s*;"
+    r"|([\w@<>?,.\[\]\s]*\s)?(class|interface|enum|record|@interface)\s+[\w$]+[^;=]*"
+    r"|(?!(return|break|continue|throw|yield)\b)[\w<>?,.\[\]\s]+\s[\w$]+\s*;)$"
+)
 
 
-def _next_line_with_code(methods: list[MethodInfo], line: int, source: list[str] | None) -> int | None:
-    """For a line without code (blank, comment, declaration): the next line with code in the same method.
+def _looks_code_free(text: str) -> bool:
+    """Does this source line hold no code a line table could name (blank, comment, declaration, brace)?"""
+    stripped = text.strip()
+    return bool(_NO_CODE_LINE.match(stripped) or _DECLARATION_LINE.match(stripped))
 
-    Lines between must look code-free in the source (or, without source, be at most two): a line inside an
-    anonymous or local class has code of its own class, which is not loaded yet, and must stay pending.
+
+def _next_line_with_code(methods: list[MethodInfo], line: int, source: list[str] | None,
+                         top_level: bool = False) -> int | None:
+    """For a line without code (blank, comment, declaration, the package and imports before the class):
+    the next line with code in the class.
+
+    Lines between must look code-free in the source: a line inside an anonymous, local or inner class has
+    code of its own class, which may not be loaded yet, and must stay pending. Without source, a line
+    inside a method moves at most two lines, and a line before all code of a top-level class (its file's
+    head: package, imports, javadoc) moves to its first code.
     """
-    best = None
-    for method in methods:
-        numbers = method.line_numbers
-        if not numbers or not numbers[0] - 1 <= line <= numbers[-1]:
-            continue
-        after = [n for n in numbers if n > line]
-        if after and (best is None or after[0] < best):
-            best = after[0]
-    if best is None:
+    numbers = sorted({n for method in methods for n in method.line_numbers})
+    after = [n for n in numbers if n > line]
+    if not after:
         return None
+    best = after[0]
     if source is None:
-        return best if best - line <= 2 else None
+        inside_method = any(m.line_numbers and m.line_numbers[0] - 1 <= line <= m.line_numbers[-1] for m in methods)
+        if inside_method:
+            return best if best - line <= 2 else None
+        return best if top_level and line < numbers[0] else None
     between = source[line - 1 : best - 1]
-    return best if all(_NO_CODE_LINE.match(text.strip()) for text in between) else None
+    return best if all(_looks_code_free(text) for text in between) else None
 
 
 __all__ = ["BreakpointTracker", "Breakpoint", "HitRule"]
