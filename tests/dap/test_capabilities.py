@@ -30,6 +30,7 @@ CAPABILITY_USES = {
     "supportsExceptionFilterOptions": "filterOptions:",
     "supportsDelayedStackTraceLoading": "startFrame: 1",
     "supportsRestartFrame": "restartFrameRequest(",
+    "supportsDataBreakpoints": "setDataBreakpointsRequest(",
 }
 
 

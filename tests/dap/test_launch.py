@@ -13,3 +13,8 @@ def test_launch_breakpoint_stack_variables_continue(run_scenario, jdk) -> None:
 @pytest.mark.timeout(120)
 def test_conditions_logpoint_exceptions_deferred_stepping_values(run_scenario, jdk) -> None:
     run_scenario("launch_features", jdk)
+
+
+@pytest.mark.timeout(120)
+def test_data_breakpoint_on_one_object_and_source_by_reference(run_scenario, jdk) -> None:
+    run_scenario("launch_data_source", jdk)

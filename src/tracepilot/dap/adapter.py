@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from ..core.errors import DebuggerError
 from ..core.model import Actor, BreakpointInfo, EventRecord, SessionState, ValueView, Variable
 from .handles import Handles
 from .launch_args import attach_kwargs, launch_kwargs
+from .outline import outline_text
 
 log = logging.getLogger("tracepilot.dap")
 
@@ -49,6 +51,7 @@ CAPABILITIES: dict[str, Any] = {
     "supportsExceptionFilterOptions": True,
     "supportsDelayedStackTraceLoading": True,
     "supportsRestartFrame": True,
+    "supportsDataBreakpoints": True,
     "exceptionBreakpointFilters": EXCEPTION_FILTERS,
 }
 OUTPUT_POLL_SECONDS = 0.1  # program output is captured by the core; forwarded in small batches
@@ -76,6 +79,8 @@ class Adapter:
         self._source_breakpoints: dict[str, list[str]] = {}  # source path -> core breakpoint ids
         self._function_breakpoints: list[str] = []
         self._exception_breakpoints: list[str] = []
+        self._data_breakpoints: list[str] = []
+        self._sources = Handles()  # sourceReference <-> class name (kept across stops: editors cache them)
         self._bp_numbers = Handles()  # core breakpoint id <-> the number DAP shows
         self._output_task: asyncio.Task[None] | None = None
         self._output_since = {"stdout": 0, "stderr": 0}
@@ -293,6 +298,41 @@ class Adapter:
                 results.append({"verified": True})
         return {"breakpoints": results}
 
+    async def on_dataBreakpointInfo(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+        name = str(args.get("name", ""))
+        key = self.handles.lookup(args.get("variablesReference")) if args.get("variablesReference") else None
+        if key is None or key[0] != "value" or name.startswith("["):
+            # JDWP watches fields only: locals, array elements and expressions cannot be watched.
+            return {"dataId": None, "description": f"'{name}' is not a field: only fields can be watched"}
+        _, handle, thread, frame = key
+        holder = await self.debugger.inspect(handle, frame, thread, 0, 1)
+        field = f"{holder.value.type}.{name}"
+        return {"dataId": f"{field} {handle}", "description": f"{field} of {holder.value.text}",
+                "accessTypes": ["write", "read", "readWrite"], "canPersist": False}
+
+    async def on_setDataBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+        for bp_id in self._data_breakpoints:
+            with contextlib.suppress(DebuggerError):
+                await self.debugger.breakpoint_remove(bp_id, actor=Actor.PERSON)
+        self._data_breakpoints = []
+        results = []
+        for spec in args.get("breakpoints") or []:
+            field, _, instance = str(spec.get("dataId", "")).partition(" ")
+            access = spec.get("accessType") or "write"
+            try:
+                info = await self.debugger.watchpoint_set(
+                    field, access=access in ("read", "readWrite"), modify=access in ("write", "readWrite"),
+                    instance=instance or None, condition=spec.get("condition") or None, actor=Actor.PERSON)
+                if spec.get("hitCondition"):
+                    info = await self.debugger.breakpoint_update(info.id, hit_count=spec["hitCondition"],
+                                                                 actor=Actor.PERSON)
+            except DebuggerError as exc:
+                results.append({"verified": False, "message": str(exc)})
+                continue
+            self._data_breakpoints.append(info.id)
+            results.append(self._bp_body(info))
+        return {"breakpoints": results}
+
     # -- execution -----------------------------------------------------------------------------------
 
     async def on_continue(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -360,10 +400,13 @@ class Adapter:
             simple = loc.class_name.rsplit(".", 1)[-1]
             item: dict[str, Any] = {"id": self.handles.get_id(("frame", thread, frame.index)),
                                     "name": f"{simple}.{loc.method}", "line": max(loc.line, 0), "column": 1}
-            if loc.source_path:
+            if loc.source_path and os.path.isfile(loc.source_path):
                 item["source"] = {"name": loc.source_file or simple, "path": loc.source_path}
             elif loc.source_file:
-                item["source"] = {"name": loc.source_file, "presentationHint": "deemphasize"}
+                # No file the editor can open (a JDK or library class, or a source inside a jar): the editor
+                # asks for the text by reference (the `source` request).
+                item["source"] = {"name": loc.source_file, "presentationHint": "deemphasize",
+                                  "sourceReference": self._sources.get_id(loc.class_name)}
             if frame.is_library or frame.is_native:
                 item["presentationHint"] = "subtle"
             out.append(item)
@@ -377,6 +420,21 @@ class Adapter:
         ref = self.handles.get_id(("locals", thread, index))
         return {"scopes": [{"name": "Locals", "presentationHint": "locals", "variablesReference": ref,
                             "expensive": False}]}
+
+    async def on_source(self, args: dict[str, Any]) -> dict[str, Any]:
+        reference = args.get("sourceReference") or (args.get("source") or {}).get("sourceReference")
+        class_name = self._sources.lookup(reference) if isinstance(reference, int) else None
+        if class_name is None:
+            raise RequestFailed(f"unknown sourceReference {reference}: ask for the stack again")
+        try:
+            view = await self.debugger.source(class_name, context=1_000_000)
+        except DebuggerError:
+            view = None
+        if view is not None and view.lines:
+            return {"content": "\n".join(line.text for line in view.lines) + "\n", "mimeType": "text/x-java"}
+        summaries = await self.debugger.classes(class_name, members=True)
+        summary = next((c for c in summaries if c.name == class_name), None)
+        return {"content": outline_text(class_name, summary), "mimeType": "text/x-java"}
 
     # -- values --------------------------------------------------------------------------------------
 
