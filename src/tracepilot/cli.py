@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 USAGE = """\
 tracepilot attach HOST:PORT [--sourcepath P ...] [--wait SECONDS]   TUI on a JVM that listens for a debugger
@@ -22,6 +23,18 @@ tracepilot sessions                        live sessions on this machine
 tracepilot watch [SESSION] [--follow-only] TUI on a live session another front end drives
                                            (SESSION tcp://127.0.0.1:PORT --token T: one shared with --share-tcp)
 """
+
+
+def _subcommand(sub: Any, name: str, summary: str, description: str = "", epilog: str = "") -> argparse.ArgumentParser:
+    """A subcommand whose --help is its own: its usage line, what it does, its options, examples."""
+    return sub.add_parser(name, help=summary, prog=f"tracepilot {name}", description=description or summary,
+                          epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _person_facing(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-stop-on-uncaught", action="store_true",
+                        help="let an uncaught exception end the program instead of stopping where it is thrown "
+                             "(the default stop is breakpoint 1, `exception * uncaught only`)")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -43,27 +56,51 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also share the session on 127.0.0.1:PORT (a token is printed; 0 picks a port)")
     sub = parser.add_subparsers(dest="command")
 
-    attach = sub.add_parser("attach", help="TUI on a JVM that listens for a debugger")
-    attach.add_argument("address", help="HOST:PORT")
+    attach = _subcommand(sub, "attach", "TUI on a JVM that listens for a debugger",
+                         "The terminal UI on a running JVM started with a debug agent, e.g.\n"
+                         "  java -agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=*:5005 -cp app Main",
+                         "example:\n  tracepilot attach localhost:5005 --sourcepath src/main/java")
+    attach.add_argument("address", help="HOST:PORT of the JVM's debug agent")
     attach.add_argument("--wait", type=float, default=10.0, metavar="SECONDS", help="how long to wait for the JVM to listen")
+    _person_facing(attach)
     _common(attach)
 
-    launch = sub.add_parser("launch", help="TUI on a JVM it starts")
-    launch.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION")
+    launch = _subcommand(sub, "launch", "TUI on a JVM it starts",
+                         "Start a Java program under the terminal UI (suspended, breakpoints set, then run).\n"
+                         "Everything after -- is what you would give `java`; a single Foo.java is compiled first.",
+                         "examples:\n  tracepilot launch --break com.acme.Main:42 -- -cp build/classes com.acme.Main arg1\n"
+                         "  tracepilot launch -- -jar app.jar\n  tracepilot launch Hello.java")
+    launch.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION",
+                        help="a breakpoint set before the program runs: Foo:42, Foo.java:42, com.acme.Foo.bar "
+                             "(repeatable)")
     launch.add_argument("java_args", nargs=argparse.REMAINDER, help="-- JAVA-ARGS... or Foo.java")
+    _person_facing(launch)
     _common(launch)
 
-    demo = sub.add_parser("demo", help="the bundled sample program under the TUI")
-    demo.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION")
+    demo = _subcommand(sub, "demo", "the bundled sample program under the TUI",
+                       "A small shop program (ShopDemo.java) under the terminal UI, stopped at a breakpoint early in\n"
+                       "its flow, with a NullPointerException ahead to find. Needs java and javac (JDK 17+).",
+                       "example:\n  tracepilot demo --break ShopDemo.discount")
+    demo.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION",
+                      help="stop here instead of the default first breakpoint: ShopDemo:60, ShopDemo.discount "
+                           "(repeatable)")
+    _person_facing(demo)
     _common(demo)
 
-    repl = sub.add_parser("repl", help="jdb-style line interface")
+    repl = _subcommand(sub, "repl", "jdb-style line interface",
+                       "A jdb/gdb-style prompt (history, Tab completion); also runs -c commands or a script on stdin.",
+                       'examples:\n  tracepilot repl localhost:5005\n  tracepilot repl localhost:5005 -c "stop at '
+                       'Foo:12; cont; where"\n  tracepilot repl localhost:5005 < session.txt\n'
+                       "`help` at the prompt lists every command.")
     repl.add_argument("address", nargs="?", default=None, help="HOST:PORT (omit to start unattached)")
     repl.add_argument("-c", dest="commands", default=None, help='commands to run, separated by ";"')
-    repl.add_argument("--wait", type=float, default=10.0, metavar="SECONDS")
+    repl.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
+                      help="how long to wait for the JVM to listen")
+    _person_facing(repl)
     _common(repl)
 
-    dap = sub.add_parser("dap", help="Debug Adapter Protocol server for editors (stdio, or --port)")
+    dap = sub.add_parser("dap", help="Debug Adapter Protocol server for editors (stdio, or --port)",
+                         prog="tracepilot dap")
     dap.add_argument("--port", type=int, default=None, metavar="N", help="listen on 127.0.0.1:N instead of stdio "
                      "(0 picks a port, printed on stderr)")
     dap.add_argument("--join", dest="dap_join", metavar="SESSION", nargs="?", const="", default=None,
@@ -72,9 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     dap.add_argument("--token", default=None, help="the token of a session shared with --share-tcp")
     _common(dap)
 
-    sub.add_parser("sessions", help="live sessions on this machine")
+    sub.add_parser("sessions", help="live sessions on this machine", prog="tracepilot sessions")
 
-    watch = sub.add_parser("watch", help="TUI on a live session another front end drives")
+    watch = sub.add_parser("watch", help="TUI on a live session another front end drives", prog="tracepilot watch")
     watch.add_argument("session", nargs="?", default=None)
     watch.add_argument("--follow-only", action="store_true", help="watch without taking part")
     watch.add_argument("--token", default=None, help="the token of a session shared with --share-tcp "

@@ -30,7 +30,7 @@ async def test_attach_break_continue_where_locals_print(drive, line_of):
     assert (await drive("p i")).text == "i = 2"
     assert (await drive("print i * 10 + 1")).text == "i * 10 + 1 = 21"
     where = await drive("where")
-    assert where.text.splitlines()[0].startswith("> [0] fixtures.Playground.main(Playground.java:")
+    assert where.text.splitlines()[0].startswith("* [0] fixtures.Playground.main(Playground.java:")
     locals_ = await drive("locals")
     names = [v.name for v in locals_.data]
     assert {"args", "iterations", "p", "i"} <= set(names)
@@ -79,7 +79,7 @@ async def test_breakpoint_management(drive, line_of):
     removed = await drive(f"clear fixtures.Playground:{line_of('loop-body')}")
     assert removed.text.startswith("Removed bp-1")
     assert (await drive("delete 2")).text == "Removed bp-2"
-    assert (await drive("delete")).text == "Removed bp-3"
+    assert (await drive("delete -y")).text == "Removed bp-3"  # no one to ask here: -y says yes
     assert (await drive("clear")).text == "No breakpoints set."
     missing = await drive.fails("clear Nope:3")
     assert "no breakpoint at Nope:3" in missing.text

@@ -29,7 +29,7 @@ def test_stdin_script_session(jvm_factory, line_of, tmp_path, java_source_root):
         "step",
         "where",
         "locals",
-        "clear 2",
+        "clear 3",
         "next",
         "step up",
         "info breakpoints",
@@ -39,12 +39,13 @@ def test_stdin_script_session(jvm_factory, line_of, tmp_path, java_source_root):
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "VM start" in out.splitlines()[0]
+    assert "bp-1: stopping at uncaught exceptions" in out  # jdb's default, said once at attach
     # stops appear in order, each after the command that waited for it
     order = [
         f"> stop at fixtures.Playground:{loop} if i == 1",
-        "Set bp-1 line",
+        "Set bp-2 line",
         "> cont",
-        f"STOPPED at fixtures.Playground.main(Playground.java:{loop}) — breakpoint bp-1",
+        f"STOPPED at fixtures.Playground.main(Playground.java:{loop}) — breakpoint bp-2",
         "int result = p.compute(i);",
         "> print i",
         "i = 1",
@@ -52,17 +53,18 @@ def test_stdin_script_session(jvm_factory, line_of, tmp_path, java_source_root):
         "> step",
         f"STOPPED at fixtures.Playground.compute(Playground.java:{compute})",
         "> where",
-        f"> [0] fixtures.Playground.compute(Playground.java:{compute})",
+        f"* [0] fixtures.Playground.compute(Playground.java:{compute})",
         f"  [1] fixtures.Playground.main(Playground.java:{loop})",
         "> locals",
         "x = 1",
-        "> clear 2",
-        "Removed bp-2",
+        "> clear 3",
+        "Removed bp-3",
         "> next",
         "> step up",
         "STOPPED at fixtures.Playground.main(",
         "> info breakpoints",
-        "bp-1 line fixtures.Playground:",
+        "bp-1 exception * [enabled, verified] hits=0 uncaught only",
+        "bp-2 line fixtures.Playground:",
     ]
     position = 0
     for needle in order:

@@ -34,6 +34,7 @@ from .model import (
     FrameInfo,
     SessionState,
     Status,
+    StopKind,
     StopReason,
     ThreadInfo,
     ValueView,
@@ -134,6 +135,9 @@ class Selection:
     wait_timeout: float = DEFAULT_WAIT
     monitors: list[str] = field(default_factory=list)
     gc_pins: dict[str, str] = field(default_factory=dict)  # disablegc target -> mark label
+    # Asks the person a yes/no question (gdb's "Delete all breakpoints? (y or n)"); None where nobody can
+    # answer (scripts, -c, agents): commands that would ask then want an explicit -y instead.
+    confirm: Callable[[str], Awaitable[bool]] | None = None
 
     def on_stop(self) -> None:
         """A new stop: follow its thread, back to the top frame (what jdb and gdb do)."""
@@ -494,7 +498,21 @@ async def _maybe(value: Any) -> Any:
 
 async def _waited(ctx: Context, result: WaitResult) -> CommandResult:
     text = await render_wait(result, ctx.debugger)
+    returned = returned_text(result.stop) if result.stopped else None
+    if returned and returned not in text:
+        text += f"\n{returned}"
     return CommandResult(True, text, result, stop=result.stop if result.stopped else None)
+
+
+def returned_text(stop: StopReason | None) -> str | None:
+    """'discount() returned 659' when a step left a method and the JVM told its return value (IntelliJ shows
+    the same after step out / step over a call); None otherwise."""
+    value = getattr(stop, "return_value", None)
+    method = getattr(stop, "returned_from", None)
+    if stop is None or value is None or not method or stop.kind is not StopKind.STEP:
+        return None
+    name = method if method.endswith(")") else f"{method}()"
+    return f"{name} returned {value.text}"
 
 
 # connection ---------------------------------------------------------------------------------------------
@@ -515,6 +533,14 @@ async def _launch(ctx: Context, java_args: str) -> CommandResult:
     options = launch_options([t.text for t in tokenize(java_args)])
     status = await ctx.debugger.launch(actor=ctx.actor, **options)
     return ok(render(status), status, stop=status.stop)
+
+
+@cmd("restart", "Launch the program again with the same command line; breakpoints and watchers carry over.",
+     aliases=("rerun",), category="connection", mutates=True)
+async def _restart(ctx: Context) -> CommandResult:
+    status = await ctx.debugger.restart(actor=ctx.actor)
+    ctx.selection.on_stop()
+    return ok(render(status) + "\n(restarted: `cont` runs it to the first breakpoint)", status, stop=status.stop)
 
 
 @cmd("detach", "Detach from the JVM (it keeps running); `detach kill` terminates it.",
@@ -831,12 +857,28 @@ async def _clear(ctx: Context, breakpoint: str | None = None) -> CommandResult:
     return await _remove_matching(ctx, breakpoint)
 
 
-@cmd("delete", "Delete breakpoints by id (gdb numbers work: `delete 2`), or all of them.", aliases=("d",),
-     args=[Arg("breakpoints", "breakpoint", "ids or all", required=False, rest=True)], category="breakpoints",
-     mutates=True)
+@cmd("delete", "Delete breakpoints by id (gdb numbers work: `delete 2`); with no id all of them, after asking "
+     "(-y: without asking).", aliases=("d",),
+     args=[Arg("breakpoints", "breakpoint", "ids, all or -y", required=False, rest=True)], category="breakpoints",
+     mutates=True, examples=("delete 2 3", "delete -y"))
 async def _delete(ctx: Context, breakpoints: str | None = None) -> CommandResult:
+    items = (breakpoints or "").replace(",", " ").split()
+    yes = any(i in ("-y", "--yes") for i in items)
+    items = [i for i in items if i not in ("-y", "--yes")]
+    if not items:
+        infos = await ctx.debugger.breakpoint_list()
+        if not infos:
+            return ok("No breakpoints to remove.", [])
+        if not yes:
+            question = f"Delete all {len(infos)} breakpoints?"
+            if ctx.selection.confirm is None:
+                raise InvalidArgument(f"delete with no id removes every breakpoint ({len(infos)})",
+                                      "give ids (delete 2 3), or confirm with `delete -y` or `delete all`")
+            if not await ctx.selection.confirm(question):
+                return ok("Nothing deleted.", [])
+        items = ["all"]
     removed: list[str] = []
-    for item in (breakpoints or "all").replace(",", " ").split():
+    for item in items:
         removed += (await _remove_matching(ctx, item)).data
     return ok(f"Removed {', '.join(removed)}" if removed else "No breakpoints to remove.", removed)
 
@@ -1033,7 +1075,7 @@ def render_frames(frames: list[FrameInfo], selected: int = -1) -> str:
         return "No frames."
     lines = []
     for f in frames:
-        marker = ">" if f.index == selected else " "
+        marker = "*" if f.index == selected else " "  # (">" reads as an echoed command in a transcript)
         lines.append(f"{marker} [{f.index}] {f.location}" + (" (native)" if f.is_native else ""))
         for v in f.locals or []:
             lines.append(f"        {v.name} = {v.value.text}")
@@ -1264,7 +1306,13 @@ async def _unmonitor(ctx: Context, number: int) -> CommandResult:
      args=[Arg("which", "word", required=False, choices=("all", "system"))], category="threads")
 async def _threads(ctx: Context, which: str | None = None) -> CommandResult:
     threads = await ctx.debugger.threads(include_system=which is not None)
-    return ok(render_threads(threads, ctx.thread), threads)
+    text = render_threads(threads, ctx.thread)
+    if which is None:
+        everything = await ctx.debugger.threads(include_system=True)
+        hidden = len(everything) - len(threads)
+        if hidden > 0:
+            text += f"\n({hidden} system thread{'s' if hidden != 1 else ''} hidden: `threads all` lists them)"
+    return ok(text, threads)
 
 
 def render_threads(threads: list[ThreadInfo], selected: str | int | None = None) -> str:
@@ -1299,9 +1347,23 @@ async def _thread(ctx: Context, thread: str | int | None = None) -> CommandResul
 @cmd("lock", "Monitor info of an object: owner, entry count, waiting threads.", args=[Arg("target", "target", rest=True)],
      category="threads")
 async def _lock(ctx: Context, target: str) -> CommandResult:
-    view = await ctx.debugger.inspect(target, ctx.frame, ctx.thread)
-    locks = await ctx.debugger.locks()
-    return ok(f"{render(view)}\n{render(locks)}", {"object": view, "locks": locks})
+    view = await ctx.debugger.inspect(target, ctx.frame, ctx.thread, 0, 0)
+    handle = view.value.handle
+    if handle is None:
+        raise InvalidArgument(f"{target} is not an object ({view.value.text}): only objects have a monitor",
+                              "give an object: lock this, lock @12, lock $order")
+    report = await ctx.debugger.locks()
+    owners = [t.thread for t in report.threads if any(h.handle == handle for h in t.holds)]
+    entering = [t.thread for t in report.threads
+                if t.waits_for is not None and t.waits_for.handle == handle and t.wait_kind == "monitor"]
+    waiting = [t.thread for t in report.threads
+               if t.waits_for is not None and t.waits_for.handle == handle and t.wait_kind != "monitor"]
+    lines = [f"monitor of {target} = {view.value.text}",
+             f"  owner: {', '.join(owners) or 'none (unlocked)'}",
+             f"  waiting to enter: {', '.join(entering) or 'none'}",
+             f"  waiting for notify (Object.wait): {', '.join(waiting) or 'none'}"]
+    data = {"object": view.value, "owners": owners, "entering": entering, "waiting": waiting}
+    return ok("\n".join(lines), data)
 
 
 @cmd("locks", "Every thread's owned monitors and what it waits for; reports deadlocks.",

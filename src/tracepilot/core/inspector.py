@@ -61,6 +61,7 @@ from .model import (
     SessionState,
     Snapshot,
     SourceView,
+    StopKind,
     ThreadInfo,
     TraceResult,
     ValueView,
@@ -445,7 +446,9 @@ class Inspector:
             self.session.breakpoints.get(breakpoint)  # raises NotFound for an unknown id
         watch = self.watchers.add(expression, breakpoint)
         stop = self.session.stop
-        if self.session.state is SessionState.STOPPED and stop and stop.thread_id and watch.applies(
+        # At VM start no code has run (no frame to evaluate in): the first real stop gives the first value.
+        if self.session.state is SessionState.STOPPED and stop and stop.thread_id \
+                and stop.kind is not StopKind.VM_START and watch.applies(
                 [i for i in [stop.breakpoint_id, *stop.also] if i]):
             try:
                 value, static = await self._evaluate_value(watch.expression, stop.thread_id, 0)
@@ -612,6 +615,9 @@ class Inspector:
             raise Unsupported("this JVM cannot force an early return")
         method = await p.vm.method(f.location.class_id, f.location.method_id)
         if method.return_type == "void":
+            if value.strip():
+                raise InvalidArgument(f"{method.display()} returns void: it cannot return {value.strip()}",
+                                      "force-return with no value leaves a void method at once")
             result = Value(Tag.VOID, None)
         else:
             text = value.strip()

@@ -15,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from ..core.catalog import Catalog, CommandResult, Selection, default_catalog, split_commands
+from ..core.catalog import Catalog, CommandResult, Selection, default_catalog, returned_text, split_commands
 from ..core.debugger import Debugger
 from ..core.errors import DebuggerError
 from ..core.model import Actor, EventRecord, SessionState
@@ -31,12 +31,18 @@ def history_path() -> Path:
     return Path(base) / "tracepilot" / "repl_history"
 
 
+# Commands after which the program is a new one: the default stop at uncaught exceptions is (re)checked.
+_STARTS_A_TARGET = {"attach", "launch", "restart"}
+
+
 class Repl:
-    def __init__(self, debugger: Debugger, printer: Printer, catalog: Catalog | None = None) -> None:
+    def __init__(self, debugger: Debugger, printer: Printer, catalog: Catalog | None = None, *,
+                 stop_on_uncaught: bool = True) -> None:
         self.debugger = debugger
         self.printer = printer
         self.catalog = catalog or default_catalog()
         self.selection = Selection()
+        self.stop_on_uncaught = stop_on_uncaught  # jdb's default "catch uncaught java.lang.Throwable"
         self.failed = 0
         self._running: str | None = None  # the command being executed, if any
         self._held: list[EventRecord] = []  # stops that arrived while a command ran
@@ -65,6 +71,9 @@ class Repl:
         self.selection.on_stop()
         stop = self.debugger.session.stop
         text = render_stop(stop) if record.kind == "stop" and stop is not None else record.text
+        returned = returned_text(stop) if record.kind == "stop" else None
+        if returned and returned not in text:
+            text += f"\n{returned}"
         self.printer.result(text)
 
     async def _run_monitors(self) -> None:
@@ -100,14 +109,36 @@ class Repl:
             self._running = None
         self.printer.result(result.text, result.ok)
         held, self._held = self._held, []
-        if result.stop is None and not result.exit:
+        waited = result.ok and self._waits(result.command)  # its text already told how the wait ended
+        if result.stop is None and not result.exit and not waited:
             for record in held[-1:]:  # the latest stop is the current one
                 self._show_stop(record)
+        if result.ok and result.command in _STARTS_A_TARGET and self.stop_on_uncaught:
+            await self._stop_on_uncaught()
         if not result.ok:
             self.failed += 1
         if result.stop is not None and self.selection.monitors:
             await self._run_monitors()
         return result
+
+    def _waits(self, name: str) -> bool:
+        command = self.catalog.get(name) if name else None
+        return bool(command and command.waits)
+
+    async def _stop_on_uncaught(self) -> None:
+        """Stop where an exception nobody catches is thrown, as jdb does, instead of letting it end the program."""
+        infos = await self.debugger.breakpoint_list()
+        existing = [b for b in infos if b.kind == "exception" and b.spec == "*" and b.uncaught]
+        if existing:
+            return
+        try:
+            info = await self.debugger.exception_break("*", caught=False, uncaught=True, actor=Actor.PERSON)
+        except DebuggerError as e:
+            self.printer.error(f"could not set the stop at uncaught exceptions: {e}")
+            return
+        number = info.id.removeprefix("bp-")
+        self.printer.note(f"{info.id}: stopping at uncaught exceptions (`delete {number}` or "
+                          "--no-stop-on-uncaught turns it off)")
 
     async def run_lines(self, lines: list[str], echo: bool) -> int:
         """Script mode: run commands in order; stop at the first failure (like gdb -batch)."""
@@ -151,7 +182,16 @@ class Repl:
         from .prompt import make_prompt_session  # noqa: PLC0415 (prompt_toolkit only when a person types)
 
         prompt = make_prompt_session(self, history_path(), **io)
+        from prompt_toolkit import PromptSession  # noqa: PLC0415
         from prompt_toolkit.patch_stdout import patch_stdout  # noqa: PLC0415
+
+        asking = PromptSession(**io)  # (answers stay out of the command history)
+
+        async def confirm(question: str) -> bool:
+            answer = await asking.prompt_async(f"{question} (y or n) ")
+            return answer.strip().lower() in ("y", "yes")
+
+        self.selection.confirm = confirm  # only a person at the prompt can answer (scripts pass -y)
 
         self.printer.note("tracepilot repl — `help` lists commands, Tab completes, Ctrl+D leaves")
         with patch_stdout(raw=True):
@@ -179,7 +219,7 @@ class Repl:
 async def amain(ns: argparse.Namespace) -> int:
     printer = Printer()
     debugger = Debugger(read_only=ns.read_only, redact=getattr(ns, "redact", False), sourcepath=ns.sourcepath or ())
-    repl = Repl(debugger, printer)
+    repl = Repl(debugger, printer, stop_on_uncaught=not getattr(ns, "no_stop_on_uncaught", False))
     from ..share.host import published  # noqa: PLC0415
 
     async with published(debugger, "repl"):  # listed by `tracepilot sessions` for watchers (issue 9)
