@@ -37,6 +37,7 @@ from ..core.model import (
     ThreadInfo,
     Variable,
 )
+from ..core.sources import shown_source_path
 from .screens.help import HelpScreen
 from .screens.prompt import BreakpointEditScreen, ConfirmQuitScreen, PromptScreen
 from .sources import PreparedSource, SourceCache, plain
@@ -516,6 +517,8 @@ class TracepilotApp(App[int]):
     async def _open_location(self, location: CodeLocation, current: bool) -> None:
         v = self.view
         path = Path(location.source_path) if location.source_path else None
+        if path is not None and not shown_source_path(self.debugger, self.sourcepath).allows(path):
+            path = None  # only files under the source roots are shown (core/sources.py confinement)
         if path is None:
             view = await self._quietly(self.debugger.source(f"{location.class_name}:{max(location.line, 1)}", 0),
                                        show=False)
@@ -912,7 +915,7 @@ class TracepilotApp(App[int]):
         self.search_commands(commands, placeholder="Open a source file…")
 
     def _source_files(self) -> list[tuple[str, Path]]:
-        roots = list(self.sourcepath) + [Path.cwd()]
+        roots = shown_source_path(self.debugger, self.sourcepath).roots
         seen: dict[Path, str] = {}
         for root in roots:
             if not root.is_dir():
