@@ -1,15 +1,27 @@
 """Source mapping: find the .java file of a class on the source path and read its lines.
 
 The default path is the working directory's Maven/Gradle layouts (src/main/java, src/test/java, plus
-any */src/main/java one level down), the working directory itself, and whatever --sourcepath adds.
+any */src/main/java one level down), the working directory itself (unless it is / or the home
+directory), and whatever --sourcepath adds.
+
+Confinement: the source path is also the one place files may be read from for display. A path someone
+types (`source /etc/shadow:1`, REPL `list`, the TUI's file finder) is read only when it is a source file
+inside a source root; `SourcePath.check` is the single check every front end goes through.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from .errors import InvalidArgument
+
+# What may be shown as source: JVM languages' source files, nothing else (no keys, no configuration).
+SOURCE_SUFFIXES = (".java", ".kt", ".kts", ".groovy", ".scala")
 
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 _TYPE_RE = re.compile(r"\b(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)")
@@ -19,8 +31,13 @@ def default_roots(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
     base = Path(cwd or os.getcwd())
     roots = [base / "src/main/java", base / "src/test/java"]
     roots += sorted(base.glob("*/src/main/java")) + sorted(base.glob("*/src/test/java"))
-    roots.append(base)
+    if base.resolve() not in (Path("/"), Path.home().resolve()):  # too broad to be a source root
+        roots.append(base)
     return [r for r in roots if r.is_dir()]
+
+
+class SourceOutsideRoots(InvalidArgument):
+    """A file that exists but is not a source file inside a source root: it is not read."""
 
 
 class SourcePath:
@@ -65,26 +82,66 @@ class SourcePath:
                 return candidate
         return None
 
+    def allows(self, path: str | os.PathLike[str]) -> bool:
+        """May this file be read for display: a source file inside a source root?"""
+        return self.refusal(path) is None
+
+    def refusal(self, path: str | os.PathLike[str]) -> str | None:
+        """Why `path` may not be read (None: it may). Paths are compared as written, made absolute without
+        following symlinks (a link the user put in a source root is theirs); ".." is refused outright so a
+        typed path cannot climb out of a root that way."""
+        text = os.fspath(path)
+        if ".." in Path(text).parts:
+            return f"{text} contains '..'"
+        if not text.endswith(SOURCE_SUFFIXES):
+            return f"{text} is not a source file ({', '.join(SOURCE_SUFFIXES)})"
+        absolute = Path(os.path.abspath(Path(text).expanduser()))
+        for root in self.roots:
+            if absolute.is_relative_to(Path(os.path.abspath(root))):
+                return None
+        return f"{text} is outside the source path"
+
+    def check(self, path: str | os.PathLike[str]) -> Path:
+        """`path` if it may be read for display, else SourceOutsideRoots saying what to add to the source path."""
+        why = self.refusal(path)
+        if why is None:
+            return Path(path)
+        return self._refuse(why, Path(path))
+
+    def _refuse(self, why: str, path: Path) -> Path:
+        roots = ", ".join(str(r) for r in self.roots) or "(empty)"
+        folder = path.expanduser().parent
+        raise SourceOutsideRoots(
+            f"not reading {path}: {why} (source roots: {roots})",
+            f"only source files under a source root are shown; add its root to the source path "
+            f"(--sourcepath {folder}, the sourcepath argument of attach/launch, or `use {folder}` in the REPL)")
+
     def find_file(self, text: str) -> Path | None:
-        """A path typed by a user: absolute, relative to cwd, or relative to a source root."""
+        """A path typed by a user: absolute, relative to cwd, or relative to a source root. A file that
+        exists but may not be read (see `check`) raises SourceOutsideRoots instead of being returned."""
         try:
             return self._find_file(text)
         except (OSError, ValueError):  # a name too long for the file system, a NUL byte...
             return None
 
     def _find_file(self, text: str) -> Path | None:
-        path = Path(text).expanduser()
-        if path.is_file():
-            return path.resolve()
+        if ".." in Path(text).parts:
+            self.check(text)  # refuses: no climbing out of a root
+        path = Path(text).expanduser().absolute()
+        refused = path if path.is_file() and not self.allows(path) else None
+        if path.is_file() and refused is None:
+            return path
         for root in self.roots:
-            if (root / text).is_file():
-                return (root / text).resolve()
+            if (root / text).is_file() and self.allows(root / text):
+                return (root / text).absolute()
         name = Path(text).name
         for root in self.roots:
             matches = list(root.rglob(name)) if root != Path(self.cwd or os.getcwd()) else list(root.glob(f"*/{name}")) + list(root.glob(name))
             for m in matches:
-                if str(m).endswith(text):
-                    return m.resolve()
+                if str(m).endswith(text) and self.allows(m):
+                    return m.absolute()
+        if refused is not None:
+            self.check(refused)  # raises: the file exists but is not ours to show
         return None
 
 
@@ -120,3 +177,10 @@ def read_text(path: Path) -> str:
 
 def read_lines(path: Path) -> list[str]:
     return read_text(path).splitlines()
+
+
+def shown_source_path(debugger: Any, fallback: Iterable[str | os.PathLike[str]] = ()) -> SourcePath:
+    """The source path a front end may show files from: the debugger session's own (it grows with `use`
+    and launch), or, for a front end without one, a path over `fallback` with the same confinement."""
+    sources = getattr(getattr(debugger, "session", None), "sources", None)
+    return sources if isinstance(sources, SourcePath) else SourcePath([os.fspath(p) for p in fallback])
