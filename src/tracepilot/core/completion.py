@@ -2,6 +2,11 @@
 
 `complete_line` returns (start, candidates): each candidate replaces `line[start:]`. It asks the VM
 through the debugger's caches and never fails: an unknown context or a VM error completes to nothing.
+
+Completion runs while a person types (the TUI suggests on every key): it records nothing in the shared
+history (agents and watchers read it) and never runs code in the target. It reads values with `inspect`
+(no history record, logical views built from fields) inside `no_side_effects()`, so even an expression
+that names a method is refused rather than invoked.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .catalog import BREAK_OPTIONS, Catalog, Command, Selection, tokenize
+from .session import no_side_effects
 
 if TYPE_CHECKING:
     from .debugger import Debugger
@@ -32,6 +38,12 @@ _PREFIX_WORDS = {
 
 async def complete_line(catalog: Catalog, debugger: Debugger | None, line: str,
                         selection: Selection) -> tuple[int, list[str]]:
+    with no_side_effects("completion runs while you type: it never runs code in the program"):
+        return await _complete_line(catalog, debugger, line, selection)
+
+
+async def _complete_line(catalog: Catalog, debugger: Debugger | None, line: str,
+                         selection: Selection) -> tuple[int, list[str]]:
     word = _WORD.search(line).group(0)  # type: ignore[union-attr]
     start = len(line) - len(word)
     before = line[:start].strip()
@@ -208,9 +220,10 @@ async def _complete_expression(debugger: Debugger, line: str, selection: Selecti
     start = len(line) - len(partial)
     if not base:
         return start, [n for n in await _expression_names(debugger, selection) if n.startswith(partial)]
-    # `order.to` -> fields of order's runtime type (only plain names are evaluated: no calls while typing)
-    value = await debugger.evaluate(base.rstrip("."), selection.frame, selection.thread)
-    info = await _type_by_name(debugger, value.type)
+    # `order.to` -> fields of order's runtime type. Read with inspect, not evaluate: evaluate is an action
+    # recorded in the history; only plain names reach here, and no_side_effects() refuses any call anyway.
+    inspection = await debugger.inspect(base.rstrip("."), selection.frame, selection.thread, 0, 0)
+    info = await _type_by_name(debugger, inspection.value.type)
     if info is None:
         return start, []
     vm = _vm(debugger)
