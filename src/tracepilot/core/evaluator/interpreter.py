@@ -1522,6 +1522,11 @@ class _Ctx:
             raise _Fail(f"{decl.name}.{method.name}() did not return within {timeout:g}s (it may be waiting for a "
                         "lock another, suspended thread holds); the thread is still inside the call", column) from None
         except JdwpError as e:
+            if e.code == ErrorCode.INVALID_THREAD:  # JDWP runs calls only in a thread an event suspended
+                raise _Fail(f"cannot call {decl.name}.{method.display()} in this thread: it was paused, not "
+                            "stopped at a breakpoint or step, and the JVM runs method calls only in threads "
+                            "stopped by an event. Fields and locals read fine; to call methods, stop it at a "
+                            "breakpoint (or a step) where it runs next, then evaluate again", column) from None
             raise _Fail(f"cannot call {decl.name}.{method.display()}: {e}", column) from None
         if reply.exception.value:
             raise _Fail(await self.describe_exception(reply.exception), column, exception=reply.exception)
