@@ -61,3 +61,39 @@ async def test_deadlock_named_in_two_calls_while_running(mcp_session, jvm_factor
         for worker in ("transfer-worker-1", "transfer-worker-2"):
             assert re.search(rf"{worker} \(\w+\) at fixtures\.Jobs\.{method}\(Jobs\.java:{lines}\)", text), text
         assert (await s.ok("status")).data["state"] == "RUNNING"
+
+
+async def test_pause_in_sleep_shows_the_program_not_missing_jdk_sources(mcp_session, java_classes,
+                                                                        java_source_root, line_of):
+    """pause while main sleeps: no complaint about java.lang.Thread's source; the stack folds the JDK frames;
+    all_frames shows them; evaluate there answers in words; a static reads while running, without a thread."""
+    async with mcp_session("memory") as s:
+        await s.ok("launch", main="fixtures.Invoice", args=["60000"], classpath=[str(java_classes)],
+                   sourcepath=[str(java_source_root)], suspend=False)
+        for _ in range(100):  # output arrives while it runs
+            if "total=" in (await s.ok("output")).text:
+                break
+        running = await s.ok("evaluate", expression="fixtures.Invoice.PRICES")
+        assert "size=2" in running.text, running.text
+        assert "size=2" in (await s.ok("evaluate", expression="Invoice.PRICES")).text
+        paused = await s.ok("pause")
+        assert "java.lang.Thread not found" not in paused.text and "--sourcepath" not in paused.text, paused.text
+        assert "Invoice.java" in paused.text  # the program's line where it sleeps
+        assert (await s.ok("evaluate", expression="1 + 1", thread="main")).text.startswith("2")
+        assert "size=2" in (await s.ok("evaluate", expression="PRICES", frame=1)).text
+        call = await s.err("evaluate", expression="PRICES.size()", frame=1)
+        assert "INVALID_THREAD" not in call.text and "paused" in call.text and "breakpoint" in call.text, call.text
+
+
+async def test_stack_folds_library_frames_unless_all_frames(mcp_session, jvm_factory):
+    target = jvm_factory("Jobs", suspend=False)
+    target.wait_for_output("jobs deadlocked")
+    async with mcp_session("memory") as s:
+        await s.ok("attach", address=target.address)
+        await s.ok("pause")
+        folded = await s.ok("stack", thread="transfer-worker-1")
+        assert re.search(r"… \d+ frames in java\.util\.concurrent\.locks", folded.text), folded.text
+        assert "fixtures.Jobs.transfer(Jobs.java:" in folded.text
+        assert "AbstractQueuedSynchronizer" not in folded.text
+        full = await s.ok("stack", thread="transfer-worker-1", all_frames=True)
+        assert "java.util.concurrent.locks.ReentrantLock.lock" in full.text and "…" not in full.text

@@ -48,6 +48,7 @@ from .inspect.watchers import Watchers
 from .model import (
     Actor,
     ClassSummary,
+    CodeLocation,
     FrameChange,
     FrameInfo,
     HeapCount,
@@ -227,9 +228,12 @@ class Inspector:
         with contextlib.suppress(DebuggerError):
             snap.frames = await self.stack(tid, 0, 10, False)
             if snap.frames:
-                snap.frames[0].locals = await self.locals(0, tid)
-                loc = snap.frames[0].location
-                snap.source = await self._source_at(loc.class_name, loc.line, loc.source_file, 3)
+                # Stopped inside the JDK (a pause in Thread.sleep): show the program's frame that called it.
+                program = next((f for f in snap.frames if not f.is_library), None)
+                focus = program if snap.frames[0].is_library and program is not None else snap.frames[0]
+                focus.locals = await self.locals(focus.index, tid)
+                loc = focus.location
+                snap.source = await self._source_at(loc.class_name, loc.line, loc.source_file, 3, loc)
         return snap
 
     # -- values --------------------------------------------------------------------------------------
@@ -324,11 +328,26 @@ class Inspector:
 
     async def evaluate(self, expression: str, frame: int, thread: Any, actor: Actor) -> ValueView:
         p = await self._ready()
-        tid = await self.session.resolve_thread(thread)
-        value, static = await self._evaluate_value(expression, tid, frame)
+        tid = await self.session.resolve_thread(thread, required=False)
+        if tid:
+            value, static = await self._evaluate_value(expression, tid, frame)
+        else:
+            value, static = await self._without_thread(p, expression)
         view = await p.values.view(value, static, 0, self._secret(expression))
         self.session.history.add("evaluate", f"{expression} = {view.text}", actor, expression=expression)
         return view
+
+    async def _without_thread(self, p: _Parts, expression: str) -> tuple[Value, str | None]:
+        """No stop and no thread named: a static field (or a $mark's field) reads without suspending anything;
+        anything else needs a thread to run in."""
+        try:
+            place = await paths.resolve(paths.static_scope(p.vm, p.values.objects, self._symbol), expression)
+        except (DebuggerError, JdwpError):
+            raise InvalidArgument(
+                "no current thread to evaluate in",
+                "without a stop only static fields read (e.g. com.acme.Server.requests); pause, stop somewhere, "
+                "or name a thread (threads lists them)") from None
+        return place.value, place.type_name
 
     async def set_value(self, target: str, value: str, frame: int, thread: Any, actor: Actor) -> ValueView:
         if self.session.read_only:
@@ -353,11 +372,12 @@ class Inspector:
 
     # -- source and classes --------------------------------------------------------------------------
 
-    async def _source_at(self, class_name: str, line: int, source_file: str | None, context: int) -> SourceView:
+    async def _source_at(self, class_name: str, line: int, source_file: str | None, context: int,
+                         current: CodeLocation | None = None) -> SourceView:
         path = self.session.sources.find(class_name, source_file)
         stop = self.session.stop
         return render_view(path, class_name, line, context, self.session.breakpoints.list(),
-                           stop.location if stop else None)
+                           current or (stop.location if stop else None))
 
     async def source(self, location: str | None, context: int) -> SourceView:
         stop = self.session.stop

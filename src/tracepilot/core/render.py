@@ -203,32 +203,62 @@ def frame(f: FrameInfo) -> str:
     return f"#{f.index} {f.location}{tags}"
 
 
-def frames(fs: Sequence[FrameInfo], limit: int | None = None, with_locals: bool = True) -> str:
-    """Frames top first; with a limit, runs of library frames below the top fold into one line and
-    only the shown frames count against it, so the program's own callers stay visible."""
+def frames(fs: Sequence[FrameInfo], limit: int | None = None, with_locals: bool = True,
+           fold_library: bool | None = None) -> str:
+    """Frames top first. Folding (the default with a limit): each run of library frames below the top
+    becomes one line ("… 6 frames in java.util.concurrent"), and only shown frames count against the limit,
+    so the program's own callers stay visible."""
     if not fs:
         return "(no frames)"
+    fold = limit is not None if fold_library is None else fold_library
     lines: list[str] = []
-    folded = shown = 0
-    for f in fs:
+    run: list[FrameInfo] = []
+    shown = 0
+    last = -1
+    for position, f in enumerate(fs):
         if limit is not None and shown >= limit:
             break
-        if limit is not None and f.is_library and f.index != 0:
-            folded += 1
+        last = position
+        if fold and f.is_library and position != 0:
+            run.append(f)
             continue
-        if folded:
-            lines.append(f"   ... {folded} library frame(s)")
-            folded = 0
+        if run:
+            lines.append(library_run(run))
+            run = []
         lines.append(frame(f))
         shown += 1
         if with_locals and f.locals:
             lines.extend("     " + variable(v) for v in f.locals[:MAX_LOCALS])
-    rest = len(fs) - shown - folded
-    if limit is not None and rest > 0:
-        lines.append(f"   ... {rest + folded} more frame(s): call stack")
-    elif folded:
-        lines.append(f"   ... {folded} library frame(s)")
+    if run:
+        lines.append(library_run(run))
+    rest = len(fs) - last - 1
+    if rest > 0:
+        lines.append(f"   … {rest} more frame(s): stack with start={fs[last].index + 1}")
+    if fold_library and any(f.is_library for f in fs[1 : last + 1]):
+        lines.append("(library frames folded: all_frames=true lists them)")
     return "\n".join(lines)
+
+
+def library_run(run: Sequence[FrameInfo]) -> str:
+    """One line for consecutive library frames: how many and in which packages."""
+    packages: list[str] = []
+    for f in run:
+        package = f.location.class_name.rpartition(".")[0] or "(default package)"
+        if package not in packages:
+            packages.append(package)
+    common = _common_package(packages)
+    where = common if common.count(".") >= 1 else ", ".join(packages[:2]) + (", …" if len(packages) > 2 else "")
+    return f"   … {len(run)} frame{'s' if len(run) != 1 else ''} in {where}"
+
+
+def _common_package(packages: Sequence[str]) -> str:
+    parts = [p.split(".") for p in packages]
+    common: list[str] = []
+    for segment in zip(*parts, strict=False):
+        if any(s != segment[0] for s in segment):
+            break
+        common.append(segment[0])
+    return ".".join(common)
 
 
 # -- events and output -----------------------------------------------------------------------------------
@@ -301,13 +331,14 @@ def snapshot(snap: Snapshot, reason: StopReason | None = None) -> str:
         parts.append(snap.source.message)
     if snap.frames:
         parts.append("stack:\n" + frames(snap.frames, limit=MAX_FRAMES, with_locals=False))
-        top = snap.frames[0]
+        top = next((f for f in snap.frames if f.locals is not None), snap.frames[0])  # the program's frame
         if top.locals is not None:
             changed = set(snap.changed)
             for var in top.locals:
                 if var.name in changed:
                     var.changed = True
-            parts.append("locals:\n" + (variables(top.locals) if top.locals else "(none)"))
+            head = "locals:" if top.index == 0 else f"locals of #{top.index} {top.location.method}:"
+            parts.append(head + "\n" + (variables(top.locals) if top.locals else "(none)"))
     if snap.watches:
         parts.append("watches:\n" + "\n".join(watch(w) for w in snap.watches))
     if snap.changed:

@@ -16,6 +16,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from .app import McpApp, answer
+from .arguments import remember_boolean_arguments
 
 if TYPE_CHECKING:
     from ..core.debugger import Debugger
@@ -95,6 +96,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     def tool(annotations: ToolAnnotations) -> Any:
         def decorate(fn: Any) -> Any:
             server.add_tool(fn, description=_describe(fn), annotations=annotations)
+            remember_boolean_arguments(fn)  # so `thread: true` is refused, not taken as thread 1
             return fn
 
         return decorate
@@ -207,7 +209,12 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     @tool(annotations=CONTROL)
     async def pause(thread: Thread = None) -> CallToolResult:
         """Suspend the program (or one thread) now; works while another call is waiting."""
-        return await stop_context("pause", None, 0, lambda d: d.pause(_thread(thread), actor=_agent()))
+        async def pause_thread(d: Debugger) -> Any:
+            if _thread(thread) is not None:  # a thread that does not exist is an error, even when already stopped
+                await d.session.resolve_thread(_thread(thread))
+            return await d.pause(_thread(thread), actor=_agent())
+
+        return await stop_context("pause", None, 0, pause_thread)
 
     @tool(annotations=CONTROL)
     async def step(
@@ -400,9 +407,15 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         start: Annotated[int, Field(ge=0, description="first frame index")] = 0,
         count: Annotated[int, Field(ge=1, le=1000, description="how many frames")] = 20,
         locals: Annotated[bool, Field(description="include each frame's locals")] = False,  # noqa: A002
+        all_frames: Annotated[bool, Field(
+            description="show JDK and library frames one by one (default: each run of them is one line)")] = False,
     ) -> CallToolResult:
-        """The call stack of a suspended thread (frame 0 = top)."""
-        return await reply("stack", lambda d: d.stack(_thread(thread), start, count, locals), key="frames", as_list="frames")
+        """The call stack of a suspended thread (frame 0 = top): the program's frames, with each run of
+        JDK / library frames folded into one line ("… 6 frames in java.util.concurrent") unless all_frames."""
+        from ..core import render  # noqa: PLC0415
+
+        result = await app.call("stack", lambda d: d.stack(_thread(thread), start, count, locals))
+        return answer(render.frames(result, fold_library=not all_frames), _data(result, "frames"))
 
     @tool(annotations=READ)
     async def locals(frame: Frame = 0, thread: Thread = None) -> CallToolResult:  # noqa: A001

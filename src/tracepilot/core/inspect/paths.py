@@ -101,21 +101,33 @@ async def _first_place(scope: Scope, parts: list[tuple[str, str]]) -> Place | tu
         if f is not None and not f.is_static:
             value = (await scope.vm.send(ObjectReference.GetValues, scope.this.value, [f.id])).values[0]
             return Place("field", value, f.type_name, object_id=scope.this.value, field_id=f.id)
-    static = await _static_field(scope, scope.frame_type_id, name)
+    static = await _static_field(scope, scope.frame_type_id, name) if scope.frame_type_id else None
     if static is not None:
         return static
-    # A qualified class name followed by a static field: com.acme.Foo.COUNT
+    # A qualified class name followed by a static field: com.acme.Foo.COUNT (or Foo.COUNT, if Foo is unique)
     names = [p[1] for p in parts]
     for cut in range(len(names) - 1, 0, -1):
         if any(k != "name" for k, _ in parts[:cut + 1]):
             continue
-        classes = await scope.vm.classes_by_name(".".join(names[:cut]))
+        classes = await scope.vm.classes_by_name(".".join(names[:cut])) or (
+            await _by_simple_name(scope.vm, ".".join(names[:cut])) if cut == 1 else [])
         if classes:
             place = await _static_field(scope, classes[0].id, names[cut])
             if place is None:
                 raise NotFound(f"{'.'.join(names[:cut])} has no static field {names[cut]}")
             return place, cut + 1
     raise NotFound(f"'{name}' is not a local variable, field or class here")
+
+
+async def _by_simple_name(vm: Vm, name: str) -> list:
+    found = [t for t in await vm.all_classes() if not t.is_array and t.simple_name == name]
+    return found if len(found) == 1 else []
+
+
+def static_scope(vm: Vm, objects: Objects, resolve_symbol: Callable[[str], Awaitable[Value]]) -> Scope:
+    """A scope with no thread and no frame: enough for static fields (Foo.COUNT, com.acme.Foo.cache.size)
+    and $marks, which read over JDWP without suspending anything."""
+    return Scope(vm, objects, 0, 0, {}, None, 0, resolve_symbol)
 
 
 async def _static_field(scope: Scope, type_id: int, name: str) -> Place | None:

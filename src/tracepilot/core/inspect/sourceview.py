@@ -8,6 +8,7 @@ from ..errors import NotFound
 from ..locations import LineSpec, MethodSpec, parse_location
 from ..model import BreakpointInfo, CodeLocation, SourceLine, SourceView
 from ..sources import SourcePath, class_name_for_file, read_lines
+from .stack import is_library
 
 
 def outer(class_name: str) -> str:
@@ -41,7 +42,9 @@ def render_view(path: Path | None, class_name: str | None, line: int | None, con
                 breakpoints: list[BreakpointInfo], current: CodeLocation | None) -> SourceView:
     view = SourceView(class_name=class_name, path=str(path) if path else None, line=line)
     if path is None:
-        view.message = f"source of {class_name} not found on the source path (add it with --sourcepath)"
+        if class_name and not is_library(class_name):  # JDK sources are rarely wanted: no complaint about them
+            view.message = (f"source of {class_name} not found on the source path (add its root directory: the "
+                            "sourcepath argument of attach/launch, or --sourcepath)")
         return view
     text_lines = read_lines(path)
     center = line if line and line > 0 else 1
