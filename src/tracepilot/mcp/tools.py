@@ -279,7 +279,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     ) -> CallToolResult:
         """Change options of a breakpoint; only the arguments given change ("" clears a text option)."""
         options = {k: v for k, v in {
-            "condition": condition, "hit_count": hit_count, "log": _log(log, "logged") if log is not False else "",
+            "condition": condition, "hit_count": hit_count, "log": ("logged" if log else "") if isinstance(log, bool) else log,
             "thread": _thread(thread),
             "temporary": temporary, "suspend": suspend, "after": after, "enabled": enabled,
         }.items() if v is not None}
