@@ -204,8 +204,8 @@ class Debugger:
     async def snapshot(self, thread: str | int | None = None) -> Any:
         return await self.inspector.snapshot(thread)
 
-    async def threads(self, include_system: bool = False) -> list[ThreadInfo]:
-        return await self.inspector.threads(include_system)
+    async def threads(self, include_system: bool = False, with_locks: bool = False) -> list[ThreadInfo]:
+        return await self.inspector.threads(include_system, with_locks)
 
     async def stack(self, thread: str | int | None = None, start: int = 0, count: int = 20,
                     locals: bool = False) -> list[FrameInfo]:  # noqa: A002
