@@ -61,6 +61,11 @@ async def test_deadlock_named_in_two_calls_while_running(mcp_session, jvm_factor
         for worker in ("transfer-worker-1", "transfer-worker-2"):
             assert re.search(rf"{worker} \(\w+\) at fixtures\.Jobs\.{method}\(Jobs\.java:{lines}\)", text), text
         assert (await s.ok("status")).data["state"] == "RUNNING"
+        threads = await s.ok("threads")  # the locks part of threads, also while running
+        worker = next(line for line in threads.text.splitlines() if "'transfer-worker-1'" in line)
+        assert "holds" in worker and 'id="savings"' in worker, threads.text
+        assert "waiting for" in worker and 'id="checking"' in worker, threads.text
+        assert (await s.ok("status")).data["state"] == "RUNNING"
 
 
 async def test_pause_in_sleep_shows_the_program_not_missing_jdk_sources(mcp_session, java_classes,

@@ -186,10 +186,23 @@ class Inspector:
 
     # -- threads and stacks --------------------------------------------------------------------------
 
-    async def threads(self, include_system: bool) -> list[ThreadInfo]:
+    async def threads(self, include_system: bool, with_locks: bool = False) -> list[ThreadInfo]:
+        """Threads; with_locks adds what each holds and waits for (monitors and j.u.c. locks, named by their
+        owners), which means suspending a running VM for the look: asked for, never on a front end's refresh."""
         p = await self._ready()
         stop = self.session.stop
-        return await p.threads.list(p.values, include_system, stop.thread_id if stop else None)
+        infos = await p.threads.list(p.values, include_system, stop.thread_id if stop else None)
+        if with_locks:
+            report = await self.locks()
+            by_id = {t.thread_id: t for t in report.threads}
+            for info in infos:
+                found = by_id.get(info.id)
+                if found is not None:
+                    info.owned_monitors = list(found.holds)
+                    info.waiting_for = found.waits_for
+                    if info.location is None:
+                        info.location = found.at  # a running thread: where it holds or waits, in program code
+        return infos
 
     async def stack(self, thread: Any, start: int, count: int, with_locals: bool) -> list[FrameInfo]:
         p = await self._ready()

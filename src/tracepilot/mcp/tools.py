@@ -393,7 +393,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         """Threads with state, suspended or not, location, locks held and awaited."""
 
         async def list_threads(d: Debugger) -> Any:
-            found = await d.threads(include_system)
+            found = await d.threads(include_system, with_locks=True)
             wanted = _thread(thread)
             if wanted is not None:
                 found = [t for t in found if t.id == wanted or t.name == wanted]
