@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 
 from . import resources, tools
 from .app import McpApp
+from .arguments import CheckedServer
 from .logs import setup_logging
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
     app = McpApp(read_only=read_only, redact=redact, join=join, log_file=log_file, sourcepath=sourcepath,
                  debugger_factory=debugger_factory or _join_factory(join))
 
-    server = MCPServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
+    server = CheckedServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
                        version=_version(), log_level="INFO")
     tools.register(server, app)
     server.notifier = resources.register(server, app)  # type: ignore[attr-defined]

@@ -495,7 +495,26 @@ def _parse(text: str) -> A.Expr:
     if expr_node is None:
         _diagnose(text, tree)  # raises
         raise _Err("syntax error", 0, "here")  # pragma: no cover - _diagnose always raises
+    depth = _nesting(expr_node)
+    if depth > MAX_NESTING:
+        raise _Err(f"expression nested {depth} levels deep; at most {MAX_NESTING} are evaluated", 0,
+                   "split it up (e.g. evaluate the inner part first)")
     return _Converter(text, src).expr(expr_node)
+
+
+# Converting, checking and evaluating walk the tree recursively: a bound keeps a pathological expression
+# ("1+1+...+1" three thousand times) an answer instead of a RecursionError. Real expressions stay far below.
+MAX_NESTING = 150
+
+
+def _nesting(node: tree_sitter.Node) -> int:
+    """How deep the syntax tree under `node` goes (counted without recursion)."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in current.named_children)
+    return deepest
 
 
 def _single_expression(root: tree_sitter.Node, user_end: int) -> tree_sitter.Node | None:
