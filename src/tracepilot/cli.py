@@ -46,6 +46,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tracepilot", description="A Java debugger for people and agents.",
                                      usage=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"tracepilot {_installed_version()}")
     parser.add_argument("--mcp", action="store_true", help="run the MCP server on stdio")
     parser.add_argument("--join", metavar="SESSION", nargs="?", const="", default=None,
                         help="with --mcp: drive a live session instead of opening a JDWP connection")
@@ -117,6 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--token", default=None, help="the token of a session shared with --share-tcp "
                        "(SESSION is then tcp://HOST:PORT)")
     return parser
+
+
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return version("tracepilot")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def split_launch_args(java_args: Sequence[str]) -> list[str]:
