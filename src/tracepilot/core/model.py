@@ -248,6 +248,7 @@ class Status(Model):
     pending_stops: int = 0
     last_error: str | None = None
     last_event_seq: int = 0
+    note: str | None = None  # what this call did that the state does not say ("the JVM has exited")
 
     def headline(self) -> str:
         if self.state is SessionState.STOPPED and self.stop:
