@@ -7,12 +7,13 @@ inspector.py). Mutating methods take `actor` so the shared history records who d
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from ..jdwp import JdwpError, JdwpTransportError, VMDisconnected
+from ..jdwp import JdwpError, JdwpTransportError, VirtualMachine, VMDisconnected
 from .errors import DebuggerError, InvalidArgument, NotConnected, TargetError
 from .model import (
     Actor,
@@ -27,6 +28,8 @@ from .model import (
     WaitResult,
 )
 from .session import Session
+
+EXIT_WAIT = 10.0  # seconds detach(terminate=True) waits for an attached JVM to end
 
 
 def _explain_transport_errors(method: Any) -> Any:
@@ -110,7 +113,30 @@ class Debugger:
         return await self.launch(**self._launch_options, actor=actor)
 
     async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
-        return await self.session.detach(terminate, self._actor(actor))
+        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting)."""
+        exited = await self._exit_attached(terminate)
+        status = await self.session.detach(terminate, self._actor(actor))
+        if exited is not None:
+            status.note = ("the JVM has exited" if exited else
+                           f"the JVM was told to exit and is still exiting after {EXIT_WAIT:g}s")
+        return status
+
+    async def _exit_attached(self, terminate: bool) -> bool | None:
+        """An attached JVM told to exit lives on for a while (shutdown): wait until it closes the connection,
+        which it does as the process ends. None when there is nothing to wait for (a launched JVM is killed
+        and reaped by the session)."""
+        conn, session = self.session.conn, self.session
+        if not terminate or conn is None or conn.is_closed or session.launched is not None or session.read_only:
+            return None
+        try:
+            await conn.send(VirtualMachine.Exit, 1, timeout=2.0)
+        except (JdwpError, JdwpTransportError, VMDisconnected, TimeoutError):
+            pass  # already going: wait for the close all the same
+        try:
+            await asyncio.wait_for(conn.wait_closed(), EXIT_WAIT)
+        except TimeoutError:
+            return False
+        return True
 
     async def status(self) -> Status:
         return await self.session.status()
