@@ -109,6 +109,8 @@ def stop(reason: StopReason | None) -> str:
         lines.append(f"object {value(reason.object)}")
     if reason.also:
         lines.append("also hit: " + ", ".join(reason.also))
+    if reason.returned_from and reason.kind is not StopKind.STEP:
+        lines.append(reason.returned())
     return "\n".join(lines)
 
 
@@ -128,9 +130,15 @@ def status(st: Status) -> str:
         lines.append("vm: " + vm(st.vm) + (" (launched)" if st.launched else ""))
     elif st.target:
         lines.append(f"target: {st.target}")
+    if st.reconnected:
+        lines.insert(0, st.reconnected)
+    if st.note:
+        lines.append(st.note)
     lines.append(f"breakpoints: {st.breakpoints}; last event #{st.last_event_seq}")
+    lines.extend(suspended_threads(st))
     if st.pending_stops:
-        lines.append(f"{st.pending_stops} more stop(s) pending in other threads")
+        lines.append(f"{st.pending_stops} stop(s) of other threads not delivered yet: wait_for_stop (or resume) "
+                     "returns the next")
     if st.last_error and st.state is not SessionState.DISCONNECTED:
         lines.append(f"last error: {st.last_error}")
     if st.state is SessionState.DISCONNECTED:
@@ -142,8 +150,32 @@ def status(st: Status) -> str:
     return "\n".join(lines)
 
 
+def suspended_threads(st: Status) -> list[str]:
+    """One line per thread the debugger holds, with its reason (only when there is more than the stop)."""
+    held = st.suspended
+    if not held or (len(held) == 1 and held[0].current and st.stop is not None and held[0].why in st.stop.headline()):
+        return []
+    lines = [f"suspended threads ({len(held)}):"]
+    for t in held[:20]:
+        mark = "*" if t.current else " "
+        new = "" if t.delivered or t.state != "stopped" else " (not delivered yet)"
+        lines.append(f" {mark} {t.name or t.id}: {t.why}{new}")
+    if len(held) > 20:
+        lines.append(f"   … {len(held) - 20} more: threads lists them all")
+    return lines
+
+
 def wait_result(result: WaitResult, context: Snapshot | None = None) -> str:
     """A waiting call's answer: the stop context, or a plain "still running"."""
+    text = _wait_text(result, context)
+    if result.reconnected and result.reconnected not in text:
+        text = f"{result.reconnected}\n{text}"
+    if result.stopped and result.pending:
+        text += f"\n{result.pending} more stop(s) in other threads: wait_for_stop (or resume) returns the next"
+    return text
+
+
+def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
     if result.stopped and result.stop is not None:
         if result.stop.kind is StopKind.VM_DEATH or result.state is SessionState.EXITED:
             return stop(result.stop) + ("\n" + result.message if result.message else "")
@@ -154,8 +186,12 @@ def wait_result(result: WaitResult, context: Snapshot | None = None) -> str:
         return "EXITED" + (f" — {result.message}" if result.message else "")
     if result.state is SessionState.DISCONNECTED:
         return "DISCONNECTED" + (f" — {result.message}" if result.message else "")
+    if result.reconnected and result.message.startswith(result.reconnected):
+        result = dataclasses.replace(result, message=result.message[len(result.reconnected):].lstrip("; "))
     if result.message.startswith(STILL_RUNNING):
         return f"{result.message}: call wait_for_stop to keep waiting, or pause"
+    if result.message:
+        return result.message
     return "RUNNING (not waiting): call wait_for_stop to wait for the next stop, or pause"
 
 
@@ -163,7 +199,13 @@ def wait_result(result: WaitResult, context: Snapshot | None = None) -> str:
 
 
 def breakpoint_info(bp: BreakpointInfo) -> str:
-    return bp.describe()
+    """A breakpoint with what its hit does to the threads (the suspend policy)."""
+    text = bp.describe()
+    if bp.log and not bp.condition:
+        return text
+    if bp.suspend == "thread":
+        return text + "\nsuspend thread: a hit stops only its thread; the others keep running"
+    return text + "\nsuspend all: a hit stops every thread"
 
 
 def breakpoints(bps: Sequence[BreakpointInfo]) -> str:
@@ -174,8 +216,10 @@ def breakpoints(bps: Sequence[BreakpointInfo]) -> str:
 
 def thread(t: ThreadInfo) -> str:
     flags = []
-    if t.suspended:
-        flags.append("suspended")
+    if t.why and t.why.startswith("inside a call"):
+        flags.append("running " + t.why)
+    elif t.suspended:
+        flags.append("suspended" + (f": {t.why}" if t.why else ""))
     if t.is_virtual:
         flags.append("virtual")
     if t.is_system:

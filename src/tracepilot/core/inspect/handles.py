@@ -104,7 +104,10 @@ class HandleTable:
                 self._drop(object_id)
 
     def forget(self) -> None:
-        """The VM is gone: its ids mean nothing now; nothing to release."""
+        """The VM is gone: its ids mean nothing now; nothing to release. Numbering starts again at @1, so a
+        new session's handles don't continue the last one's (no handle of the old VM can be confused with
+        a new one: they were all dropped here)."""
         self._by_object.clear()
         self._by_number.clear()
+        self._next = 1
         self.conn = None
