@@ -370,6 +370,10 @@ class BreakpointTracker:
         if "hit_count" in options:
             bp.hit_rule = HitRule.parse(options["hit_count"])
             bp.info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+            # The new rule counts from now on, and so does the hit label the user sees ("hit 5" is the 5th
+            # hit since the update, not the 1,000,005th since the breakpoint was set).
+            bp.info.hits = 0
+            bp.fired = False
         if "log" in options:
             bp.info.log = options["log"] or None
         if "thread" in options:
