@@ -39,3 +39,54 @@ async def test_detach_terminate_waits_for_an_attached_jvm_and_handles_restart(jv
         assert handles[0] == 1, handles  # a new session's handles start again at @1
     finally:
         await d.close()
+
+
+async def test_field_log_binds_this_old_and_new_to_the_written_object(jvm_factory, line_of):
+    jvm = jvm_factory("Invoice")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await d.watchpoint_set("fixtures.Invoice$Sku.region", log="{this.code}: {$old} -> {$new} ({code})")
+        await _to_breakpoint(d, f"fixtures.Invoice:{line_of('invoice-after-lookup')}")
+        logs = [e for e in await d.events(kinds=["log"]) if "normalise" in e.text]
+        assert logs, await d.events()
+        pen = logs[0]
+        assert pen.text.startswith("pen: eu -> EU (pen)"), pen.text  # `this` is the Sku, not normalise's frame
+        assert pen.data["where"] == f"Invoice.normalise:{line_of('invoice-write')}"
+        assert pen.data["thread_name"] == "main"
+        assert (pen.data["old"], pen.data["new"]) == ('"eu"', '"EU"')
+        assert "Sku" in pen.data["object"] and "pen" in pen.data["object"]
+    finally:
+        await d.close()
+
+
+async def test_evaluate_return_at_a_method_exit_stop(jvm_factory):
+    jvm = jvm_factory("Invoice")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await d.method_break("fixtures.Invoice.price", on="exit")
+        result = await d.resume(timeout=20)
+        if result.stopped and result.stop.kind is StopKind.VM_START:
+            result = await d.resume(timeout=20)
+        assert result.stop.kind is StopKind.METHOD_EXIT, result.headline()
+        assert (await d.evaluate("$return")).text == "0"  # the pen's lookup missed
+        assert (await d.evaluate("$return + 1")).text == "1"
+        result = await d.resume(timeout=20)
+        assert (await d.evaluate("$return")).text == "900"  # the next stop has its own $return
+    finally:
+        await d.close()
+
+
+async def test_exception_log_that_meant_the_exception_gets_a_hint(jvm_factory, line_of):
+    jvm = jvm_factory("Playground", "10", "throw", "nosleep")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await d.exception_break("java.lang.NullPointerException", log="msg={getMessage()}")
+        await _to_breakpoint(d, f"fixtures.Playground:{line_of('risky-catch')}")
+        line = next(e for e in await d.events(kinds=["log"]))
+        assert "$exception.getMessage()" in line.text, line.text
+        assert "Playground.risky" in line.text and "threw java.lang.NullPointerException" in line.text
+    finally:
+        await d.close()

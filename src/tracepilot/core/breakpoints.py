@@ -830,6 +830,7 @@ class BreakpointTracker:
             if message is None:
                 return None
         reason = await self._stop_reason(bp, event, extra)
+        session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
         reason.message = message
         if bp.info.temporary:
             with contextlib.suppress(DebuggerError):

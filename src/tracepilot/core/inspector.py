@@ -95,6 +95,7 @@ class Inspector:
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
         self._tracing = False
+        self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
 
     # -- plumbing ------------------------------------------------------------------------------------
 
@@ -129,6 +130,7 @@ class Inspector:
         self._parts = None
         self._last_locals.clear()
         self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
+        self._stop_values.clear()
 
     def _secret(self, expression: str) -> str | None:
         """With --redact, an expression naming a secret-looking field or variable shows as redacted."""
@@ -339,11 +341,25 @@ class Inspector:
         value, static = await self._target_value(target, frame, thread)
         return await p.values.inspect(target, value, static, max(0, start), max(0, count), self._secret(target))
 
+    def keep_stop_values(self, reason: Any, values: dict[str, Value]) -> None:
+        """The event's own values ($return, $exception, $old, $new) of a stop, for expressions at that stop."""
+        if values:
+            if len(self._stop_values) >= 64:
+                self._stop_values.clear()
+            self._stop_values[id(reason)] = (reason, dict(values))
+
+    def _values_at_stop(self, thread_id: int) -> dict[str, Value] | None:
+        stop = self.session.stop
+        if stop is None or stop.thread_id != thread_id:
+            return None
+        kept = self._stop_values.get(id(stop))
+        return kept[1] if kept is not None and kept[0] is stop else None
+
     async def evaluate(self, expression: str, frame: int, thread: Any, actor: Actor) -> ValueView:
         p = await self._ready()
         tid = await self.session.resolve_thread(thread, required=False)
         if tid:
-            value, static = await self._evaluate_value(expression, tid, frame)
+            value, static = await self._evaluate_value(expression, tid, frame, self._values_at_stop(tid))
         else:
             value, static = await self._without_thread(p, expression)
         view = await p.values.view(value, static, 0, self._secret(expression))
@@ -681,6 +697,11 @@ class Inspector:
             return await self.evaluator.condition(expression, thread_id, extra)
         except JdwpError as exc:
             raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
+        except EvaluationError as exc:
+            hint = _event_value_hint(expression, extra, in_template=False)
+            if not hint:
+                raise
+            raise EvaluationError(exc.message + hint, exc.hint) from None
 
     async def log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
         """Where a log line fired, so no template has to say it: "at Invoice.normalise:41 [main]", and at a
@@ -743,8 +764,23 @@ class Inspector:
                 view = await self._p().values.view(value, static, 1, self._secret(expression))
                 out.append(view.text[1:-1] if view.kind == "string" and view.text.endswith('"') else view.text)
             except (DebuggerError, JdwpError) as exc:
-                out.append(f"<{expression}: {exc}>")
+                out.append(f"<{expression}: {exc}{_event_value_hint(expression, extra)}>")
         return "".join(out)
+
+
+_EVENT_VALUES = {"$exception": "the exception", "$return": "the value returned", "$new": "the value written"}
+
+
+def _event_value_hint(expression: str, extra: dict[str, Value] | None, in_template: bool = True) -> str:
+    """A log part that failed at an exception (method exit, field write) may have meant the event's value:
+    `{getMessage()}` runs in the throwing frame, `{$exception.getMessage()}` asks the exception."""
+    for name, what in _EVENT_VALUES.items():
+        if extra and name in extra and name not in expression:
+            if name == "$exception":
+                written = f"{name}.{expression.strip()}"
+                return f" — {what} is {name}: write " + (f"{{{written}}}" if in_template else written)
+            return f" — {what} is {name}"
+    return ""
 
 
 def _clip_text(text: str, limit: int = 80) -> str:

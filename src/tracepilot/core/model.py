@@ -123,6 +123,8 @@ class StopReason(Model):
     old_value: ValueView | None = None
     new_value: ValueView | None = None
     return_value: ValueView | None = None
+    returned_from: str | None = None  # after a step: the method whose return_value this is ("discount")
+    run_to: str | None = None  # run_to's target when this stop is where it ran to
     object: ValueView | None = None  # watchpoint instance
     message: str | None = None  # e.g. why a condition error stopped the thread
     also: list[str] = dataclasses.field(default_factory=list)  # other breakpoint ids hit at the same place
@@ -133,9 +135,15 @@ class StopReason(Model):
         if self.kind is StopKind.VM_DEATH:
             return "EXITED — the VM terminated"
         where = f" at {self.location}" if self.location else ""
+        if self.kind is StopKind.BREAKPOINT and self.breakpoint_id is None and self.run_to:
+            breakpoint = f"run to {self.run_to}"
+        else:
+            breakpoint = f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else "")
+            if self.run_to:
+                breakpoint += f"; run to {self.run_to} reached"
         why = {
-            StopKind.BREAKPOINT: f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else ""),
-            StopKind.STEP: "step",
+            StopKind.BREAKPOINT: breakpoint,
+            StopKind.STEP: "step" + (f"; {self.returned()}" if self.returned_from else ""),
             StopKind.EXCEPTION: "exception "
             + (f"{self.exception.class_name}" + (f": {self.exception.message}" if self.exception and self.exception.message else "") if self.exception else ""),
             StopKind.WATCHPOINT_ACCESS: f"read of {self.field}",
@@ -153,6 +161,11 @@ class StopReason(Model):
         thread = f", thread {self.thread_name}" if self.thread_name else ""
         extra = f" ({self.message})" if self.message else ""
         return f"STOPPED{where} — {why}{thread}{extra}"
+
+    def returned(self) -> str:
+        """'discount() returned 659' after a step that left a method (or over a call)."""
+        value = self.return_value.text if self.return_value is not None else "?"
+        return f"{self.returned_from}() returned {value}"
 
 
 @dataclass
@@ -237,6 +250,19 @@ class VmInfo(Model):
 
 
 @dataclass
+class SuspendedThread(Model):
+    """One thread the debugger holds (or that runs a call for it), and why."""
+
+    id: int
+    name: str | None
+    state: str  # stopped | paused | held | inside a call
+    why: str  # "breakpoint bp-1 (hit 2)", "paused", "held: ...", "inside a call to Ticker.spin() ..."
+    location: CodeLocation | None = None
+    current: bool = False  # the selected stop
+    delivered: bool = True  # already returned to a waiting call
+
+
+@dataclass
 class Status(Model):
     state: SessionState
     target: str | None  # "localhost:5005"
@@ -245,10 +271,11 @@ class Status(Model):
     breakpoints: int
     launched: bool = False
     exit_code: int | None = None
-    pending_stops: int = 0
+    pending_stops: int = 0  # stops of other threads not delivered to a waiting call yet
     last_error: str | None = None
     last_event_seq: int = 0
-    note: str | None = None  # what this call did that the state does not say ("the JVM has exited")
+    suspended: list[SuspendedThread] = field(default_factory=list)  # every thread held, with its reason
+    reconnected: str | None = None  # "reconnected to host:port" when this call reconnected after a VM death
 
     def headline(self) -> str:
         if self.state is SessionState.STOPPED and self.stop:
@@ -270,6 +297,8 @@ class WaitResult(Model):
     stop: StopReason | None
     waited_ms: int
     message: str = ""
+    pending: int = 0  # other threads' stops still waiting to be delivered (the next wait returns one)
+    reconnected: str | None = None  # "reconnected to host:port" when this call reconnected after a VM death
 
     def headline(self) -> str:
         if self.stopped and self.stop:
@@ -290,6 +319,7 @@ class ThreadInfo(Model):
     owned_monitors: list[ValueView] = field(default_factory=list)
     waiting_for: ValueView | None = None
     current: bool = False  # the thread of the current stop
+    why: str | None = None  # why the debugger holds it: its stop, "paused", "held ...", "inside a call ..."
 
 
 @dataclass

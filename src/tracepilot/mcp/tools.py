@@ -178,7 +178,9 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     async def detach(
         terminate: Annotated[bool, Field(description="also end the JVM (a launched one always ends)")] = False,
     ) -> CallToolResult:
-        """Disconnect from the JVM (clean slate: breakpoints, watchers and history are dropped)."""
+        """Disconnect from the JVM (clean slate: breakpoints, watchers and history are dropped). With
+        terminate, answers once the JVM has exited. Object handles (@12) start again at @1 in the next
+        session; event numbers keep counting, so `events since=N` never skips a new session's events."""
         return await reply("detach", lambda d: d.detach(terminate, actor=_agent()))
 
     @tool(annotations=READ)
@@ -255,7 +257,11 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         after: Annotated[str | None, Field(description="id of a breakpoint that must fire first (chained)")] = None,
         enabled: bool = True,
     ) -> CallToolResult:
-        """Set a line breakpoint (pending until the class loads). Conditions, hit counts, logpoints."""
+        """Set a line breakpoint (pending until the class loads). Conditions, hit counts, logpoints.
+
+        A condition or log {expression} is Java evaluated in the hitting frame: locals, `this`, fields,
+        statics, method calls. A logpoint line also says where it fired (Class.method:line, thread) and
+        shows in the next stop answer; log=true needs no message."""
         return await reply("breakpoint_set", lambda d: d.breakpoint_set(
             location, condition=condition, hit_count=hit_count, log=_log(log, "reached"), thread=_thread(thread),
             temporary=temporary, suspend=suspend, after=after, enabled=enabled, actor=_agent()))
@@ -310,7 +316,10 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         log: LogMessage = None,
         thread: Thread = None,
     ) -> CallToolResult:
-        """Stop when an exception is thrown (subclasses included), where it is thrown."""
+        """Stop when an exception is thrown (subclasses included), where it is thrown.
+
+        In condition and log, `$exception` is the exception object ("$exception.getMessage()",
+        "$exception instanceof java.io.IOException"); `this` is the throwing frame's object."""
         return await reply("exception_break", lambda d: d.exception_break(
             exception, caught=caught, uncaught=uncaught, condition=condition, log=_log(log, "thrown"),
             thread=_thread(thread),
@@ -326,7 +335,12 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         log: LogMessage = None,
         thread: Thread = None,
     ) -> CallToolResult:
-        """Stop when a field is read and/or written (shows old and new values)."""
+        """Stop when a field is read and/or written (shows old and new values).
+
+        In condition and log: `$old` and `$new` are the value before and after a write ("$new < 0"),
+        `this` (or a bare field name) is the object whose field is accessed, not the writer's frame.
+        log=true records each write with where it happened (Class.method:line, thread) and
+        object.field: old -> new, without stopping; the lines show in the next stop answer."""
         return await reply("watchpoint_set", lambda d: d.watchpoint_set(
             field, access=access, modify=modify, instance=instance, condition=condition,
             log=_log(log, "write" if modify else "read"),
@@ -340,7 +354,10 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         log: LogMessage = None,
         thread: Thread = None,
     ) -> CallToolResult:
-        """Stop when a method is entered or exits."""
+        """Stop when a method is entered or exits.
+
+        In condition and log: the method's arguments and `this`; on exit also `$return`, the value being
+        returned ("$return == null"). log=true records each call with where it happened, without stopping."""
         return await reply("method_break", lambda d: d.method_break(
             method, on=on, condition=condition, log=_log(log, "entered" if on == "entry" else "returned"),
             thread=_thread(thread), actor=_agent()))

@@ -401,9 +401,9 @@ class Evaluator:
             return True
         return False
 
-    async def _invoking(self, thread_id: int) -> contextlib.AbstractAsyncContextManager:
-        cm = getattr(self.session, "invoking", None)
-        return cm(thread_id) if cm is not None else contextlib.nullcontext()
+    async def _invoking(self, thread_id: int, what: str) -> contextlib.AbstractAsyncContextManager:
+        """The session's invocation bookkeeping (session.invoking): yields the call that sends the invoke."""
+        return self.session.invoking(thread_id, what)
 
     # -- type facts (cached across evaluations) ------------------------------------------------------
 
@@ -1506,16 +1506,17 @@ class _Ctx:
         options = InvokeOptions.SINGLE_THREADED | (InvokeOptions.NONVIRTUAL if nonvirtual else 0)
         timeout = self.E.invoke_timeout
         try:
-            async with await self.E._invoking(self.thread):
+            what = f"{decl.name}.{method.name}()"
+            async with await self.E._invoking(self.thread, what) as call:
                 try:
                     if obj is None:
                         command = InterfaceType.InvokeMethod if await self.is_interface(decl) else ClassType.InvokeMethod
-                        reply = await self.conn.send(command, decl.id, self.thread, method.id, args, int(options),
-                                                     timeout=timeout)
+                        reply = await call.send(command, decl.id, self.thread, method.id, args, int(options),
+                                                timeout=timeout, what=what)
                     else:
                         await self.materialize(obj)
-                        reply = await self.conn.send(ObjectReference.InvokeMethod, obj.value, self.thread, decl.id,
-                                                     method.id, args, int(options), timeout=timeout)
+                        reply = await call.send(ObjectReference.InvokeMethod, obj.value, self.thread, decl.id,
+                                                method.id, args, int(options), timeout=timeout, what=what)
                 finally:
                     self.frame_id = None  # the invoke resumed the thread: frame ids are stale
         except TimeoutError:
@@ -1590,10 +1591,11 @@ class _Ctx:
             m, packed = await self._choose(ctors, "<init>", args, node.column, name)
         self.require_side_effects(f"new {name}()", node.column)
         try:
-            async with await self.E._invoking(self.thread):
+            async with await self.E._invoking(self.thread, f"new {name}()") as call:
                 try:
-                    reply = await self.conn.send(ClassType.NewInstance, info.id, self.thread, m.id, packed,
-                                                 int(InvokeOptions.SINGLE_THREADED), timeout=self.E.invoke_timeout)
+                    reply = await call.send(ClassType.NewInstance, info.id, self.thread, m.id, packed,
+                                            int(InvokeOptions.SINGLE_THREADED), timeout=self.E.invoke_timeout,
+                                            what=f"new {name}()")
                 finally:
                     self.frame_id = None
         except TimeoutError:
