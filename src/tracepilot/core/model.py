@@ -276,6 +276,7 @@ class Status(Model):
     last_event_seq: int = 0
     suspended: list[SuspendedThread] = field(default_factory=list)  # every thread held, with its reason
     reconnected: str | None = None  # "reconnected to host:port" when this call reconnected after a VM death
+    note: str | None = None  # what this call did that the state does not say ("the JVM has exited")
 
     def headline(self) -> str:
         if self.state is SessionState.STOPPED and self.stop:
@@ -299,6 +300,7 @@ class WaitResult(Model):
     message: str = ""
     pending: int = 0  # other threads' stops still waiting to be delivered (the next wait returns one)
     reconnected: str | None = None  # "reconnected to host:port" when this call reconnected after a VM death
+    note: str | None = None  # what this call did that the state does not say ("the JVM has exited")
 
     def headline(self) -> str:
         if self.stopped and self.stop:

@@ -236,10 +236,18 @@ def thread(t: ThreadInfo) -> str:
     return text
 
 
+VIRTUAL_NOTE = ("(virtual threads: listed when the debugger met them (a stop, a start event) or JDWP lists them; "
+                "JDWP leaves unmounted virtual threads out unless the JVM runs with "
+                "-agentlib:jdwp=...,includevirtualthreads=y)")
+
+
 def threads(ts: Sequence[ThreadInfo]) -> str:
     if not ts:
         return "no threads"
-    return "\n".join(thread(t) for t in ts)
+    lines = [thread(t) for t in ts]
+    if any(t.is_virtual for t in ts):
+        lines.append(VIRTUAL_NOTE)
+    return "\n".join(lines)
 
 
 def frame(f: FrameInfo) -> str:

@@ -13,7 +13,6 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -48,10 +47,14 @@ from .model import (
     Status,
     StopKind,
     StopReason,
+    SuspendedThread,
+    ThreadInfo,
     VmInfo,
     WaitResult,
 )
 from .sources import SourcePath
+from .states import session_move
+from .threads import Release, ThreadBook, why_suspended
 from .vm import Vm
 
 if TYPE_CHECKING:
@@ -81,14 +84,6 @@ def parse_address(address: str) -> tuple[str, int]:
 
 
 @dataclass
-class ResumePlan:
-    """What releases the current stop: a VM-wide resume and/or thread resumes, matching the suspensions."""
-
-    vm: int = 0
-    threads: tuple[int, ...] = ()
-
-
-@dataclass
 class StepState:
     thread_id: int
     depth: StepDepth
@@ -97,6 +92,9 @@ class StepState:
     request_id: int = 0
     kind: str = "over"
     skips: int = 0
+    vm_wide: bool = True  # the step's event suspends all threads (the stop it started from did)
+    exit_request_id: int = 0  # method exits with return values on this thread, while the step runs
+    returned: tuple[Any, Any] | None = None  # (location, value) of the last method exit seen
 
 
 _NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",
@@ -133,12 +131,13 @@ class Session:
         self.launched: LaunchedProcess | None = None
         self.last_error: str | None = None
         self.last_attempt: dict[str, Any] | None = None
-        self._plan = ResumePlan()
-        self._pending_stops: deque[tuple[StopReason, ResumePlan]] = deque()
+        self.threads = ThreadBook()  # per-thread state and the suspensions the debugger holds
+        self._hooked: set[int] = set()  # stops whose on-stop hook (watchers) ran
+        self._run_to_target: str | None = None
+        self._reconnect_note: str | None = None  # told in the answer of the call that reconnected
         self._waiters: set[asyncio.Future[None]] = set()
         self._event_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
-        self._invoking: set[int] = set()
         self._taps: list[Any] = []
         self._stopping = False
         self._step: StepState | None = None
@@ -178,10 +177,21 @@ class Session:
             return self.require_vm()
         if self.state is SessionState.EXITED and self.launched is not None:
             code = self.launched.exit_code
-            raise NotConnected(f"the launched program has exited (exit code {code})", "launch it again")
+            raise NotConnected("the launched program has exited" + (f" (exit code {code})" if code is not None else ""),
+                               "launch it again")
         return self.require_vm()
 
+    def require_not_in_call(self, thread_id: int) -> None:
+        """A thread running a call for the debugger (that did not return) has no frames to read."""
+        record = self.threads.records.get(thread_id)
+        if record is not None and record.call and record.call_timed_out and (
+                record.stop is None or record.stop.kind is not StopKind.PAUSE):
+            raise NotStopped(f"thread {record.name or thread_id} is inside a call to {record.call} that did not "
+                             "return in time", "pause that thread to see where the call is, or wait for it to return")
+
     def require_stopped(self, thread_id: int | None = None) -> None:
+        if thread_id:
+            self.require_not_in_call(thread_id)
         if self.state is not SessionState.STOPPED:
             if self.state is SessionState.RUNNING:
                 raise NotStopped("the program is running", "pause it or wait_for_stop first")
@@ -196,13 +206,15 @@ class Session:
             if not required:
                 return 0
             raise InvalidArgument("no current thread", "stop somewhere first, or name a thread (threads lists them)")
+        known = [r.id for r in self.threads.stops()]  # virtual threads: JDWP's AllThreads omits unmounted ones
         if isinstance(thread, int) or str(thread).isdigit():
             tid = int(thread)
             threads = (await vm.send(VirtualMachine.AllThreads)).threads
-            if tid in threads:
+            if tid in threads or tid in known:
                 return tid
             raise NotFound(f"no thread with id {tid}", hint="threads lists the live threads")
         threads = (await vm.send(VirtualMachine.AllThreads)).threads
+        threads += [t for t in known if t not in threads]
         names = await asyncio.gather(*(vm.thread_name(t) for t in threads))
         for tid, name in zip(threads, names, strict=True):
             if name == thread:
@@ -222,14 +234,42 @@ class Session:
         return undo
 
     @contextlib.asynccontextmanager
-    async def invoking(self, thread_id: int) -> AsyncIterator[None]:
-        """Around a method invocation: events of this thread meanwhile are resumed and recorded as suppressed."""
-        self._invoking.add(thread_id)
+    async def invoking(self, thread_id: int, what: str | None = None) -> AsyncIterator[InvocationCall]:
+        """Around a method invocation in `thread_id` (evaluate, conditions, watchers).
+
+        The rule (INVOKE_SINGLE_THREADED, always): only the invoking thread runs the call; the other threads
+        stay exactly as they were, so nothing else moves while a person looks at a stop. JDWP runs the call
+        only if the thread is suspended exactly once, by an event: the session keeps it so (see
+        _process_composite). Events of this thread meanwhile are resumed and recorded as suppressed. A call
+        that does not return in time leaves the thread marked "inside a call" in every view until it returns
+        (then it is back at its stop, or resumed if that stop was released meanwhile); `pause` suspends it."""
+        call = InvocationCall(self, thread_id)
+        self.threads.call_started(thread_id, what or "a method")
         try:
-            yield
+            yield call
         finally:
-            self._invoking.discard(thread_id)
+            if call.timed_out:
+                self.threads.call_timed_out(thread_id)
+                self.history.add("call_timeout", f"{what or 'a call'} did not return in time: thread "
+                                 f"{self.threads.get(thread_id).name or thread_id} stays inside the call",
+                                 Actor.TARGET, thread=thread_id)
+            else:
+                self.threads.call_returned(thread_id)
             self.stop_generation += 1  # frame ids are stale after an invocation
+
+    def _call_returned_late(self, thread_id: int, what: str) -> None:
+        """A call that had timed out returned: the JVM suspended its thread again."""
+        if self.conn is None or self.conn.is_closed:
+            return
+        orphan = self.threads.call_returned(thread_id)
+        self.stop_generation += 1
+        name = self.threads.get(thread_id).name or thread_id
+        if orphan:  # its stop was released meanwhile: this suspension is the call's, resume it once
+            _forget(self.conn.send_nowait(ThreadReference.Resume, thread_id))
+            self.conn.flush()
+        self.history.add("call_returned", f"{what} returned late in thread {name}"
+                         + ("; resumed (its stop had been released)" if orphan else "; back at its stop"),
+                         Actor.TARGET, thread=thread_id)
 
     # -- attach / launch / detach --------------------------------------------------------------------
 
@@ -238,7 +278,10 @@ class Session:
         if self.conn is not None and not self.conn.is_closed:
             if self.target == (host, port):
                 return await self.status()  # already attached to this target
-            await self._teardown(clean=True)
+            await self._teardown(clean=True, terminate=self.launched is not None)
+        elif self.launched is not None:  # a launched program that ended: its pid and exit code are not this JVM's
+            await self.launched.kill()
+            self._clean_slate()
         await self._connect(host, port, timeout, actor)
         return await self.status()
 
@@ -296,10 +339,9 @@ class Session:
             jdwp_version=f"{version.jdwp_major}.{version.jdwp_minor}", capabilities=vm.capabilities,
             address=address, pid=self.launched.pid if self.launched else None,
         )
-        self.state = SessionState.RUNNING
+        self.threads = ThreadBook()
         self.stop = None
-        self._plan = ResumePlan()
-        self._pending_stops.clear()
+        self._set_state(SessionState.RUNNING, "reconnected" if reconnect else "attached")
         # (The monitoring events above never suspend: they only feed the history and the caches.)
         suspended = await suspended_check
         events_context = contextvars.copy_context()  # a (re)connect inside no_side_effects() must not
@@ -326,6 +368,8 @@ class Session:
             # A JVM started with suspend=y sends VMStart on attach: it becomes our first stop. The event is
             # already on its way, so this returns at once unless the machine is very busy.
             await self.wait_for_stop(15.0)
+        if reconnect:  # told in the answer of the call that caused it (see _result and status)
+            self._reconnect_note = f"reconnected to {address} (the VM there had terminated)"
 
     async def _all_threads_suspended(self) -> bool:
         """Was the JVM started with suspend=y (it then sends VMStart with suspend-all on attach)?
@@ -437,8 +481,10 @@ class Session:
         self._notify_waiters()
 
     def _clean_slate(self) -> None:
-        self.state = SessionState.DISCONNECTED
+        self._set_state(SessionState.DISCONNECTED, "detach")
         self.stop = None
+        self.threads = ThreadBook()
+        self.exit_code = None
         self.target = None
         self.vm_info = None
         self.launched = None
@@ -446,7 +492,6 @@ class Session:
         self.inspector.reset()
         self.inspector.forget_vm()
         self.history.clear()
-        self._pending_stops.clear()
         self._step = None
 
     async def reset(self, actor: Actor) -> Status:
@@ -465,9 +510,39 @@ class Session:
             state=self.state, target=target, vm=self.vm_info, stop=self.stop,
             breakpoints=len(self.breakpoints.list()), launched=self.launched is not None,
             exit_code=self.launched.exit_code if self.launched else self.exit_code,
-            pending_stops=len(self._pending_stops), last_error=self.last_error,
-            last_event_seq=self.history.last_seq,
+            pending_stops=len([r for r in self.threads.undelivered() if r.stop is not self.stop]),
+            last_error=self.last_error, last_event_seq=self.history.last_seq,
+            suspended=self._suspended_threads(), reconnected=self._take_reconnect_note(),
         )
+
+    def explain_threads(self, infos: list[ThreadInfo]) -> list[ThreadInfo]:
+        """Each thread's `why` (its stop, paused, held, inside a call) from the thread book, in place."""
+        for info in infos:
+            record = self.threads.records.get(info.id)
+            if record is not None:
+                info.why = why_suspended(record, self.threads)
+                if record.call and record.call_timed_out:
+                    info.suspended = info.suspended and record.stop is not None and record.stop.kind is StopKind.PAUSE
+            elif info.suspended and self.threads.vm_holds:
+                info.why = "held: suspended with all threads by a suspend-all stop"
+        return infos
+
+    def _take_reconnect_note(self) -> str | None:
+        note, self._reconnect_note = self._reconnect_note, None
+        return note
+
+    def _suspended_threads(self) -> list[SuspendedThread]:
+        """Every thread the debugger holds, with its reason, the current stop first."""
+        out = []
+        for r in self.threads.suspended():
+            why = why_suspended(r, self.threads)
+            if why is None:
+                continue
+            out.append(SuspendedThread(r.id, r.name, r.state.value, why,
+                                       location=r.stop.location if r.stop is not None else None,
+                                       current=r.stop is not None and r.stop is self.stop, delivered=r.delivered))
+        out.sort(key=lambda t: (not t.current, t.name or ""))
+        return out
 
     async def diagnose(self) -> dict[str, Any]:
         from .. import __name__ as pkg
@@ -502,11 +577,28 @@ class Session:
                 waiter.set_result(None)
         self._waiters.clear()
 
-    async def wait_for_stop(self, timeout: float) -> WaitResult:
+    async def wait_for_stop(self, timeout: float, *, new_only: bool = False) -> WaitResult:
+        """The next stop not delivered yet (each stop is delivered to exactly one waiting call); when none
+        comes, the current stop (unless `new_only`: resume or step of one thread wants a new one), or
+        "still running" after `timeout` seconds. On a dead VM with a remembered target it reconnects, as
+        every other call does, and says so."""
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
-        # Loop: a wake-up may belong to a stop that was already left again (a fast resume by another caller).
-        while (self.state is SessionState.RUNNING or self._stopping) and (remaining := deadline - time.monotonic()) > 0:
+        if self.state is SessionState.EXITED and self.target and self.launched is None:
+            with contextlib.suppress(NotConnected):
+                await self.ensure_connected()
+        while True:
+            if not self._stopping:
+                pending = self.threads.undelivered()
+                if pending:
+                    return await self._deliver(pending[0], started)
+                if self.state is SessionState.STOPPED and self.stop is not None and not new_only:
+                    return self._result(True, started, self.stop)
+            if self.state in (SessionState.EXITED, SessionState.DISCONNECTED):
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.add(waiter)
             try:
@@ -515,82 +607,160 @@ class Session:
                 break
             finally:
                 self._waiters.discard(waiter)
-        waited = int((time.monotonic() - started) * 1000)
-        if self.state is SessionState.STOPPED:
-            return WaitResult(True, self.state, self.stop, waited)
-        if self.state is SessionState.RUNNING:
-            return WaitResult(False, self.state, None, waited,
-                              f"still running after {timeout:g}s" if timeout > 0 else "running")
         if self.state is SessionState.EXITED:
-            return WaitResult(False, self.state, self.stop, waited, "the VM terminated")
-        return WaitResult(False, self.state, None, waited, "not attached: call attach or launch")
+            return self._result(False, started, self.stop, "the VM terminated")
+        if self.state is SessionState.DISCONNECTED:
+            return self._result(False, started, None, "not attached: call attach or launch")
+        if timeout > 0:
+            message = f"still running after {timeout:g}s"
+            if self.state is SessionState.STOPPED and self.stop is not None:
+                message += f" (no new stop; still stopped: {self.stop.headline()})"
+            return self._result(False, started, None, message)
+        return self._result(False, started, None, "running")
+
+    def _result(self, stopped: bool, started: float, stop: StopReason | None, message: str = "") -> WaitResult:
+        note, self._reconnect_note = self._reconnect_note, None
+        if note:
+            message = f"{note}; {message}" if message else note
+        return WaitResult(stopped, self.state, stop, int((time.monotonic() - started) * 1000), message,
+                          pending=len([r for r in self.threads.undelivered() if r.stop is not stop]),
+                          reconnected=note)
+
+    async def _deliver(self, record: Any, started: float) -> WaitResult:
+        """Hand one stop to the waiting call: it becomes delivered and the current stop."""
+        record.delivered = True
+        await self._select(record.stop)
+        return self._result(True, started, record.stop)
+
+    async def _select(self, reason: StopReason | None) -> None:
+        """Make `reason` the current stop (watchers and changed values are computed for it once)."""
+        if reason is self.stop:
+            return
+        self.stop = reason
+        self.stop_generation += 1
+        if reason is None:
+            return
+        self._set_state(SessionState.STOPPED, "select a stop")
+        if id(reason) in self._hooked:
+            return
+        self._hooked.add(id(reason))
+        if len(self._hooked) > 10_000:
+            self._hooked = {id(reason)}
+        self._stopping = True
+        try:
+            if reason.kind not in (StopKind.VM_START, StopKind.VM_DEATH):  # nothing has run yet: no values
+                await self.inspector.on_stop()
+        except NotImplementedError:
+            pass
+        except Exception as exc:  # watchers failing must not lose the stop
+            log.warning("on_stop hook failed: %s", exc)
+        finally:
+            self._stopping = False
+
+    def _set_state(self, new: SessionState, why: str) -> None:
+        self.state = session_move(self.state, new, why)
+
+    def _after_release(self) -> None:
+        """After threads were resumed: the current stop is the newest remaining one, or none (RUNNING)."""
+        remaining = self.threads.stops()
+        if self.stop is not None and any(r.stop is self.stop for r in remaining):
+            return
+        delivered = [r for r in remaining if r.delivered]
+        choice = (delivered or remaining or [None])[-1 if delivered else 0]
+        self.stop_generation += 1
+        if choice is None:
+            self.stop = None
+            if self.state is SessionState.STOPPED:
+                self._set_state(SessionState.RUNNING, "last stop released")
+        else:
+            self.stop = choice.stop
 
     # -- execution -----------------------------------------------------------------------------------
 
     async def resume(self, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
+        """Resume all threads, or one. All: every delivered stop and pause is released; a stop of another
+        thread that no call has returned yet stays suspended and is returned at once. One thread: only its
+        suspensions are released (the others stay as they are) and the call waits for a *new* stop."""
         await self.ensure_connected()
         if thread is not None and thread != "":
             tid = await self.resolve_thread(thread)
-            await self._send(ThreadReference.Resume, tid)
+            release = self.threads.release_thread(tid)
+            await self._send_release(release)
             self.history.add("resume", f"resumed thread {await self.vm.thread_name(tid)}", actor, thread=tid)
-            if self.stop and self.stop.thread_id == tid and not self._plan.vm:
-                await self._leave_stop()
-            return await self.wait_for_stop(timeout)
-        if self.state is SessionState.STOPPED:
+            self._after_release()
+            return await self.wait_for_stop(timeout, new_only=True)
+        if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
+            await self._release_all()
             self.history.add("resume", "resumed", actor)
-            await self._leave_stop()
-        return await self.wait_for_stop(timeout)
+        return await self.wait_for_stop(timeout, new_only=True)
 
-    async def _leave_stop(self) -> None:
-        """Release the current stop; if other stops are queued, the next becomes current."""
-        plan = self._plan
-        self._plan = ResumePlan()
-        self.stop_generation += 1
-        if self._pending_stops:
-            reason, next_plan = self._pending_stops.popleft()
-            await self._release(plan)
-            await self._become_stopped(reason, next_plan)
-            return
-        self.state = SessionState.RUNNING
-        self.stop = None
-        await self._release(plan)
+    async def _release_all(self) -> None:
+        keep = {r.id for r in self.threads.undelivered()}
+        release = self.threads.release_all(keep)
+        await self._send_release(release)
+        self._after_release()
 
-    async def _release(self, plan: ResumePlan) -> None:
+    async def _send_release(self, release: Release) -> None:
         conn = self.conn
-        if conn is None or conn.is_closed:
+        if conn is None or conn.is_closed or not release:
             return
-        futures = [conn.send_nowait(ThreadReference.Resume, t) for t in plan.threads]
-        futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(plan.vm)]
-        results = await asyncio.gather(*futures, return_exceptions=True)
-        for r in results:
+        # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
+        futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
+        futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
+        futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
+        conn.flush()
+        for r in await asyncio.gather(*futures, return_exceptions=True):
             if isinstance(r, JdwpError):
-                log.debug("resume after stop: %s", r)
+                log.debug("resume: %s", r)
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
+        """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
+        call that did not return is suspended where the call is."""
+        started = time.monotonic()
         vm = await self.ensure_connected()
-        if self.state is SessionState.STOPPED:
-            return await self.wait_for_stop(0)
         if thread is not None and thread != "":
             tid = await self.resolve_thread(thread)
+            record = self.threads.get(tid)
+            if record.stop is not None and not record.call:
+                record.delivered = True
+                await self._select(record.stop)
+                return self._result(True, started, record.stop, f"thread {record.name or tid} is already stopped")
             await vm.send(ThreadReference.Suspend, tid)
-            plan = ResumePlan(threads=(tid,))
+            self.threads.pause_thread(tid)
+            vm_wide = False
         else:
+            all_ids = (await vm.send(VirtualMachine.AllThreads)).threads
+            everything_held = all_ids and all(self.threads.expected_count(t) > 0 and not self.threads.get(t).call
+                                              for t in all_ids)
+            if everything_held and self.stop is not None:
+                return self._result(True, started, self.stop, "every thread is already suspended")
             await vm.send(VirtualMachine.Suspend)
+            self.threads.pause_all()
             tid = 0
-            plan = ResumePlan(vm=1)
+            vm_wide = True
         summaries = await self._where_threads_are()
         if not tid:
-            tid = next((t for t, name, loc in summaries if name == "main" and loc), 0) or next(
-                (t for t, _n, loc in summaries if loc), 0)
+            free = [s for s in summaries if self.threads.get(s[0]).stop is None]
+            tid = next((t for t, name, loc in free if name == "main" and loc), 0) or next(
+                (t for t, _n, loc in free if loc), 0) or next((t for t, _n, loc in summaries if loc), 0)
         location = next((loc for t, _n, loc in summaries if t == tid), None)
+        if tid and location is None:
+            with contextlib.suppress(JdwpError):
+                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
+                location = await self.code_location(frames[0].location) if frames else None
         where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
-        reason = StopReason(StopKind.PAUSE, thread_id=tid or None,
-                            thread_name=await vm.thread_name(tid) if tid else None, location=location,
-                            message=None)
-        reason_where = where[:2000]
-        self.history.add("pause", "paused" + (f": {reason_where}" if reason_where else ""), actor)
-        await self._become_stopped(reason, plan)
-        return await self.wait_for_stop(0)
+        self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
+        if not tid:
+            return self._result(False, started, None, "paused, but no thread has a Java frame to show")
+        reason = StopReason(StopKind.PAUSE, thread_id=tid, thread_name=await vm.thread_name(tid), location=location)
+        record = self.threads.get(tid)
+        if record.stop is None or record.call:
+            self.threads.add_stop(tid, reason, vm_wide, "pause")
+            self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
+        record.delivered = True
+        await self._select(record.stop)
+        self._notify_waiters()
+        return self._result(True, started, record.stop)
 
     async def _where_threads_are(self) -> list[tuple[int, str, CodeLocation | None]]:
         """Each non-system thread's name and top location (for pause reports)."""
@@ -637,6 +807,8 @@ class Session:
         return self._source_cache[key][0]
 
     async def step(self, kind: str, thread: str | int | None, count: int, timeout: float, actor: Actor) -> WaitResult:
+        """Step one thread. The other threads stay as they are: suspended when the stop suspended all
+        (the step's own event then suspends all again), running when it suspended only this thread."""
         await self.ensure_connected()
         self.require_stopped()
         kinds = {"over": (StepDepth.OVER, StepSize.LINE), "next": (StepDepth.OVER, StepSize.LINE),
@@ -648,12 +820,24 @@ class Session:
         if count < 1:
             raise InvalidArgument(f"step count {count} must be at least 1")
         tid = await self.resolve_thread(thread)
+        record = self.threads.get(tid)
+        if record.call:
+            raise NotStopped(f"thread {record.name or tid} is inside a call to {record.call}",
+                             "pause it first, or wait for the call to return")
+        if self.threads.expected_count(tid) == 0:
+            raise NotStopped(f"thread {record.name or tid} is running", "pause it, or step a stopped thread")
         depth, size = kinds[kind]
-        self._step = StepState(tid, depth, size, count, kind=kind)
+        if self._step is not None:
+            await self._clear_step_request(self._step)
+            await self._clear_exit_request(self._step)
+        vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
+        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
         await self._request_step(self._step)
+        await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
-        await self._leave_stop()
-        return await self.wait_for_stop(timeout)
+        await self._send_release(self.threads.release_thread(tid))
+        self._after_release()
+        return await self.wait_for_stop(timeout, new_only=True)
 
     async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
         vm = self.require_vm()
@@ -661,8 +845,26 @@ class Session:
         mods = [Mod.Step(step.thread_id, step.size, depth if depth is not None else step.depth)]
         mods += [Mod.ClassExclude(p) for p in self.step_filters]
         mods.append(Mod.Count(1))
-        reply = await vm.send(EventRequest.Set, EventKind.SINGLE_STEP, SuspendPolicy.ALL, mods)
+        policy = SuspendPolicy.ALL if step.vm_wide else SuspendPolicy.EVENT_THREAD
+        reply = await vm.send(EventRequest.Set, EventKind.SINGLE_STEP, policy, mods)
         step.request_id = reply.request_id
+
+    async def _request_return_values(self, step: StepState) -> None:
+        """Method exits of the stepping thread with their return values (no suspension): the last one
+        before the step ends is what a step out / over a call returned (IntelliJ's "returned 659")."""
+        vm = self.require_vm()
+        if step.size is not StepSize.LINE:  # (JDWP 1.6+, every JVM this debugger attaches to, has the event)
+            return
+        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in self.step_filters]
+        with contextlib.suppress(JdwpError):
+            reply = await vm.send(EventRequest.Set, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, mods)
+            step.exit_request_id = reply.request_id
+
+    async def _clear_exit_request(self, step: StepState | None) -> None:
+        if step and step.exit_request_id and self.conn and not self.conn.is_closed:
+            with contextlib.suppress(JdwpError):
+                await self.conn.send(EventRequest.Clear, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, step.exit_request_id)
+            step.exit_request_id = 0
 
     async def _clear_step_request(self, step: StepState | None) -> None:
         if step and step.request_id and self.conn and not self.conn.is_closed:
@@ -671,13 +873,18 @@ class Session:
             step.request_id = 0
 
     async def run_to(self, location: str, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
+        """Resume all threads until `location` (a temporary breakpoint; deferred like breakpoint_set when its
+        class is not loaded yet). The stop says "run to LOCATION"."""
         await self.ensure_connected()
         info = await self.breakpoints.set_line(location, temporary=True, thread=thread, actor=actor, internal=True)
-        if not info.verified:
+        if not info.verified and not _waits_for_class(info.message):
             await self.breakpoints.remove(info.id, actor=actor, quiet=True)
-            raise InvalidArgument(f"cannot run to {location}: {info.message or 'no code there in a loaded class'}",
-                                  "pick a line with code in a loaded class")
+            raise InvalidArgument(f"cannot run to {location}: {info.message or 'no code there'}",
+                                  "pick a line with code")
+        self._run_to_target = location
         result = await self.resume(None, timeout, actor)
+        if not result.stopped:
+            result.message = (result.message + "; " if result.message else "") + f"run to {location} is still armed"
         return result
 
     # -- events --------------------------------------------------------------------------------------
@@ -704,11 +911,16 @@ class Session:
     async def _process_composite(self, composite: Any) -> None:
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()
+        policy = composite.suspend_policy
+        event_thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+        # Count the suspension this packet made before anything else runs (a resume must find it).
+        if policy != SuspendPolicy.NONE:
+            self.threads.event_suspended(event_thread, vm_wide=policy == SuspendPolicy.ALL)
         for event in composite.events:
             kind = type(event).KIND
             if kind == EventKind.VM_START:
                 self.history.add("vm_start", "VM started", Actor.TARGET, thread=event.thread)
-                if composite.suspend_policy != SuspendPolicy.NONE:
+                if policy != SuspendPolicy.NONE:
                     stops.append((StopReason(StopKind.VM_START, thread_id=event.thread,
                                              thread_name=await vm.thread_name(event.thread)), False))
             elif kind == EventKind.VM_DEATH:
@@ -719,14 +931,18 @@ class Session:
             elif kind == EventKind.CLASS_UNLOAD:
                 vm.class_unloaded(event.signature)
             elif kind == EventKind.THREAD_START:
-                self.history.add("thread_start", f"thread {await vm.thread_name(event.thread)} started", Actor.TARGET,
-                                 thread=event.thread)
+                name = await vm.thread_name(event.thread)
+                self.threads.thread_started(event.thread, name)
+                self.history.add("thread_start", f"thread {name} started", Actor.TARGET, thread=event.thread)
             elif kind == EventKind.THREAD_DEATH:
                 self.history.add("thread_death", f"thread {await vm.thread_name(event.thread)} ended", Actor.TARGET,
                                  thread=event.thread)
+                self.threads.thread_ended(event.thread)
                 vm.thread_died(event.thread)
+            elif self._step is not None and event.request_id == self._step.exit_request_id and self._step.exit_request_id:
+                self._step.returned = (event.location, event.value)  # no suspension: only remembered
             elif kind in STOP_EVENT_KINDS:
-                if event.thread in self._invoking:
+                if self.threads.get(event.thread).call:
                     self.history.add("suppressed", f"{type(event).__name__} during an evaluation was not stopped at",
                                      Actor.TARGET, thread=event.thread, request=event.request_id)
                     continue
@@ -740,37 +956,50 @@ class Session:
             await self._resume_for_policy(composite)
             return
         # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`.
-        stops.sort(key=lambda s: s[0].kind is StopKind.STEP)
+        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None))
         reason, needs_vm_suspend = stops[0]
         reason.also = [s.breakpoint_id for s, _ in stops[1:] if s.breakpoint_id and s.breakpoint_id != reason.breakpoint_id]
-        if self._step and self._step.thread_id == reason.thread_id and reason.kind is not StopKind.STEP:
-            await self._clear_step_request(self._step)
+        if any(s.kind is StopKind.BREAKPOINT and s.breakpoint_id is None for s, _ in stops) and self._run_to_target:
+            reason.run_to = self._run_to_target  # run_to's own temporary breakpoint is one of them
+            self._run_to_target = None
+        step = self._step
+        if step and step.thread_id == reason.thread_id:
+            if reason.kind is StopKind.STEP:
+                await self._attach_return_value(step, reason)
+            await self._clear_step_request(step)
+            await self._clear_exit_request(step)
             self._step = None
-        plan = self._plan_for(composite, reason)
-        if needs_vm_suspend:
+        vm_wide = policy == SuspendPolicy.ALL
+        if needs_vm_suspend and reason.thread_id:
+            # A suspend-all breakpoint whose condition/log is checked here arrives suspending only its thread.
+            # Suspend the rest, then take the event's own suspension back: the thread is suspended exactly
+            # once, as an invocation (evaluate) requires.
             await vm.send(VirtualMachine.Suspend)
-            plan = ResumePlan(vm=plan.vm + 1, threads=plan.threads)
-        await self._become_stopped(reason, plan)
+            await vm.send(ThreadReference.Resume, reason.thread_id)
+            self.threads.convert_to_vm_wide(reason.thread_id)
+            vm_wide = True
+        await self._become_stopped(reason, vm_wide)
 
-    def _plan_for(self, composite: Any, reason: StopReason) -> ResumePlan:
-        if composite.suspend_policy == SuspendPolicy.ALL:
-            return ResumePlan(vm=1)
-        if composite.suspend_policy == SuspendPolicy.EVENT_THREAD and reason.thread_id:
-            return ResumePlan(threads=(reason.thread_id,))
-        return ResumePlan()
+    async def _attach_return_value(self, step: StepState, reason: StopReason) -> None:
+        if step.returned is None:
+            return
+        location, value = step.returned
+        with contextlib.suppress(JdwpError, DebuggerError):
+            method = await self.require_vm().method(location.class_id, location.method_id)
+            reason.returned_from = method.name
+            reason.return_value = await self.inspector.view(value)
 
     async def _resume_for_policy(self, composite: Any) -> None:
         conn = self.conn
         if conn is None or conn.is_closed:
             return
+        thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
         if composite.suspend_policy == SuspendPolicy.ALL:
+            self.threads.event_resumed(None, vm_wide=True)
             _forget(conn.send_nowait(VirtualMachine.Resume))
-        elif composite.suspend_policy == SuspendPolicy.EVENT_THREAD:
-            for event in composite.events:
-                thread = getattr(event, "thread", None)
-                if thread:
-                    _forget(conn.send_nowait(ThreadReference.Resume, thread))
-                    break
+        elif composite.suspend_policy == SuspendPolicy.EVENT_THREAD and thread:
+            self.threads.event_resumed(thread, vm_wide=False)
+            _forget(conn.send_nowait(ThreadReference.Resume, thread))
         conn.flush()  # the target waits for this: don't hold it until the end of the loop turn
 
     async def _on_step(self, event: Any) -> tuple[StopReason, bool] | None:
@@ -779,9 +1008,12 @@ class Session:
             return None  # a stale step request: ignore it (its thread is resumed by policy)
         vm = self.require_vm()
         method = await vm.line_table(event.location.class_id, event.location.method_id)
+        class_name = (await vm.type(event.location.class_id)).name
         skip = (method.is_synthetic and not method.is_lambda_body) or method.is_bridge or method.is_static_initializer
-        if skip and step.skips < 20:
-            # IDE behaviour: don't stop in accessors, bridges or class initialisers; get out of them.
+        # Lambda proxies (Feat$$Lambda$1/0x….test) have no line info: go on into the lambda body, as the JDK does.
+        proxy = "$$Lambda" in class_name or (not method.lines and not method.is_native and step.depth is StepDepth.INTO)
+        if (skip or proxy) and step.skips < 20:
+            # IDE behaviour: don't stop in accessors, bridges, lambda proxies or class initialisers.
             step.skips += 1
             await self._request_step(step, StepDepth.OUT if method.is_static_initializer else step.depth)
             return None
@@ -789,46 +1021,28 @@ class Session:
         if step.remaining > 0:
             await self._request_step(step)
             return None
-        await self._clear_step_request(step)
-        self._step = None
         location = await self.code_location(event.location)
         return StopReason(StopKind.STEP, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
                           location=location), False
 
-    async def _become_stopped(self, reason: StopReason, plan: ResumePlan) -> None:
-        if self.state is SessionState.STOPPED and self.stop is not None:
-            # Another thread stopped while we are stopped: keep it for after the next resume.
-            self._pending_stops.append((reason, plan))
-            self.history.add("stop_queued", f"also {reason.headline()}", Actor.TARGET, stop=reason.to_dict())
-            return
-        self.state = SessionState.STOPPED
-        self.stop = reason
-        self._plan = plan
-        self.stop_generation += 1
-        # Waiters see the stop only once watchers and changed values are known (`_stopping`).
-        self._stopping = True
-        try:
-            if reason.kind is not StopKind.VM_START:  # nothing has run yet: no frames, no values to compare
-                await self.inspector.on_stop()
-        except NotImplementedError:
-            pass
-        except Exception as exc:  # watchers failing must not lose the stop
-            log.warning("on_stop hook failed: %s", exc)
-        finally:
-            self._stopping = False
+    async def _become_stopped(self, reason: StopReason, vm_wide: bool) -> None:
+        """A thread is suspended by a stop of its own. It is recorded once in the history now, becomes the
+        current stop if there is none, and waits in the set until a waiting call takes it."""
+        tid = reason.thread_id or 0
+        self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
-        if self.stop is reason:  # not already resumed while the hooks ran
-            self._notify_waiters()
+        if self.stop is None or self.state is not SessionState.STOPPED:
+            await self._select(reason)
+        self._notify_waiters()
 
     async def _on_vm_gone(self, conn: JdwpConnection) -> None:
         """VM death or disconnect: keep target, breakpoints (unbound) and history; drop the rest."""
         reason = conn.close_reason
         self.conn = None
         self._vm = None
-        self.state = SessionState.EXITED
+        self._set_state(SessionState.EXITED, "VM gone")
         self.stop = StopReason(StopKind.VM_DEATH, message=str(reason) if reason else None)
-        self._plan = ResumePlan()
-        self._pending_stops.clear()
+        self.threads.forget()
         self._step = None
         self.breakpoints.forget_vm()
         self.inspector.forget_vm()
@@ -836,6 +1050,8 @@ class Session:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.launched.exited.wait(), 2.0)
             self.exit_code = self.launched.exit_code
+        else:
+            self.exit_code = None  # an attached JVM's exit code is not ours to know: never invent one
         code = f" (exit code {self.exit_code})" if self.exit_code is not None else ""
         self.history.add("vm_death", f"the VM terminated{code}", Actor.TARGET)
         self._notify_waiters()
@@ -846,6 +1062,39 @@ class Session:
             return await vm.send(command, *args)
         except JdwpError as exc:
             raise TargetError(f"the JVM refused {command.name}: {exc.code.name if hasattr(exc.code, 'name') else exc.code}") from None
+
+
+class InvocationCall:
+    """Sends the invoke command of one call; a reply that comes after the timeout is still noticed (the
+    thread is back at its stop then, or is resumed when that stop was released meanwhile)."""
+
+    def __init__(self, session: Session, thread_id: int) -> None:
+        self.session = session
+        self.thread_id = thread_id
+        self.timed_out = False
+
+    async def send(self, command: Any, *args: Any, timeout: float, what: str = "a call") -> Any:
+        conn = self.session.require_vm().conn
+        future = conn.send_nowait(command, *args)
+        conn.flush()
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            self.timed_out = True
+            thread_id, session = self.thread_id, self.session
+
+            def returned(f: asyncio.Future[Any]) -> None:
+                if not f.cancelled() and f.exception() is None:
+                    session._call_returned_late(thread_id, what)  # noqa: SLF001
+
+            future.add_done_callback(returned)
+            raise TimeoutError(f"the VM did not answer {command.name} within {timeout:g}s") from None
+
+
+def _waits_for_class(message: str | None) -> bool:
+    """Is an unverified breakpoint only waiting for its class to load (so run_to may defer like breakpoint_set)?"""
+    text = (message or "").lower()
+    return "not loaded" in text or "pending" in text and "no code" not in text
 
 
 def _is_vm_start(composite: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 
 from ...jdwp import JdwpError, ThreadGroupReference, ThreadReference, ThreadStatus, VirtualMachine
 from ...jdwp.errors import ErrorCode
@@ -88,8 +89,12 @@ class Threads:
                     info.waiting_for = await values.view(waiting.monitor, None, 2)
         return info
 
-    async def list(self, values: Values, include_system: bool, current: int | None) -> list[ThreadInfo]:
+    async def list(self, values: Values, include_system: bool, current: int | None,
+                   known: Iterable[int] = ()) -> list[ThreadInfo]:
+        """Every thread JDWP lists, plus `known` ones it does not (virtual threads the debugger met in events:
+        AllThreads leaves virtual threads out unless the agent runs with includevirtualthreads=y)."""
         ids = await self.all_ids()
+        ids += [t for t in dict.fromkeys(known) if t not in ids]
         infos = await asyncio.gather(*(self._info_or_none(t, values, current) for t in ids))
         result = [i for i in infos if i is not None and (include_system or not i.is_system or i.current)]
         result.sort(key=lambda i: (not i.current, i.is_system, i.name))

@@ -1,0 +1,286 @@
+"""Per-thread state and the suspensions the debugger holds, kept in one place (issue 16).
+
+JDWP counts suspensions per thread: an event with suspend policy EVENT_THREAD adds one to its thread,
+ALL (and VirtualMachine.Suspend) one to every thread, ThreadReference.Suspend one to its thread; each
+Resume takes one away. The book mirrors what the debugger added, so whatever it suspends it resumes
+exactly once, and `expected_count(t)` can be checked against ThreadReference.SuspendCount:
+
+    expected = own + (vm_holds - credit) - call_debt      (never below 0, as in the JVM)
+
+- `vm_holds`: VM-wide suspensions held (suspend-all stops, pause all);
+- `own`: this thread's suspensions (a suspend-thread stop, pause of one thread, an event being handled);
+- `credit`: VM-wide suspensions already undone for this thread alone (resume or step of one thread while
+  the others stay suspended);
+- `call_debt`: 1 while the thread runs a method call for the debugger (JDWP resumes the invoking thread
+  once and suspends it again when the call returns).
+
+This module computes the JDWP commands a release needs; the session sends them. State names and their
+declared transitions are in states.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from .model import StopKind, StopReason
+from .states import ThreadState, thread_move
+
+__all__ = ["Release", "ThreadBook", "ThreadRecord", "ThreadState"]
+
+
+@dataclass
+class ThreadRecord:
+    id: int
+    name: str | None = None
+    state: ThreadState = ThreadState.RUNNING
+    stop: StopReason | None = None  # the event (or pause) this thread is suspended by
+    stop_vm_wide: bool = False  # the stop holds one VM-wide suspension (suspend all) rather than its own
+    delivered: bool = False  # returned to a waiting call already
+    arrival: int = 0  # order of arrival of the stop
+    own: int = 0
+    credit: int = 0
+    paused: bool = False  # suspended by the user (pause), with or without a stop of its own
+    call: str | None = None  # "Ticker.spin()" while inside a call for the debugger
+    call_timed_out: bool = False
+    call_debt: int = 0
+    call_from: StopReason | None = None  # the stop the call was made from (it returns there)
+    finished: bool = False
+
+
+@dataclass
+class Release:
+    """JDWP commands that release suspensions, in the order they must be sent."""
+
+    thread_suspends: list[int] = field(default_factory=list)  # re-align credited threads before VM.Resume
+    thread_resumes: list[int] = field(default_factory=list)
+    vm_resumes: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.thread_suspends or self.thread_resumes or self.vm_resumes)
+
+
+class ThreadBook:
+    def __init__(self) -> None:
+        self.records: dict[int, ThreadRecord] = {}
+        self.vm_holds = 0
+        self._arrivals = itertools.count(1)
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def get(self, thread_id: int) -> ThreadRecord:
+        record = self.records.get(thread_id)
+        if record is None:
+            record = self.records[thread_id] = ThreadRecord(thread_id)
+        return record
+
+    def expected_count(self, thread_id: int) -> int:
+        """The suspend count the debugger believes it has put on this thread (ThreadReference.SuspendCount)."""
+        r = self.records.get(thread_id)
+        if r is None:
+            return self.vm_holds
+        if r.finished:
+            return 0
+        return max(0, r.own + self.vm_holds - r.credit - r.call_debt)
+
+    def stops(self) -> list[ThreadRecord]:
+        """Threads suspended by a stop of their own, in order of arrival."""
+        return sorted((r for r in self.records.values() if r.stop is not None and not r.finished),
+                      key=lambda r: r.arrival)
+
+    def undelivered(self) -> list[ThreadRecord]:
+        return [r for r in self.stops() if not r.delivered]
+
+    def suspended(self) -> list[ThreadRecord]:
+        """Every known thread the debugger holds suspended (or inside a call), with or without a stop."""
+        return [r for r in self.records.values()
+                if not r.finished and (self.expected_count(r.id) > 0 or r.stop is not None or r.call)]
+
+    def describe(self, thread_id: int) -> str:
+        r = self.records.get(thread_id)
+        if r is None:
+            return "unknown to the debugger" + (" (held by a suspend-all stop)" if self.vm_holds else "")
+        return why_suspended(r, self) or r.state.value
+
+    # -- changes -------------------------------------------------------------------------------------
+
+    def _settle(self, r: ThreadRecord, why: str) -> None:
+        """Move the thread to the state its holds and stop say it is in (through the declared transitions)."""
+        if r.finished:
+            new = ThreadState.FINISHED
+        elif r.call and r.call_debt and not (r.stop is not None and r.stop.kind is StopKind.PAUSE):
+            new = ThreadState.INVOKING
+        elif r.stop is not None and r.stop.kind is not StopKind.PAUSE:
+            new = ThreadState.STOPPED
+        elif r.paused or (r.stop is not None and r.stop.kind is StopKind.PAUSE):
+            new = ThreadState.PAUSED
+        elif self.expected_count(r.id) > 0:
+            new = ThreadState.HELD
+        else:
+            new = ThreadState.RUNNING
+        r.state = thread_move(r.state, new, why)
+
+    def settle_all(self, why: str) -> None:
+        for r in list(self.records.values()):
+            self._settle(r, why)
+
+    def thread_started(self, thread_id: int, name: str | None) -> None:
+        r = self.get(thread_id)
+        r.name = name
+        # The JDWP agent suspends a thread that starts while the VM is suspended as often as the VM is
+        # (its suspend-all count), so a new thread shares the VM-wide holds: no credit.
+        self._settle(r, "thread start")
+
+    def thread_ended(self, thread_id: int) -> None:
+        r = self.records.get(thread_id)
+        if r is None:
+            return
+        r.stop = None
+        r.finished = True
+        self._settle(r, "thread death")
+        del self.records[thread_id]
+
+    def event_suspended(self, thread_id: int | None, vm_wide: bool) -> None:
+        """An event arrived that suspended its thread (or all threads): counted until resumed or kept."""
+        if vm_wide:
+            self.vm_holds += 1
+        elif thread_id:
+            self.get(thread_id).own += 1
+
+    def event_resumed(self, thread_id: int | None, vm_wide: bool) -> None:
+        """The event's suspension was resumed again (monitoring event, false condition, logpoint)."""
+        if vm_wide:
+            self.vm_holds = max(0, self.vm_holds - 1)
+        elif thread_id:
+            r = self.get(thread_id)
+            r.own = max(0, r.own - 1)
+
+    def convert_to_vm_wide(self, thread_id: int) -> None:
+        """A suspend-thread event became a suspend-all stop: VM.Suspend added, the event's own one resumed."""
+        self.vm_holds += 1
+        r = self.get(thread_id)
+        r.own = max(0, r.own - 1)
+
+    def add_stop(self, thread_id: int, reason: StopReason, vm_wide: bool, why: str) -> ThreadRecord:
+        """The thread is suspended by this stop (its hold was counted by event_suspended/pause already)."""
+        r = self.get(thread_id)
+        if reason.thread_name:
+            r.name = reason.thread_name
+        r.stop = reason
+        r.stop_vm_wide = vm_wide
+        r.delivered = False
+        r.arrival = next(self._arrivals)
+        self._settle(r, why)
+        if vm_wide:
+            self.settle_all(why)
+        return r
+
+    def pause_all(self) -> None:
+        self.vm_holds += 1
+        for r in self.records.values():
+            if r.stop is None and not r.finished:
+                r.paused = True
+        self.settle_all("pause all")
+
+    def pause_thread(self, thread_id: int) -> ThreadRecord:
+        r = self.get(thread_id)
+        r.own += 1
+        r.paused = True
+        self._settle(r, "pause thread")
+        return r
+
+    def call_started(self, thread_id: int, what: str) -> None:
+        r = self.get(thread_id)
+        r.call = what
+        r.call_debt = 1
+        r.call_timed_out = False
+        r.call_from = r.stop
+        self._settle(r, "invoke")
+
+    def call_timed_out(self, thread_id: int) -> None:
+        r = self.get(thread_id)
+        r.call_timed_out = True
+        self._settle(r, "invoke timed out")
+
+    def call_returned(self, thread_id: int) -> bool:
+        """The call is over (the JVM suspended the thread again). True if that suspension must be resumed
+        because the stop the call was made from has been released meanwhile."""
+        r = self.records.get(thread_id)
+        if r is None:
+            return False
+        r.call = None
+        r.call_debt = 0
+        r.call_timed_out = False
+        released = r.call_from is None and r.stop is None
+        if r.call_from is not None and r.stop is None:
+            r.stop = r.call_from
+        r.call_from = None
+        orphan = self.expected_count(thread_id) == 0 and released
+        self._settle(r, "invoke returned")
+        return orphan
+
+    # -- releasing -------------------------------------------------------------------------------------
+
+    def release_thread(self, thread_id: int) -> Release:
+        """Everything the debugger holds on this one thread, the others untouched (resume/step one thread)."""
+        r = self.get(thread_id)
+        release = Release()
+        jvm_count = self.expected_count(thread_id)
+        release.thread_resumes = [thread_id] * jvm_count
+        r.own = 0
+        r.credit = self.vm_holds
+        r.stop = None
+        r.call_from = None
+        r.delivered = False
+        r.paused = False
+        self._settle(r, "resume thread")
+        return release
+
+    def release_all(self, keep: set[int]) -> Release:
+        """Everything the debugger holds, except the stops of the threads in `keep` (stops not delivered yet)."""
+        release = Release()
+        kept_vm = sum(1 for t in keep if (r := self.records.get(t)) is not None and r.stop_vm_wide)
+        to_release = max(0, self.vm_holds - kept_vm)
+        for r in self.records.values():
+            if r.finished:
+                continue
+            if r.id not in keep and r.own:
+                release.thread_resumes += [r.id] * min(r.own, max(0, r.own + self.vm_holds - r.credit - r.call_debt))
+                r.own = 0
+            if r.credit and to_release:
+                realign = min(r.credit, to_release)
+                release.thread_suspends += [r.id] * realign
+                r.credit -= realign
+        release.vm_resumes = to_release
+        self.vm_holds -= to_release
+        for r in self.records.values():
+            if r.id not in keep:
+                r.stop = None
+                r.call_from = None
+                r.delivered = False
+                r.paused = False
+        self.settle_all("resume all")
+        return release
+
+    def forget(self) -> None:
+        """The VM is gone: nothing is held any more."""
+        for r in self.records.values():
+            r.finished = True
+            r.stop = None
+        self.settle_all("VM gone")
+        self.records.clear()
+        self.vm_holds = 0
+
+
+def why_suspended(r: ThreadRecord, book: ThreadBook) -> str | None:
+    """One phrase: why this thread is not running ("breakpoint bp-1 (hit 2)", "paused", "inside a call …")."""
+    if r.call and r.call_debt:
+        late = " (did not return in time; pause suspends it)" if r.call_timed_out else ""
+        return f"inside a call to {r.call}{late}"
+    if r.stop is not None:
+        return r.stop.headline().removeprefix("STOPPED").strip(" —")
+    if r.paused:
+        return "paused"
+    if book.expected_count(r.id) > 0:
+        return "held: suspended with all threads by a suspend-all stop"
+    return None
