@@ -52,6 +52,7 @@ from ...jdwp import (
 from ...jdwp.errors import ErrorCode
 from ..errors import EvaluationError
 from . import ast as A
+from . import redaction
 from . import semantics as S
 from . import types as jt
 from .overloads import Candidate, NoApplicableMethodError, OverloadError, applicable_phase, resolve
@@ -1499,10 +1500,28 @@ class _Ctx:
         await self.materialize(converted)
         return converted.to_jdwp()
 
+    async def _refuse_leaks_under_redact(self, decl: TypeInfo, method: MethodInfo, obj: TV | None,
+                                         args: list[Value], column: int | None) -> None:
+        """--redact masks by name; reflection and a target's own toString() get around names (redaction.py)."""
+        why = redaction.reflective_call(decl.name, method.name)
+        if why is not None:
+            raise _Fail(why, column)
+        if method.name == "toString" and not args and decl.name != "java.lang.Object" and obj is not None \
+                and not obj.is_null:  # Object's own toString() prints only the class and hash
+            info = await self.runtime_type(obj)
+            names = [f.name for f in await self.vm.all_fields(info.id) if not f.is_static]
+            secret = redaction.secret_field(names)
+            if secret is not None:
+                raise _Fail(f"{info.name}.toString() is refused under --redact: the object has a field named "
+                            f"'{secret}' it may print; inspect it instead (secret-looking fields show <redacted>)",
+                            column)
+
     async def invoke(self, method: MethodInfo, obj: TV | None, args: list[Value], column: int | None,
                      nonvirtual: bool = False) -> TV:
         self.require_side_effects(f"calling {method.name}()", column)
         decl = await self.vm.type(method.type_id)
+        if getattr(self.E.session, "redact", False):
+            await self._refuse_leaks_under_redact(decl, method, obj, args, column)
         options = InvokeOptions.SINGLE_THREADED | (InvokeOptions.NONVIRTUAL if nonvirtual else 0)
         timeout = self.E.invoke_timeout
         try:
