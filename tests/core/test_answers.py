@@ -90,3 +90,17 @@ async def test_exception_log_that_meant_the_exception_gets_a_hint(jvm_factory, l
         assert "Playground.risky" in line.text and "threw java.lang.NullPointerException" in line.text
     finally:
         await d.close()
+
+
+async def test_referrers_through_a_static_field_name_the_field(jvm_factory, line_of):
+    jvm = jvm_factory("Invoice")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await _to_breakpoint(d, f"fixtures.Invoice:{line_of('invoice-after-lookup')}")
+        refs = await d.referrers("prices")
+        holders = {r.value.text: r.via for r in refs.referrers}
+        assert holders.get("class fixtures.Invoice") == ["static Invoice.PRICES"], holders
+        assert "via static Invoice.PRICES" in render.referrers(refs)
+    finally:
+        await d.close()

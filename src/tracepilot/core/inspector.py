@@ -38,7 +38,7 @@ from .inspect.handles import HandleTable
 from .inspect.heap import instance_counts, match_classes, referring
 from .inspect.locks import Locks
 from .inspect.marks import Marks
-from .inspect.objects import obj
+from .inspect.owners import via
 from .inspect.sourceview import render_view, resolve_text
 from .inspect.stack import Frames
 from .inspect.threads import Threads
@@ -472,19 +472,8 @@ class Inspector:
         found = await referring(p.vm, value.value, limit + 1)
         result = Referrers(await p.values.view(value), more=len(found) > limit)
         for ref in found[:limit]:
-            result.referrers.append(Referrer(await p.values.view(ref, None, 1), await self._via(p, ref, value.value)))
+            result.referrers.append(Referrer(await p.values.view(ref, None, 1), await via(p.values, ref, value.value)))
         return result
-
-    async def _via(self, p: _Parts, ref: Value, target_id: int) -> list[str]:
-        o = p.values.objects
-        try:
-            if (await o.type_name(ref.value)).endswith("[]"):
-                return [f"[{i}]" for i, v in enumerate(await o.elements(ref.value, 0, 10_000)) if obj(v) == target_id][:5]
-            fields = [f for f in await o.instance_fields(await o.type_id(ref.value)) if f.signature[0] in "L["]
-            values = await o.field_values(ref.value, fields)
-            return [f.name for f, v in zip(fields, values, strict=True) if obj(v) == target_id]
-        except JdwpError:
-            return []
 
     # -- watchers and marks --------------------------------------------------------------------------
 
