@@ -86,7 +86,7 @@ async def test_attach_break_continue_step_inspect(jvm_factory, java_source_root,
         tree = app.query_one(VariablesPane)
         node = next(n for n in tree.root.children if str(n.label).startswith("p ="))
         node.expand()
-        await wait_for(pilot, lambda: any(str(c.label).startswith("counter") for c in node.children),
+        await wait_for(pilot, lambda: any(str(c.label).strip().startswith("counter") for c in node.children),
                        what="fields of p")
 
         # a watch

@@ -47,7 +47,7 @@ def test_variables_expanded(snap_compare):
         tree = pilot.app.query_one(VariablesPane)
         node = next(n for n in tree.root.children if str(n.label).startswith("p ="))
         node.expand()
-        await wait_for(pilot, lambda: any(str(c.label).startswith("counter") for c in node.children),
+        await wait_for(pilot, lambda: any(str(c.label).strip().startswith("counter") for c in node.children),
                        what="fields of p")
         tree.focus()
         tree.move_cursor(node)

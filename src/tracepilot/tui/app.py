@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
+from ..core.catalog import returned_text
 from ..core.errors import DebuggerError
 from ..core.launcher import launch_options as java_launch_options
 from ..core.model import (
@@ -40,6 +41,7 @@ from ..core.model import (
 from ..core.sources import shown_source_path
 from .screens.help import HelpScreen
 from .screens.prompt import BreakpointEditScreen, ConfirmQuitScreen, PromptScreen
+from .screens.value import ValueScreen
 from .sources import PreparedSource, SourceCache, plain
 from .widgets.breakpoints import BreakpointsPane, look_of
 from .widgets.command_line import CommandLine
@@ -74,6 +76,70 @@ MAX_FRAMES = 60  # frames listed in the stack pane
 SNAPSHOT_FRAMES = 10  # frames a core snapshot carries; the rest of the stack is asked for alongside
 COMPACT_WIDTH = 110
 COMPACT_HEIGHT = 30
+
+
+@dataclass(frozen=True)
+class Pane:
+    """A pane a key focuses (shown in its title, listed in help and in the palette by its name)."""
+
+    key: str
+    name: str
+    widget_id: str
+    tab_id: str | None  # the bottom tab it lives in (wide layout); in the compact layout every pane but source
+
+
+PANES = (
+    Pane("1", "Source", "source", None),
+    Pane("2", "Variables", "variables", None),
+    Pane("3", "Stack", "stack", None),
+    Pane("4", "Watches", "watches", None),
+    Pane("5", "Breakpoints", "breakpoints", "tab-breakpoints"),
+    Pane("6", "Threads", "threads", "tab-threads"),
+    Pane("7", "Events", "events", "tab-events"),
+    Pane("8", "Console", "output", "tab-console"),
+)
+PANE_BY_NAME = {pane.name.lower(): pane for pane in PANES}
+
+
+def pane_title(name: str) -> str:
+    pane = PANE_BY_NAME[name.lower()]
+    return f"{pane.key}:{pane.name}"
+
+
+# Actions that need a stopped thread, or a running program: their keys are hidden (and do nothing) otherwise.
+WHEN_STOPPED = {"resume", "step_over", "step_into", "step_out", "run_to_cursor"}
+WHEN_RUNNING = {"pause"}
+# Footer words below COMPACT_WIDTH columns (the palette and help keep the long ones); None: not in the footer.
+SHORT_LABELS: dict[str, str | None] = {
+    "resume": "Cont", "pause": "Pause", "step_over": "Over", "step_into": "Into", "step_out": "Out",
+    "toggle_breakpoint": "Bkpt", "run_to_cursor": "Run to", "restart": "Restart", "focus_command": "Cmd",
+    "search": "Find", "open_file": None, "help": "Help", "quit": "Quit",
+}
+# Footer words from WIDE_FOOTER columns on (where they all fit).
+WIDE_FOOTER = 140
+WIDE_LABELS: dict[str, str | None] = {
+    "resume": "Continue", "pause": "Pause", "step_over": "Step over", "step_into": "Step into",
+    "step_out": "Step out", "toggle_breakpoint": "Breakpoint", "run_to_cursor": "Run to cursor",
+    "restart": "Restart", "focus_command": "Command", "search": "Search", "open_file": None, "help": "Help",
+    "quit": "Quit",
+}
+# The command palette: one entry per action, in words (no internal names), with its key.
+PALETTE = (
+    ("Continue", "run until the next breakpoint (F5, c)", "resume"),
+    ("Pause", "stop every thread; shows the nearest frame of your code (F6)", "pause"),
+    ("Step over", "run to the next line of this method (F10, n)", "step_over"),
+    ("Step into", "enter the call on this line (F11, s)", "step_into"),
+    ("Step out", "run until this method returns; shows what it returned (Shift+F11, f)", "step_out"),
+    ("Run to cursor", "a one-shot breakpoint at the cursor line (F8, t)", "run_to_cursor"),
+    ("Toggle breakpoint", "at the cursor line (F9, b)", "toggle_breakpoint"),
+    ("Restart", "launch the program again with the same command line and breakpoints (Ctrl+R)", "restart"),
+    ("Search the source", "/ then n / N (or F3 / Shift+F3) for the next / previous match", "search"),
+    ("Open a source file", "fuzzy finder over the source path (Ctrl+O)", "open_file"),
+    ("Add a watch", "an expression evaluated at every stop (w)", "add_watch"),
+    ("Command line", "the REPL's commands: print, stop at, where… (:)", "focus_command"),
+    ("Frame up", "the caller (u)", "frame_up"),
+    ("Frame down", "the callee (d)", "frame_down"),
+)
 
 
 class CoreEvent(Message):
@@ -119,18 +185,26 @@ class TracepilotApp(App[int]):
         Binding("shift+f11", "step_out", "Step out", priority=True),
         Binding("f9", "toggle_breakpoint", "Breakpoint", priority=True),
         Binding("f8", "run_to_cursor", "Run to cursor", priority=True),
+        Binding("ctrl+r,ctrl+f5", "restart", "Restart", priority=True),
         Binding("colon", "focus_command", "Command line"),
         Binding("slash", "search", "Search source"),
+        Binding("f3", "search_next", "Next match", show=False),
+        Binding("shift+f3", "search_previous", "Previous match", show=False),
         Binding("ctrl+o", "open_file", "Open file"),
         Binding("w", "add_watch", "Add watch", show=False),
-        Binding("f1,question_mark", "help", "Help"),
+        *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
+          for pane in PANES),
+        Binding("tab", "app.focus_next", "Next pane", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
+        Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+p", "command_palette", "Palette", show=False),
     ]
 
     def __init__(self, debugger: Debugger, startup: Startup | None = None, *, launched: bool = False,
-                 sourcepath: Iterable[str] = (), clock: bool = True, target_label: str = "") -> None:
+                 sourcepath: Iterable[str] = (), clock: bool = True, target_label: str = "", hint: str = "") -> None:
         super().__init__()
+        self.hint = hint  # one line of what to try (the demo), shown in the empty command line
         self.debugger = debugger
         self.startup = startup
         self.launched = launched
@@ -155,6 +229,9 @@ class TracepilotApp(App[int]):
         self._output_offsets = {"stdout": 0, "stderr": 0}
         self._driving = "you"
         self._selection: Any = None  # catalog.Selection of the command line
+        self._long_labels: dict[str, Binding] = {}  # footer bindings as declared (restored in the wide layout)
+        self._shown_state: Any = None  # the session state the footer's keys were chosen for
+        self._prefer_user_frame = False  # after a pause: select the nearest frame of the program's own code
 
     # -- layout --------------------------------------------------------------------------------------
 
@@ -164,42 +241,44 @@ class TracepilotApp(App[int]):
         if self.compact:
             with Vertical(id="body", classes="compact"):
                 yield SourceView(id="source")
-                yield Input(placeholder="/ search (Enter: next, Esc: close)", id="search", classes="hidden")
+                yield Input(placeholder="/ search (Enter: first match, then n / N; Esc: close)", id="search",
+                            classes="hidden")
                 with TabbedContent(id="tabs"):
-                    with TabPane("Variables", id="tab-variables"):
+                    with TabPane(pane_title("Variables"), id="tab-variables"):
                         yield VariablesPane(id="variables")
-                    with TabPane("Stack", id="tab-stack"):
+                    with TabPane(pane_title("Stack"), id="tab-stack"):
                         yield StackPane(id="stack")
-                    with TabPane("Watches", id="tab-watches"):
+                    with TabPane(pane_title("Watches"), id="tab-watches"):
                         yield WatchesPane(id="watches")
-                    with TabPane("Threads", id="tab-threads"):
-                        yield ThreadsPane(id="threads")
-                    with TabPane("Breakpoints", id="tab-breakpoints"):
+                    with TabPane(pane_title("Breakpoints"), id="tab-breakpoints"):
                         yield BreakpointsPane(id="breakpoints")
-                    with TabPane("Events", id="tab-events"):
+                    with TabPane(pane_title("Threads"), id="tab-threads"):
+                        yield ThreadsPane(id="threads")
+                    with TabPane(pane_title("Events"), id="tab-events"):
                         yield EventsPane(id="events")
-                    with TabPane("Console", id="tab-console"):
+                    with TabPane(pane_title("Console"), id="tab-console"):
                         yield OutputPane(id="output")
         else:
             with Horizontal(id="body"):
                 with Vertical(id="left"):
                     yield SourceView(id="source")
-                    yield Input(placeholder="/ search (Enter: next, Esc: close)", id="search", classes="hidden")
+                    yield Input(placeholder="/ search (Enter: first match, then n / N; Esc: close)", id="search",
+                                classes="hidden")
                     with TabbedContent(id="tabs"):
-                        with TabPane("Console", id="tab-console"):
+                        with TabPane(pane_title("Console"), id="tab-console"):
                             yield OutputPane(id="output")
-                        with TabPane("Breakpoints", id="tab-breakpoints"):
+                        with TabPane(pane_title("Breakpoints"), id="tab-breakpoints"):
                             yield BreakpointsPane(id="breakpoints")
-                        with TabPane("Threads", id="tab-threads"):
+                        with TabPane(pane_title("Threads"), id="tab-threads"):
                             yield ThreadsPane(id="threads")
-                        with TabPane("Events", id="tab-events"):
+                        with TabPane(pane_title("Events"), id="tab-events"):
                             yield EventsPane(id="events")
                 with Vertical(id="right"):
                     yield StackPane(id="stack")
                     yield VariablesPane(id="variables")
                     yield WatchesPane(id="watches")
         yield CommandLine(id="command")
-        yield Footer()
+        yield Footer(compact=self.compact, show_command_palette=not self.compact)
 
     @staticmethod
     def _is_compact(width: int, height: int) -> bool:
@@ -209,8 +288,46 @@ class TracepilotApp(App[int]):
         if self._is_compact(event.size.width, event.size.height) != self.compact:
             await self.recompose()
             self._fill_all()
+        self._label_keys()
+
+    def _label_keys(self) -> None:
+        """Footer words for the layout: short below COMPACT_WIDTH (80 columns keep every key that applies)."""
+        by_key = self._bindings.key_to_bindings
+        for key, bindings in by_key.items():
+            for index, binding in enumerate(bindings):
+                original = self._long_labels.setdefault(f"{key}/{binding.action}", binding)
+                show = original.show
+                if binding.action == "restart":  # the key works any time; the footer offers it once the program ended
+                    show = self._state() in (SessionState.EXITED, SessionState.DISCONNECTED)
+                labels = SHORT_LABELS if self.size.width < WIDE_FOOTER else WIDE_LABELS
+                if binding.action in labels:
+                    label = labels[binding.action]
+                    bindings[index] = dataclasses.replace(original, description=label or original.description,
+                                                          show=label is not None and show)
+                else:
+                    bindings[index] = dataclasses.replace(original, show=show)
+        self.refresh_bindings()
+
+    def _state(self) -> SessionState | None:
+        return self.view.status.state if self.view.status else None
+
+    def get_key_display(self, binding: Binding) -> str:
+        # F5, ⇧F11, ^R: the way IDE menus print keys, and short enough for an 80-column footer
+        key = binding.key.split(",")[0]
+        if key.startswith("shift+f") and key[7:].isdigit():
+            return "⇧F" + key[7:]
+        if key.startswith("f") and key[1:].isdigit():
+            return key.upper()
+        return super().get_key_display(binding)
+
+    def _set_titles(self) -> None:
+        for pane in PANES[1:4]:  # the bordered panes of the wide layout name their key in the border
+            with contextlib.suppress(NoMatches):
+                self.query_one(f"#{pane.widget_id}").border_title = pane_title(pane.name)
 
     def on_mount(self) -> None:
+        self._label_keys()
+        self._set_titles()
         self.query_one(CommandLine).completer = self._complete
         self._unsubscribe = self.debugger.history.subscribe(lambda record: self.post_message(CoreEvent(record)))
         self.view.events.extend(self.debugger.history.since(0))
@@ -225,6 +342,11 @@ class TracepilotApp(App[int]):
         events = self.query_one(EventsPane)
         events.clock = self.clock
         self.call_after_refresh(events.replay, v.events)
+        self._set_titles()
+        command = self.query_one(CommandLine)
+        command.completer = self._complete  # (a re-layout makes a new command line)
+        if self.hint:
+            command.placeholder = self.hint
         self._show_status()
         self._show_source()
         self.query_one(StackPane).show(v.frames, self.frame)
@@ -269,6 +391,10 @@ class TracepilotApp(App[int]):
         self._selection: Any = None  # catalog.Selection of the command line
         if record.kind in QUIET_KINDS:
             return
+        if record.kind == "launch":  # a new process (restart): its output starts again at 0
+            self._output_offsets = {"stdout": 0, "stderr": 0}
+            if self.view.output:
+                self.query_one(OutputPane).write(Text("── restarted ──", style="dim"))
         if record.kind == "stop":
             self._paint_stop()
         self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"),
@@ -447,6 +573,15 @@ class TracepilotApp(App[int]):
         else:
             v.frames = await frames_task or []
         self.frame = min(self.frame, max(len(v.frames) - 1, 0))
+        if self._prefer_user_frame and self.frame == 0 and v.frames:
+            # A pause lands wherever the thread was, often in Thread.sleep: show the caller in the program's own
+            # code instead (gdb's and IntelliJ's choice), with its locals.
+            self._prefer_user_frame = False
+            own = next((f.index for f in v.frames if not f.is_library and f.location.line > 0), 0)
+            if own:
+                self.frame = own
+                locals_task = asyncio.ensure_future(self._fetch(self.debugger.locals(own, self._current_thread()),
+                                                                None))
         self.query_one(StackPane).show(v.frames, self.frame)
         if not v.frames:
             v.variables, v.variables_note = [], "locals not available here"
@@ -457,6 +592,11 @@ class TracepilotApp(App[int]):
             return
         await self._paint_frame(v.frames[self.frame].location,
                                 locals_task if locals_task is not None else _done(variables))
+
+    def _returned(self) -> str | None:
+        """'discount() returned 659' at a stop right after a method returned (shown in the top frame only)."""
+        status = self.view.status
+        return returned_text(status.stop) if status is not None and self.frame == 0 else None
 
     async def _paint_not_stopped(self) -> None:
         v = self.view
@@ -489,7 +629,7 @@ class TracepilotApp(App[int]):
         v = self.view
         stop = v.status.stop if v.status else None
         key = (getattr(stop, "time", None), self.thread, self.frame)
-        self.query_one(VariablesPane).show(v.variables, v.variables_note, key=key)
+        self.query_one(VariablesPane).show(v.variables, v.variables_note, key=key, returned=self._returned())
 
     async def _load_frame(self) -> None:
         """Locals and source of the selected frame (after `u`/`d` or a click in the stack pane)."""
@@ -561,6 +701,9 @@ class TracepilotApp(App[int]):
         source.show(v.source, v.source_class, v.source_line, reveal=reveal)
         source.set_marks(self._marks_for(v.source_path, v.source_class))
         title = str(v.source_path.name if v.source_path else (v.source_class or "no source"))
+        title = f"{PANES[0].key}:{title}"
+        if source.search_term:
+            title += f"  /{source.search_term}  n/N: next/previous · Esc: end"
         if source.border_title != title:
             source.border_title = title
 
@@ -588,6 +731,21 @@ class TracepilotApp(App[int]):
     def _show_status(self, note: str | None = None) -> None:
         status = self.view.status
         self.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self._driving)
+        state = (status.state, self.launched) if status else None
+        if state != self._shown_state:  # the footer offers only the keys that apply now
+            self._shown_state = state
+            self._label_keys()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        status = self.view.status
+        state = status.state if status else None
+        if action in WHEN_STOPPED:
+            return state is SessionState.STOPPED
+        if action in WHEN_RUNNING:
+            return state is SessionState.RUNNING
+        if action == "restart":
+            return self.launched and hasattr(self.debugger, "restart")
+        return True
 
     def _note(self, text: str, error: bool = False) -> None:
         self.query_one(StatusBar).show(note=text)
@@ -654,7 +812,15 @@ class TracepilotApp(App[int]):
         self._run("continuing", lambda: self.debugger.resume(None, 0.0))
 
     def action_pause(self) -> None:
+        self._prefer_user_frame = True
         self._run("pausing", lambda: self.debugger.pause())
+
+    def action_restart(self) -> None:
+        if not self.launched:
+            self.notify("restart re-launches a program started by tracepilot launch/demo; this one was attached",
+                        severity="warning")
+            return
+        self._run("restarting", lambda: run_to_first_stop(self, self.debugger.restart()))
 
     def _step(self, kind: str) -> None:
         self._run(f"step {kind}", lambda: self.debugger.step(kind, self._current_thread(), 1, 30.0))
@@ -739,6 +905,23 @@ class TracepilotApp(App[int]):
     @on(VariablesPane.ExpandRequested)
     def _expand(self, message: VariablesPane.ExpandRequested) -> None:
         self._load_children(message)
+
+    @on(VariablesPane.ValueRequested)
+    def _show_value(self, message: VariablesPane.ValueRequested) -> None:
+        self._open_value(message.variable)
+
+    @work(group="value")
+    async def _open_value(self, variable: Variable) -> None:
+        """The whole value: a string's every character (the pane shows a cut summary), else the summary."""
+        value = variable.value
+        text = value.text
+        if value.kind == "string" and value.handle:
+            ins = await self._quietly(self.debugger.inspect(value.handle, self.frame, self._current_thread(), 0,
+                                                            1_000_000))
+            if ins is not None and ins.string is not None:
+                text = ins.string
+        about = f"{value.type}" + (f"  ·  {len(text)} characters" if value.kind == "string" else "")
+        self.push_screen(ValueScreen(variable.name, text, about))
 
     @work(group="expand")
     async def _load_children(self, message: VariablesPane.ExpandRequested) -> None:
@@ -833,7 +1016,7 @@ class TracepilotApp(App[int]):
         """The catalog's view of what the command line acts on: the selected thread and frame."""
         catalog = self._catalog()
         if self._selection is None and catalog is not None:
-            self._selection = catalog.Selection()
+            self._selection = catalog.Selection(confirm=self._confirm)
         if self._selection is not None:
             self._selection.thread = self.thread
             self._selection.frame = self.frame
@@ -841,10 +1024,13 @@ class TracepilotApp(App[int]):
 
     @work(group="command")
     async def _execute(self, line: str) -> None:
+        catalog = self._catalog()
+        if catalog is not None and line.split()[0] in ("help", "h", "?") and len(line.split()) == 1:
+            self.action_help(catalog.default_catalog().help())  # a screen, not a 9-row console
+            return
         output = self.query_one(OutputPane)
         output.write(Text(f"› {line}", style="bold cyan"))
         self._show_tab("tab-console")
-        catalog = self._catalog()
         if catalog is None:
             output.write("! the command catalog is not available in this build yet — use the keys (F1 lists them)")
             return
@@ -862,6 +1048,10 @@ class TracepilotApp(App[int]):
             self._schedule_refresh()
             return
         self._schedule_refresh(reset_selection=result.stop is not None)
+
+    async def _confirm(self, question: str) -> bool:
+        """A yes/no question from a command (`delete` with no id): a dialog; Esc answers no."""
+        return bool(await self.push_screen_wait(ConfirmQuitScreen(question)))
 
     @staticmethod
     def _catalog() -> Any:
@@ -891,9 +1081,30 @@ class TracepilotApp(App[int]):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
+        # Like less, vim and pudb: Enter goes back to the source at the first match; n / N move on from there.
         source = self.query_one(SourceView)
-        if not source.find(event.value):
-            self.notify(f"“{event.value}” not found", severity="warning", timeout=3)
+        box = self.query_one("#search", Input)
+        box.add_class("hidden")
+        source.focus()
+        if not source.search(event.value.strip()):
+            source.search_term = None
+            if event.value.strip():
+                self.notify(f"“{event.value.strip()}” not found", severity="warning", timeout=3)
+        self._show_source()
+
+    def action_search_next(self) -> None:
+        self._search_step(backwards=False)
+
+    def action_search_previous(self) -> None:
+        self._search_step(backwards=True)
+
+    def _search_step(self, backwards: bool) -> None:
+        source = self.query_one(SourceView)
+        if not source.search_term:
+            self.action_search()
+            return
+        source.find(source.search_term, backwards=backwards)
+        source.focus()
 
     def on_key(self, event) -> None:
         box = self.query_one("#search", Input)
@@ -901,6 +1112,20 @@ class TracepilotApp(App[int]):
             box.add_class("hidden")
             self.query_one(SourceView).focus()
             event.stop()
+
+    def on_descendant_blur(self) -> None:
+        self.call_after_refresh(self._show_source)  # the source title says when n/N move between matches
+
+    def action_focus_pane(self, name: str) -> None:
+        pane = PANE_BY_NAME[name]
+        if self.compact and pane.name != "Source":
+            self._show_tab(f"tab-{pane.name.lower()}")
+        elif pane.tab_id:
+            self._show_tab(pane.tab_id)
+        widget = self.query_one(f"#{pane.widget_id}")
+        if isinstance(widget, EventsPane):
+            widget = widget.query_one("#event-log")
+        widget.focus()
 
     def action_open_file(self) -> None:
         self._open_finder()
@@ -934,28 +1159,28 @@ class TracepilotApp(App[int]):
         location = CodeLocation(class_name_for_file(path), "", 1, path.name, str(path))
         self._show_elsewhere(location)
 
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.help_sections()))
+    def action_help(self, commands: str = "") -> None:
+        self.push_screen(HelpScreen(self.help_sections(), commands))
 
     @staticmethod
     def help_sections() -> list[tuple[str, type]]:
-        return [("Everywhere", TracepilotApp), ("Source pane (pudb/gdb keys)", SourceView),
+        return [("Everywhere (digits focus a pane; Tab / Shift+Tab go round them)", TracepilotApp),
+                ("Source pane (pudb/gdb keys)", SourceView), ("Variables pane", VariablesPane),
                 ("Breakpoints pane", BreakpointsPane), ("Watches pane", WatchesPane),
                 ("Command line", CommandLine)]
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        for owner in (TracepilotApp, SourceView):
-            for binding in owner.BINDINGS:
-                if not isinstance(binding, Binding) or not binding.description:
-                    continue
-                action = binding.action.removeprefix("app.")
-                if action in ("command_palette", "quit", "help"):
-                    continue
-                yield SystemCommand(binding.description, f"{action.replace('_', ' ')} ({binding.key})",
-                                    lambda a=action: self.run_action(a))
-        yield SystemCommand("Show help", "every key", self.action_help)
-        yield SystemCommand("Quit tracepilot", "asks first if a launched target still runs", self.action_quit)
+        # Textual's own (theme, screenshot, keys…) minus its Quit, which would not ask about a running target
+        for command in super().get_system_commands(screen):
+            if command.title.lower() not in ("quit", "quit the application"):
+                yield command
+        for title, help_text, action in PALETTE:
+            yield SystemCommand(title, help_text, lambda a=action: self.run_action(a))
+        for pane in PANES:
+            yield SystemCommand(f"{pane.name} pane", f"focus it ({pane.key})",
+                                lambda name=pane.name.lower(): self.action_focus_pane(name))
+        yield SystemCommand("Help", "every key and command (F1)", self.action_help)
+        yield SystemCommand("Quit tracepilot", "asks first if a launched target still runs (q)", self.action_quit)
 
     def _target_alive(self) -> bool:
         status = self.view.status
@@ -1007,23 +1232,52 @@ def _demo_source() -> Path:
     return Path(__file__).resolve().parent.parent / "demo" / "ShopDemo.java"
 
 
-async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: list[str]) -> None:
+def demo_line(marker: str) -> int:
+    """The line of the demo marked `// @demo:MARKER`."""
+    for number, line in enumerate(_demo_source().read_text().splitlines(), 1):
+        if f"// @demo:{marker}" in line:
+            return number
+    raise LookupError(f"no line marked @demo:{marker} in ShopDemo.java")
+
+
+DEMO_HINT = ("try: F10 step over · F11 step into total() · 2 then → open order · F5 run on (an exception waits "
+             "at order #4) · : for commands")
+
+
+async def stop_on_uncaught(app: TracepilotApp) -> None:
+    """Stop where an exception nobody catches is thrown (jdb's and IntelliJ's default) instead of letting it end
+    the program; the breakpoint list shows it (`exception * uncaught only`), removing it turns it off."""
+    d = app.debugger
+    infos = await d.breakpoint_list()
+    if not any(b.kind == "exception" and b.spec == "*" and b.uncaught for b in infos):
+        await d.exception_break("*", caught=False, uncaught=True)
+
+
+async def run_to_first_stop(app: TracepilotApp, started: Awaitable[Any]) -> None:
+    """After a launch (or restart) the JVM waits at VM start: run it to the first breakpoint or exception."""
+    await started
+    status = await app.debugger.status()
+    if status.state is SessionState.STOPPED and status.stop and status.stop.kind is StopKind.VM_START:
+        app.progress("running to the first breakpoint or exception…")
+        await app.debugger.resume(None, 0.0)
+    app.progress("")
+
+
+async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: list[str],
+                         uncaught: bool = True) -> None:
     """Start a JVM suspended, install the breakpoints and the uncaught-exception stop, then run it."""
     d = app.debugger
     app.progress("starting the JVM…")
     await d.launch(**options)
     app.progress("setting breakpoints…")
-    await d.exception_break("*", caught=False, uncaught=True)
+    if uncaught:
+        await stop_on_uncaught(app)
     for location in breaks:
         try:
             await d.breakpoint_set(location)
         except DebuggerError as e:
             app.notify(f"--break {location}: {e}", severity="error", timeout=10)
-    status = await d.status()
-    if status.state is SessionState.STOPPED and status.stop and status.stop.kind is StopKind.VM_START:
-        app.progress("running to the first breakpoint or exception…")
-        await d.resume(None, 0.0)
-    app.progress("")
+    await run_to_first_stop(app, _done(None))
 
 
 def _build(ns: argparse.Namespace) -> TracepilotApp:
@@ -1032,11 +1286,14 @@ def _build(ns: argparse.Namespace) -> TracepilotApp:
 
     sourcepath = list(ns.sourcepath or [])
     command = ns.command
+    uncaught = not getattr(ns, "no_stop_on_uncaught", False)
     debugger = Debugger(read_only=ns.read_only, redact=ns.redact, sourcepath=sourcepath)
     if command == "attach":
         async def attach(app: TracepilotApp) -> None:
             app.progress(f"waiting up to {ns.wait:g}s for {ns.address} to listen…")
             await app.debugger.attach(ns.address, ns.wait)
+            if uncaught and not ns.read_only:
+                await stop_on_uncaught(app)
             app.progress("")
 
         return TracepilotApp(debugger, attach, sourcepath=sourcepath, target_label=ns.address)
@@ -1044,9 +1301,10 @@ def _build(ns: argparse.Namespace) -> TracepilotApp:
         demo = _demo_source()
         debugger = Debugger(read_only=ns.read_only, redact=ns.redact, sourcepath=[*sourcepath, str(demo.parent)])
         options = {"source": str(demo), "sourcepath": [str(demo.parent)]}
-        breaks = list(ns.breaks)
-        return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks), launched=True,
-                             sourcepath=[*sourcepath, str(demo.parent)], target_label="ShopDemo")
+        breaks = list(ns.breaks) or [f"ShopDemo:{demo_line('process')}"]  # early in the flow; the NPE is ahead
+        return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks, uncaught), launched=True,
+                             sourcepath=[*sourcepath, str(demo.parent)], target_label="ShopDemo",
+                             hint=DEMO_HINT if not ns.breaks else "")
     java_args = split_launch_args(ns.java_args)
     if not java_args:
         raise SystemExit("tracepilot launch: give the program: -- -cp DIR Main args…, -- -jar app.jar, or Foo.java")
@@ -1055,7 +1313,7 @@ def _build(ns: argparse.Namespace) -> TracepilotApp:
         sourcepath.append(str(Path(options["source"]).resolve().parent))
     options["sourcepath"] = sourcepath
     breaks = list(ns.breaks)
-    return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks), launched=True,
+    return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks, uncaught), launched=True,
                          sourcepath=sourcepath, target_label=" ".join(java_args))
 
 

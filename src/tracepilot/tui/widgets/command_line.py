@@ -1,5 +1,6 @@
 """The command line: the REPL's commands (parsed by the core's command catalog, not here), with
-history (up/down) and completion (Tab cycles through candidates, the first shows as a suggestion)."""
+history (up/down) and completion (Tab cycles through candidates, the first shows as a suggestion). On an
+empty line Tab leaves for the next pane, so the command line is no trap for a keyboard user."""
 
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ class CommandLine(Input):
 
     async def _on_key(self, event: events.Key) -> None:
         # Textual calls Input._on_key after this one unless the default is prevented.
+        if event.key == "tab" and not self.value:
+            return  # nothing to complete: Tab moves on to the next pane as everywhere else
         if event.key == "tab":
             event.stop()
             event.prevent_default()

@@ -43,7 +43,9 @@ class SourceView(TextArea):
 
     BINDINGS = [
         Binding("c", "app.resume", "Continue", show=False),
-        Binding("n", "app.step_over", "Step over", show=False),
+        Binding("n", "next_match_or_step", "Step over (after a search: next match)", show=False),
+        Binding("N", "previous_match", "Previous match (after a search)", show=False),
+        Binding("escape", "end_search", "End the search", show=False),
         Binding("s", "app.step_into", "Step into", show=False),
         Binding("f", "app.step_out", "Step out (finish)", show=False),
         Binding("b", "app.toggle_breakpoint", "Breakpoint at cursor", show=False),
@@ -69,6 +71,7 @@ class SourceView(TextArea):
         self.current_line: int | None = None  # 1-based execution line in this file
         self.prepared: PreparedSource | None = None
         self.marks: dict[int, GutterMark] = {}
+        self.search_term: str | None = None  # after `/term` Enter: n/N (and F3) move between its matches
 
     # -- content -------------------------------------------------------------------------------------
 
@@ -136,26 +139,54 @@ class SourceView(TextArea):
     def cursor_line(self) -> int:
         return self.cursor_location[0] + 1
 
-    def find(self, needle: str) -> bool:
-        """Select the next occurrence of `needle` after the cursor (case-insensitive, wraps around)."""
+    def find(self, needle: str, backwards: bool = False) -> bool:
+        """Select the next (or previous) occurrence of `needle` from the cursor (case-insensitive, wraps)."""
         lines = [line.lower() for line in self.text.splitlines()]
         if not needle or not lines:
             return False
         needle = needle.lower()
-        row, col = self.cursor_location
-        for step in range(len(lines) + 1):
-            r = (row + step) % len(lines)
-            if step == 0:
-                hit = lines[r].find(needle, col + 1)
-            elif step == len(lines):
-                hit = lines[r].find(needle, 0, col + len(needle))
-            else:
-                hit = lines[r].find(needle)
-            if hit >= 0:
-                self.selection = Selection((r, hit), (r, hit + len(needle)))
-                self.scroll_cursor_visible(center=True)
-                return True
-        return False
+        row, col = self.selection.start if backwards else self.cursor_location
+        hits = ((r, c) for r, c in self._occurrences(lines, needle))
+        ordered = sorted(hits)
+        if not ordered:
+            return False
+        if backwards:
+            before = [h for h in ordered if h < (row, col)]
+            r, hit = before[-1] if before else ordered[-1]
+        else:
+            after = [h for h in ordered if h > (row, col)]
+            r, hit = after[0] if after else ordered[0]
+        self.selection = Selection((r, hit), (r, hit + len(needle)))
+        self.scroll_cursor_visible(center=True)
+        return True
+
+    @staticmethod
+    def _occurrences(lines: list[str], needle: str):  # noqa: ANN205 - a generator of (row, column)
+        for r, line in enumerate(lines):
+            start = line.find(needle)
+            while start >= 0:
+                yield r, start
+                start = line.find(needle, start + 1)
+
+    def search(self, term: str) -> bool:
+        """Start a search (from the `/` box): the first match after the cursor; n/N/F3 go on from there."""
+        self.search_term = term or None
+        return bool(term) and self.find(term)
+
+    def action_next_match_or_step(self) -> None:
+        # pudb, less and vim: after a search `n` is the next match; otherwise it is pudb's "next" (step over).
+        if self.search_term:
+            self.find(self.search_term)
+        else:
+            self.app.run_action("step_over")
+
+    def action_previous_match(self) -> None:
+        if self.search_term:
+            self.find(self.search_term, backwards=True)
+
+    def action_end_search(self) -> None:
+        self.search_term = None
+        self.selection = Selection.cursor(self.cursor_location)
 
     # -- rendering: markers in the first cells of the line-number gutter -----------------------------
 

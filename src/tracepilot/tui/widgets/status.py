@@ -1,11 +1,15 @@
-"""The status bar: session state, stop reason, target and who is driving."""
+"""The status bar: session state, stop reason, target and who is driving. Below NARROW columns it says the
+same in short words (Class.method:line, the reason, thread, target, driver) so 80 columns keep it all."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.model import SessionState, Status
+from ...core.catalog import returned_text
+from ...core.model import SessionState, Status, StopKind, StopReason
+
+NARROW = 110
 
 STATE_STYLE = {
     SessionState.STOPPED: "bold black on yellow",
@@ -35,6 +39,9 @@ class StatusBar(Static):
             self._shown = text
             self.update(text, layout=False)
 
+    def on_resize(self) -> None:
+        self.show()  # the short form below NARROW columns, the full one above
+
     def render_text(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         status = self.status
@@ -43,6 +50,8 @@ class StatusBar(Static):
             text.append(f" {self.note}")
             return text
         text.append(f" {status.state.value} ", style=STATE_STYLE.get(status.state, "reverse"))
+        if self.size.width and self.size.width < NARROW:
+            return self._short(text, status)
         headline = status.headline()
         if headline.startswith(status.state.value):
             headline = headline[len(status.state.value):].strip()
@@ -50,8 +59,42 @@ class StatusBar(Static):
             headline = headline.replace(status.target, "").strip()
         if headline:
             text.append(f" {headline}")
+        returned = returned_text(status.stop)
+        if returned:
+            text.append(f" · {returned}", style="bold green")
         if self.note:
             text.append(f"  · {self.note}", style="italic")
         text.append(f"  · {status.target or 'no target'}", style="dim")
         text.append(f" · driving: {self.driver}", style="dim")
         return text
+
+    def _short(self, text: Text, status: Status) -> Text:
+        stop = status.stop
+        if stop is not None and stop.location is not None and status.state is SessionState.STOPPED:
+            loc = stop.location
+            text.append(f" {loc.class_name.rsplit('.', 1)[-1]}.{loc.method}:{loc.line}", style="bold")
+            text.append(f" {_reason(stop)}")
+            returned = returned_text(stop)
+            if returned:
+                text.append(f" · {returned}", style="bold green")
+            if stop.thread_name:
+                text.append(f" · {stop.thread_name}", style="dim")
+        elif status.state is SessionState.EXITED and status.exit_code is not None:
+            text.append(f" exit code {status.exit_code}")
+        if self.note:
+            text.append(f" · {self.note}", style="italic")
+        target = status.target or "no target"
+        text.append(f" · {target} · {self.driver}", style="dim")
+        return text
+
+
+def _reason(stop: StopReason) -> str:
+    """The stop reason in a word or two (the full headline does not fit 80 columns)."""
+    if stop.kind is StopKind.BREAKPOINT:
+        return stop.breakpoint_id or "breakpoint"
+    if stop.kind is StopKind.EXCEPTION and stop.exception is not None:
+        return stop.exception.class_name.rsplit(".", 1)[-1]
+    return {StopKind.STEP: "step", StopKind.PAUSE: "paused", StopKind.VM_START: "VM start",
+            StopKind.METHOD_ENTRY: "entry", StopKind.METHOD_EXIT: "exit",
+            StopKind.WATCHPOINT_ACCESS: f"read {stop.field}", StopKind.WATCHPOINT_MODIFY: f"write {stop.field}"
+            }.get(stop.kind, stop.kind.value)

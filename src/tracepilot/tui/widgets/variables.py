@@ -1,11 +1,15 @@
 """The variables tree: locals of the current frame; objects expand lazily (the app asks the core for
-their children page by page); values that changed since the last stop are highlighted."""
+their children page by page); values that changed since the last stop are highlighted.
+
+Keys follow the Tree convention of file managers and IDEs: Right opens a node (or moves into it), Left
+closes it (or moves to its parent), Enter on a value (or `v` on any row) shows the value whole."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -13,6 +17,7 @@ from textual.widgets.tree import TreeNode
 from ...core.model import Variable
 
 PAGE = 50
+LEAF_INDENT = "  "  # the width of the tree's ▶/▼ icon: leaf rows line up with the rows that expand
 
 
 @dataclass
@@ -23,6 +28,7 @@ class VarNode:
     loaded: bool = False
     next_start: int | None = None  # for a "more" node: the first index of the next page
     parent_target: str | None = None
+    variable: Variable | None = None  # the value this row shows (for the detail view)
 
 
 def label_for(var: Variable) -> Text:
@@ -42,6 +48,12 @@ def label_for(var: Variable) -> Text:
 
 
 class VariablesPane(Tree[VarNode]):
+    BINDINGS = [
+        Binding("right", "open_node", "Expand (or into it)"),
+        Binding("left", "close_node", "Collapse (or to the parent)"),
+        Binding("v", "show_value", "Show the whole value (copy with c)"),
+    ]
+
     class ExpandRequested(Message):
         def __init__(self, pane: VariablesPane, node: TreeNode[VarNode], target: str, start: int) -> None:
             super().__init__()
@@ -49,6 +61,13 @@ class VariablesPane(Tree[VarNode]):
             self.node = node
             self.target = target
             self.start = start
+
+    class ValueRequested(Message):
+        """Show one value whole (long strings, long summaries): the app opens a detail view."""
+
+        def __init__(self, variable: Variable) -> None:
+            super().__init__()
+            self.variable = variable
 
     def __init__(self, **kwargs) -> None:
         super().__init__("locals", data=VarNode(None, True), **kwargs)
@@ -59,11 +78,12 @@ class VariablesPane(Tree[VarNode]):
         self._shown: tuple[list[Variable], str | None] | None = None
         self._shown_key: object = None
 
-    def show(self, variables: list[Variable], note: str | None = None, key: object = None) -> None:
+    def show(self, variables: list[Variable], note: str | None = None, key: object = None,
+             returned: str | None = None) -> None:
         """Replace the tree; nodes that were expanded before are asked for again. `key` names what the
         variables belong to (stop, thread, frame): the same variables for the same key are not re-rendered,
         nor the same ones for another key unless expanded nodes may show other children now."""
-        shown = (list(variables), note)
+        shown = (list(variables), note, returned)
         if shown == self._shown and (key == self._shown_key or not self.expanded_paths):
             self._shown_key = key
             return
@@ -71,8 +91,10 @@ class VariablesPane(Tree[VarNode]):
         keep = self.expanded_paths
         self.clear()
         self.root.expand()
+        if returned:  # after a step out of a method: what it returned (IntelliJ's "discount() returned 659")
+            self.root.add_leaf(Text(LEAF_INDENT + "↩ " + returned, style="bold green"), data=VarNode(None, True))
         if note:
-            self.root.add_leaf(Text(note, style="dim italic"), data=VarNode(None, True))
+            self.root.add_leaf(Text(LEAF_INDENT + note, style="dim italic"), data=VarNode(None, True))
         self.add_variables(self.root, variables, start=0, total=None, reopen=keep)
 
     def add_variables(self, node: TreeNode[VarNode], variables: list[Variable], start: int,
@@ -80,17 +102,17 @@ class VariablesPane(Tree[VarNode]):
                       reopen: set[tuple[str, ...]] | None = None) -> None:
         for var in variables:
             expandable = bool(var.value.expandable and var.value.handle)
-            data = VarNode(var.value.handle if expandable else None)
+            data = VarNode(var.value.handle if expandable else None, variable=var)
             if expandable:
                 child = node.add(label_for(var), data=data, allow_expand=True)
-                child.add_leaf(Text("…", style="dim"), data=VarNode(None, True))
+                child.add_leaf(Text(LEAF_INDENT + "…", style="dim"), data=VarNode(None, True))
                 if reopen and self._path(child) in reopen:
                     child.expand()
             else:
-                node.add_leaf(label_for(var), data=data)
+                node.add_leaf(Text(LEAF_INDENT) + label_for(var), data=data)
         shown = start + len(variables)
         if total is not None and shown < total:
-            node.add_leaf(Text(f"… {total - shown} more (enter to load)", style="dim italic"),
+            node.add_leaf(Text(f"{LEAF_INDENT}… {total - shown} more (enter to load)", style="dim italic"),
                           data=VarNode(None, False, next_start=shown, parent_target=parent_target))
 
     def fill(self, node: TreeNode[VarNode], variables: list[Variable], start: int, total: int | None,
@@ -99,7 +121,7 @@ class VariablesPane(Tree[VarNode]):
         if start == 0:
             node.remove_children()
         if note:
-            node.add_leaf(Text(note, style="red"), data=VarNode(None, True))
+            node.add_leaf(Text(LEAF_INDENT + note, style="red"), data=VarNode(None, True))
         assert node.data is not None
         node.data.loaded = True
         self.add_variables(node, variables, start, total, parent_target=node.data.target,
@@ -108,7 +130,7 @@ class VariablesPane(Tree[VarNode]):
     def _path(self, node: TreeNode[VarNode]) -> tuple[str, ...]:
         parts: list[str] = []
         while node is not None and node is not self.root:
-            parts.append(str(node.label).split(" = ", 1)[0])
+            parts.append(str(node.label).split(" = ", 1)[0].strip())
             node = node.parent  # type: ignore[assignment]
         return tuple(reversed(parts))
 
@@ -132,3 +154,28 @@ class VariablesPane(Tree[VarNode]):
             parent = event.node.parent
             event.node.remove()
             self.post_message(self.ExpandRequested(self, parent, data.parent_target, data.next_start))
+        elif data and data.variable is not None and not event.node.allow_expand:
+            self.post_message(self.ValueRequested(data.variable))  # Enter on a value: see it whole
+
+    def action_open_node(self) -> None:
+        node = self.cursor_node
+        if node is None or not node.allow_expand:
+            return
+        if not node.is_expanded:
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
+
+    def action_close_node(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+    def action_show_value(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None and node.data.variable is not None:
+            self.post_message(self.ValueRequested(node.data.variable))
