@@ -132,7 +132,8 @@ class Session:
         self.last_error: str | None = None
         self.last_attempt: dict[str, Any] | None = None
         self.threads = ThreadBook()  # per-thread state and the suspensions the debugger holds
-        self._hooked: set[int] = set()  # stops whose on-stop hook (watchers) ran
+        # Stops whose on-stop hook (watchers) ran, held so that a later stop cannot reuse a freed one's id.
+        self._hooked: dict[int, StopReason] = {}
         self._run_to_target: str | None = None
         self._reconnect_note: str | None = None  # told in the answer of the call that reconnected
         self._waiters: set[asyncio.Future[None]] = set()
@@ -641,11 +642,11 @@ class Session:
         if reason is None:
             return
         self._set_state(SessionState.STOPPED, "select a stop")
-        if id(reason) in self._hooked:
+        if self._hooked.get(id(reason)) is reason:
             return
-        self._hooked.add(id(reason))
-        if len(self._hooked) > 10_000:
-            self._hooked = {id(reason)}
+        if len(self._hooked) >= 10_000:
+            self._hooked.clear()
+        self._hooked[id(reason)] = reason
         self._stopping = True
         try:
             if reason.kind not in (StopKind.VM_START, StopKind.VM_DEATH):  # nothing has run yet: no values
