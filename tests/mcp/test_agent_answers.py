@@ -102,3 +102,16 @@ async def test_stack_folds_library_frames_unless_all_frames(mcp_session, jvm_fac
         assert "AbstractQueuedSynchronizer" not in folded.text
         full = await s.ok("stack", thread="transfer-worker-1", all_frames=True)
         assert "java.util.concurrent.locks.ReentrantLock.lock" in full.text and "…" not in full.text
+
+
+async def test_watch_history_is_in_the_text(mcp_session, java_classes, line_of):
+    async with mcp_session("memory") as s:
+        await s.ok("launch", main="fixtures.Invoice", classpath=[str(java_classes)])
+        await s.ok("breakpoint_set", location=f"fixtures.Invoice:{line_of('invoice-after-lookup')}")
+        await s.ok("watch_add", expression="sku.code")
+        first = await s.ok("resume")
+        assert re.search(r'sku\.code = "pen"', first.text), first.text
+        second = await s.ok("resume")
+        assert re.search(r'history \(2 stops\): "pen" → "ink"', second.text), second.text
+        listed = await s.ok("watch_add")
+        assert '"pen" → "ink"' in listed.text

@@ -466,10 +466,30 @@ def referrers(refs: Referrers) -> str:
     return "\n".join(lines)
 
 
+MAX_WATCH_HISTORY = 6
+
+
 def watch(w: WatchInfo) -> str:
     at = f" [at {w.breakpoint}]" if w.breakpoint else ""
     val = f"error: {w.error}" if w.error else (value(w.value) if w.value is not None else "(not evaluated yet)")
-    return f"{w.id} {w.expression} = {val}{' (changed)' if w.changed else ''}{at}"
+    return f"{w.id} {w.expression} = {val}{' (changed)' if w.changed else ''}{at}" + watch_history(w)
+
+
+def watch_history(w: WatchInfo, limit: int = MAX_WATCH_HISTORY) -> str:
+    """The values of the last stops, oldest first, repeats counted: "; history: 10 ×2 → 20 → 30"."""
+    if len(w.history) < 2:
+        return ""
+    runs: list[list[Any]] = []  # [text, count]
+    for sample in w.history:
+        text = _clip("error" if sample.error else sample.text, 40)
+        if runs and runs[-1][0] == text:
+            runs[-1][1] += 1
+        else:
+            runs.append([text, 1])
+    shown = runs[-limit:]
+    parts = [text + (f" ×{count}" if count > 1 else "") for text, count in shown]
+    older = "… → " if len(runs) > len(shown) else ""
+    return f"; history ({len(w.history)} stops): {older}" + " → ".join(parts)
 
 
 def mark(m: MarkInfo) -> str:
