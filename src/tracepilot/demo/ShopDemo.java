@@ -31,6 +31,8 @@ public class ShopDemo {
         final int id;
         final Customer customer;
         final List<Item> items = new ArrayList<>();
+        String note = "Leave the parcel with the neighbour at number 12 if nobody answers; ring twice, "
+                + "the bell is quiet and the dog barks at couriers."; // wider than any pane: Enter shows it whole
 
         Order(int id, Customer customer) {
             this.id = id;

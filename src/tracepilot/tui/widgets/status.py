@@ -60,7 +60,7 @@ class StatusBar(Static):
         if headline:
             text.append(f" {headline}")
         returned = returned_text(status.stop)
-        if returned:
+        if returned and returned not in headline:
             text.append(f" · {returned}", style="bold green")
         if self.note:
             text.append(f"  · {self.note}", style="italic")
