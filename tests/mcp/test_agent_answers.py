@@ -115,3 +115,13 @@ async def test_watch_history_is_in_the_text(mcp_session, java_classes, line_of):
         assert re.search(r'history \(2 stops\): "pen" → "ink"', second.text), second.text
         listed = await s.ok("watch_add")
         assert '"pen" → "ink"' in listed.text
+
+
+async def test_diagnose_does_not_offer_a_jvm_http_port(mcp_session, jvm_factory):
+    jvm = jvm_factory("Listening", suspend=False)
+    http_port = int(jvm.wait_for_output("http port").split("http port ")[1].split()[0])
+    async with mcp_session("memory") as s:
+        text = (await s.ok("diagnose")).text
+        assert f"{http_port} (not JDWP)" in text, text
+        assert f"{jvm.port} (JDWP, answered the handshake)" in text, text
+        assert f"localhost:{http_port}'" not in text

@@ -28,14 +28,39 @@ class JdwpProcess(Model):
     server: bool
     suspend: bool
     address: str | None  # as configured
-    ports: list[int] = field(default_factory=list)  # listening now
+    ports: list[int] = field(default_factory=list)  # listening now (JDWP or not: a server's HTTP port too)
     confirmed: list[int] = field(default_factory=list)  # answered the JDWP handshake
+    refused: list[int] = field(default_factory=list)  # probed, and did not answer it: not JDWP
     note: str | None = None
 
+    @property
+    def configured_port(self) -> int | None:
+        """The port of the agent's own address option (address=5005, *:5005, host:5005); None if ephemeral."""
+        tail = (self.address or "").rpartition(":")[2]
+        return int(tail) if tail.isdigit() and int(tail) > 0 else None
+
+    @property
+    def jdwp_ports(self) -> list[int]:
+        """Ports known to be the JDWP agent's: confirmed by handshake, or the one its address option names."""
+        known = [p for p in self.ports if p in self.confirmed or p == self.configured_port]
+        return sorted(set(known))
+
+    @property
+    def unverified_ports(self) -> list[int]:
+        """Listening ports that may be the agent's: not probed (suspend=y) and not named by its options."""
+        return [p for p in self.ports if p not in self.jdwp_ports and p not in self.refused]
+
+    def port_kind(self, port: int) -> str:
+        if port in self.confirmed:
+            return "JDWP, answered the handshake"
+        if port == self.configured_port:
+            return "JDWP, from its -agentlib address"
+        if port in self.refused:
+            return "not JDWP"
+        return "not verified"
+
     def describe(self) -> str:
-        ports = ", ".join(
-            f"{p} ({'JDWP confirmed' if p in self.confirmed else 'listening'})" for p in self.ports
-        ) or "no listening port"
+        ports = ", ".join(f"{p} ({self.port_kind(p)})" for p in self.ports) or "no listening port"
         text = f"pid {self.pid}: {ports} — {self.command}"
         if self.note:
             text += f" ({self.note})"
@@ -159,10 +184,8 @@ async def discover(proc: str | os.PathLike[str] = "/proc", probe: bool = True, h
                 checks.append((p, port, confirm_handshake(host, port)))
     results = await asyncio.gather(*(c[2] for c in checks)) if checks else []
     for (p, port, _), ok in zip(checks, results, strict=True):
-        if ok:
-            p.confirmed.append(port)
+        (p.confirmed if ok else p.refused).append(port)
     return processes
-
 
 
 async def find_debuggable_jvms(proc: str | os.PathLike[str] = "/proc") -> list[JdwpProcess]:

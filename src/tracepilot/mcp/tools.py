@@ -613,9 +613,12 @@ async def _diagnose(app: McpApp) -> CallToolResult:
     if jvms:
         lines.append("local JVMs with a JDWP agent:")
         lines.extend("  " + (p.describe() if hasattr(p, "describe") else str(p)) for p in jvms)
-        ports = [port for p in jvms for port in getattr(p, "ports", ())]
+        ports = [port for p in jvms for port in getattr(p, "jdwp_ports", ())]
+        maybe = [port for p in jvms for port in getattr(p, "unverified_ports", ())]
         if ports:
             lines.append(f"attach with attach(address='localhost:{ports[0]}')")
+        elif maybe:
+            lines.append(f"no port is verified as JDWP; try attach(address='localhost:{maybe[0]}') (not verified)")
     else:
         lines.append("no local JVM runs a JDWP agent (start one with "
                      "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=5005, or use launch)")
