@@ -49,6 +49,7 @@ from .model import (
     Actor,
     ClassSummary,
     CodeLocation,
+    CutList,
     FrameChange,
     FrameInfo,
     HeapCount,
@@ -73,6 +74,8 @@ from .vm import Vm
 
 if TYPE_CHECKING:
     from .session import Session
+
+MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted ("... N more")
 
 
 @dataclass
@@ -419,9 +422,9 @@ class Inspector:
         if self.session.conn is not None:
             with contextlib.suppress(DebuggerError, JdwpError):
                 loaded = [t.name for t in await self._p().vm.all_classes()]
-        path, class_name, line = resolve_text(self.session.sources, location, loaded)
-        return render_view(path, class_name, line, context, self.session.breakpoints.list(),
-                           stop.location if stop else None)
+        target = resolve_text(self.session.sources, location, loaded)
+        return render_view(target.path, target.class_name, target.line, context, self.session.breakpoints.list(),
+                           stop.location if stop else None, target.span)
 
     async def classes(self, pattern: str, members: bool) -> list[ClassSummary]:
         p = await self._ready()
@@ -429,10 +432,13 @@ class Inspector:
         if not types:
             from .locations import suggest
 
-            raise NotFound(f"no loaded class matches '{pattern}'", suggest(pattern, [t.name for t in p.vm.types.values()]),
-                           "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)")
+            close = suggest(pattern, [t.name for t in p.vm.types.values() if not t.is_array])
+            hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"
+            if close:  # the near miss first: it is what the caller most likely meant
+                hint = f"did you mean {' or '.join(close)}?" + (f" Else {hint}" if hint else "")
+            raise NotFound(f"no loaded class matches '{pattern}'", close, hint)
         result = []
-        for t in types[:500]:
+        for t in types[:MAX_CLASSES]:
             summary = ClassSummary(t.name, "interface" if t.is_interface else "class")
             if members:
                 summary.source_file = await p.vm.source_file(t.id)
@@ -444,7 +450,7 @@ class Inspector:
                 summary.fields = [MemberInfo(f.name, "field", f"{f.type_name} {f.name}", f.is_static)
                                   for f in await p.vm.fields(t.id)]
             result.append(summary)
-        return result
+        return CutList(result, len(types)) if len(types) > len(result) else result
 
     # -- locks and heap ------------------------------------------------------------------------------
 

@@ -59,6 +59,19 @@ class Model:
         return to_dict(self)
 
 
+class CutList(list):
+    """A list answer cut short: `total` items matched, the list holds the first ones. Renderings say how
+    many more there are and how to get them; the structured form stays a plain list."""
+
+    def __init__(self, items: Any, total: int) -> None:
+        super().__init__(items)
+        self.total = total
+
+    @property
+    def more(self) -> int:
+        return self.total - len(self)
+
+
 @dataclass
 class CodeLocation(Model):
     """A place in the program as people read it."""

@@ -431,7 +431,13 @@ def class_summary(c: ClassSummary) -> str:
 def classes(cs: Sequence[ClassSummary]) -> str:
     if not cs:
         return "no loaded class matches"
-    return "\n".join(class_summary(c) for c in cs)
+    return "\n".join([*(class_summary(c) for c in cs), *_cut_note(cs, "class(es)", 'narrow the pattern, e.g. "com.acme.*"')])
+
+
+def _cut_note(items: Sequence[Any], what: str, how: str) -> list[str]:
+    """The line a cut list ends with: how many more there are and how to see them (none if complete)."""
+    more = getattr(items, "more", 0)
+    return [f"... {more} more {what} not shown ({getattr(items, 'total', '?')} in all): {how}"] if more > 0 else []
 
 
 def lock_report(report: LockReport) -> str:
@@ -451,7 +457,8 @@ def lock_report(report: LockReport) -> str:
 def heap(counts: Sequence[HeapCount]) -> str:
     if not counts:
         return "no loaded class matches"
-    return "\n".join(f"{c.count:>10}  {c.class_name}" for c in counts)
+    return "\n".join([*(f"{c.count:>10}  {c.class_name}" for c in counts),
+                      *_cut_note(counts, "class(es)", 'narrow the pattern, e.g. "com.acme.*"')])
 
 
 def referrers(refs: Referrers) -> str:

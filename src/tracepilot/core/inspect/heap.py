@@ -6,7 +6,7 @@ import fnmatch
 
 from ...jdwp import ObjectReference, Value, VirtualMachine
 from ..errors import NotFound, Unsupported
-from ..model import HeapCount
+from ..model import CutList, HeapCount
 from ..vm import TypeInfo, Vm
 
 
@@ -36,7 +36,7 @@ async def instance_counts(vm: Vm, pattern: str, limit: int = 200) -> list[HeapCo
     counts = (await vm.send(VirtualMachine.InstanceCounts, [t.id for t in types])).counts
     result = [HeapCount(t.name, c) for t, c in zip(types, counts, strict=True)]
     result.sort(key=lambda h: (-h.count, h.class_name))
-    return result[:limit]
+    return CutList(result[:limit], len(result)) if len(result) > limit else result
 
 
 async def referring(vm: Vm, object_id: int, limit: int) -> list[Value]:
