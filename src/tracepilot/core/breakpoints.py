@@ -418,6 +418,10 @@ class BreakpointTracker:
 
     async def install_all(self) -> None:
         """After (re)connecting: install every breakpoint we know, under the same ids."""
+        # First learn where the target's sources are (its working directory's project layout, sources jars
+        # of its class path): binding and the line checks read the source.
+        with contextlib.suppress(DebuggerError):
+            await self.session.sources.learn_from_vm(self.session.require_vm())
         for bp in list(self._bps.values()):
             bp.unbind()
             await self._install(bp)

@@ -1,8 +1,10 @@
 """Source mapping: find the .java file of a class on the source path and read its lines.
 
-The default path is the working directory's Maven/Gradle layouts (src/main/java, src/test/java, plus
-any */src/main/java one level down), the working directory itself (unless it is / or the home
-directory), and whatever --sourcepath adds.
+The default path is the working directory's Maven/Gradle layouts (src/main/java, src/test/java, the same
+in every module pom.xml or settings.gradle names and in any directory one level down), the working
+directory itself (unless it is / or the home directory), whatever --sourcepath adds, and, once attached,
+the same layouts in the target JVM's own working directory. Library classes are read from `*-sources.jar`
+files next to the jars on the target's class path or in the local Maven repository (source_jars.py).
 
 Confinement: the source path is also the one place files may be read from for display. A path someone
 types (`source /etc/shadow:1`, REPL `list`, the TUI's file finder) is read only when it is a source file
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from .errors import InvalidArgument
+from .source_jars import SourceJars
 
 # What may be shown as source: JVM languages' source files, nothing else (no keys, no configuration).
 SOURCE_SUFFIXES = (".java", ".kt", ".kts", ".groovy", ".scala")
@@ -27,13 +31,69 @@ _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 _TYPE_RE = re.compile(r"\b(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)")
 
 
+_LAYOUT = ("src/main/java", "src/test/java")
+_MAVEN_MODULE = re.compile(r"<module>\s*([^<]+?)\s*</module>")
+_GRADLE_INCLUDE = re.compile(r"^\s*include\b(.*)$", re.MULTILINE)
+
+
 def default_roots(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
     base = Path(cwd or os.getcwd())
-    roots = [base / "src/main/java", base / "src/test/java"]
-    roots += sorted(base.glob("*/src/main/java")) + sorted(base.glob("*/src/test/java"))
+    roots = project_roots(base)
     if base.resolve() not in (Path("/"), Path.home().resolve()):  # too broad to be a source root
         roots.append(base)
-    return [r for r in roots if r.is_dir()]
+    return roots
+
+
+_ROOTS_FRESH_FOR = 2.0  # seconds: roots are asked for at every lookup; the layout rarely changes
+_roots_seen: dict[Path, tuple[float, list[Path]]] = {}
+
+
+def project_roots(base: Path) -> list[Path]:
+    """The Maven/Gradle source directories of a project: its own, its modules' (as pom.xml and
+    settings.gradle name them, nested modules too) and those of any directory one level down."""
+    now = time.monotonic()
+    seen = _roots_seen.get(base)
+    if seen is not None and now - seen[0] < _ROOTS_FRESH_FOR:
+        return list(seen[1])
+    if len(_roots_seen) > 64:
+        _roots_seen.clear()
+    _roots_seen[base] = (now, _project_roots(base))
+    return list(_roots_seen[base][1])
+
+
+def _project_roots(base: Path) -> list[Path]:
+    roots: list[Path] = []
+    for folder in [base, *_modules(base, depth=3)]:
+        roots += [folder / layout for layout in _LAYOUT]
+    for layout in _LAYOUT:
+        roots += sorted(base.glob(f"*/{layout}"))
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique and root.is_dir():
+            unique.append(root)
+    return unique
+
+
+def _modules(base: Path, depth: int) -> list[Path]:
+    if depth <= 0:
+        return []
+    names: list[str] = []
+    try:
+        pom = base / "pom.xml"
+        if pom.is_file():
+            names += _MAVEN_MODULE.findall(pom.read_text(encoding="utf-8", errors="replace"))
+        for settings in (base / "settings.gradle", base / "settings.gradle.kts"):
+            if settings.is_file():
+                for args in _GRADLE_INCLUDE.findall(settings.read_text(encoding="utf-8", errors="replace")):
+                    names += [n.strip(":").replace(":", "/") for n in re.findall(r"[\"']([^\"']+)[\"']", args)]
+    except OSError:
+        return []
+    found: list[Path] = []
+    for name in names:
+        folder = base / name
+        if ".." not in Path(name).parts and folder.is_dir():
+            found += [folder, *_modules(folder, depth - 1)]
+    return found
 
 
 class SourceOutsideRoots(InvalidArgument):
@@ -43,11 +103,34 @@ class SourceOutsideRoots(InvalidArgument):
 class SourcePath:
     def __init__(self, extra: list[str] | tuple[str, ...] = (), cwd: str | None = None) -> None:
         self.extra: list[Path] = [Path(p).expanduser().resolve() for p in extra]
+        self.target_dir: Path | None = None  # the target JVM's working directory, once known
+        self.jars = SourceJars([])
         self.cwd = cwd
 
     @property
     def roots(self) -> list[Path]:
-        return self.extra + default_roots(self.cwd)
+        roots = self.extra + default_roots(self.cwd)
+        if self.target_dir is not None:
+            roots += [r for r in project_roots(self.target_dir) if r not in roots]
+        return roots
+
+    def learn_target(self, working_dir: str | None, classpath: list[str]) -> None:
+        """What the target JVM says about itself: its working directory (its project's source layouts join
+        the path) and its class path (sources jars of its jars are read for library classes)."""
+        if working_dir:
+            self.target_dir = Path(working_dir)
+        self.jars = SourceJars([p if os.path.isabs(p) or not working_dir else os.path.join(working_dir, p)
+                                for p in classpath])
+
+    async def learn_from_vm(self, vm: Any) -> None:
+        """`learn_target` from a connected VM (VirtualMachine.ClassPaths); a VM that cannot tell changes nothing."""
+        from ..jdwp import JdwpError, VirtualMachine  # noqa: PLC0415
+
+        try:
+            reply = await vm.send(VirtualMachine.ClassPaths)
+        except JdwpError:
+            return
+        self.learn_target(reply.base_dir, [str(getattr(entry, "path", entry)) for entry in reply.classpaths])
 
     def add(self, *paths: str) -> None:
         for p in paths:
@@ -80,7 +163,7 @@ class SourcePath:
             candidate = root / file_name
             if candidate.is_file() and package_of(candidate) == package:
                 return candidate
-        return None
+        return self.jars.find(relative.as_posix())
 
     def allows(self, path: str | os.PathLike[str]) -> bool:
         """May this file be read for display: a source file inside a source root?"""
@@ -96,6 +179,8 @@ class SourcePath:
         if not text.endswith(SOURCE_SUFFIXES):
             return f"{text} is not a source file ({', '.join(SOURCE_SUFFIXES)})"
         absolute = Path(os.path.abspath(Path(text).expanduser()))
+        if SourceJars.holds(absolute):  # extracted from a sources jar of the target's class path
+            return None
         for root in self.roots:
             if absolute.is_relative_to(Path(os.path.abspath(root))):
                 return None

@@ -1,0 +1,117 @@
+"""Issue 17, point 20: source roots found without flags, on a real JVM.
+
+A Maven/Gradle project in the working directory (tracepilot's, or the launched JVM's) puts src/main/java,
+src/test/java and its modules' on the source path; `*-sources.jar` next to a jar on the class path, or in
+the local Maven repository, is read for the classes of that jar. No --sourcepath anywhere here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.core.sources import SourcePath
+
+pytestmark = pytest.mark.timeout(90)
+
+FIXTURES = ("Findings", "FindingsLate")
+
+
+def _copy_sources(java_source_root: Path, into: Path) -> None:
+    (into / "fixtures").mkdir(parents=True)
+    for name in FIXTURES:
+        shutil.copy(java_source_root / "fixtures" / f"{name}.java", into / "fixtures" / f"{name}.java")
+
+
+def _jar_of_classes(java_classes: Path, jar: Path, pom_properties: str | None = None) -> None:
+    with zipfile.ZipFile(jar, "w") as archive:
+        for path in (java_classes / "fixtures").glob("Findings*.class"):
+            archive.write(path, f"fixtures/{path.name}")
+        if pom_properties is not None:
+            archive.writestr("META-INF/maven/com.example/findings/pom.properties", pom_properties)
+
+
+def _sources_jar(java_source_root: Path, jar: Path) -> None:
+    with zipfile.ZipFile(jar, "w") as archive:
+        for name in FIXTURES:
+            archive.write(java_source_root / "fixtures" / f"{name}.java", f"fixtures/{name}.java")
+
+
+async def _stop_in_compute(debugger: Debugger, line_of, **launch) -> None:
+    await debugger.launch(main="fixtures.Findings", args=["300"], **launch)
+    await debugger.breakpoint_set(f"fixtures.Findings:{line_of('findings-compute')}")
+    result = await debugger.resume(timeout=30)
+    assert result.stopped, result
+
+
+async def _assert_source_shown(debugger: Debugger, line_of, under: Path) -> None:
+    view = await debugger.source("fixtures.Findings.compute")
+    assert view.path is not None and Path(view.path).is_relative_to(under), view.path
+    assert any("value = x + 1;" in line.text for line in view.lines)
+    frames = await debugger.stack()
+    assert frames[0].location.source_path and Path(frames[0].location.source_path).is_relative_to(under)
+
+
+async def test_maven_modules_of_the_launched_programs_working_directory(tmp_path, java_classes, java_source_root,
+                                                                        line_of):
+    project = tmp_path / "shop"
+    (project / "core").mkdir(parents=True)
+    (project / "pom.xml").write_text("<project><modules><module>core</module></modules></project>")
+    _copy_sources(java_source_root, project / "core" / "src" / "main" / "java")
+    debugger = Debugger()
+    try:
+        await _stop_in_compute(debugger, line_of, classpath=[str(java_classes)], cwd=str(project))
+        await _assert_source_shown(debugger, line_of, project / "core" / "src" / "main" / "java")
+    finally:
+        await debugger.close()
+
+
+def test_gradle_modules_of_tracepilots_working_directory(tmp_path, java_source_root, monkeypatch):
+    project = tmp_path / "gradle-shop"
+    (project / "libs" / "app").mkdir(parents=True)
+    (project / "settings.gradle").write_text("rootProject.name = 'shop'\ninclude ':libs:app', 'web'\n")
+    _copy_sources(java_source_root, project / "libs" / "app" / "src" / "test" / "java")
+    monkeypatch.chdir(project)
+    sources = SourcePath()
+    assert project / "libs" / "app" / "src" / "test" / "java" in sources.roots
+    found = sources.find("fixtures.Findings")
+    assert found == project / "libs" / "app" / "src" / "test" / "java" / "fixtures" / "Findings.java"
+
+
+async def test_sources_jar_next_to_a_jar_on_the_class_path(tmp_path, java_classes, java_source_root, line_of,
+                                                           monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    _jar_of_classes(java_classes, lib / "findings-1.0.jar")
+    _sources_jar(java_source_root, lib / "findings-1.0-sources.jar")
+    debugger = Debugger()
+    try:
+        await _stop_in_compute(debugger, line_of, classpath=[str(lib / "findings-1.0.jar")], cwd=str(tmp_path))
+        await _assert_source_shown(debugger, line_of, tmp_path / "cache" / "tracepilot" / "sources")
+    finally:
+        await debugger.close()
+
+
+async def test_sources_jar_in_the_local_maven_repository(tmp_path, java_classes, java_source_root, line_of,
+                                                        monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repository = tmp_path / "m2" / "repository"
+    monkeypatch.setenv("TRACEPILOT_MAVEN_REPO", str(repository))
+    lib = tmp_path / "usr-share-java"  # a distribution's jar: no sources beside it
+    lib.mkdir()
+    _jar_of_classes(java_classes, lib / "findings.jar",
+                    "groupId=com.example\nartifactId=findings\nversion=2.3\n")
+    in_repo = repository / "com" / "example" / "findings" / "2.3"
+    in_repo.mkdir(parents=True)
+    _sources_jar(java_source_root, in_repo / "findings-2.3-sources.jar")
+    debugger = Debugger()
+    try:
+        await _stop_in_compute(debugger, line_of, classpath=[str(lib / "findings.jar")], cwd=str(tmp_path))
+        await _assert_source_shown(debugger, line_of, tmp_path / "cache" / "tracepilot" / "sources")
+    finally:
+        await debugger.close()
