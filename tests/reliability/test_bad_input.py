@@ -133,7 +133,7 @@ async def test_every_mcp_tool_with_bad_values_while_stopped(mcp_session, jvm_fac
             ("evaluate", {"expression": "nosuchvar"}, "nosuchvar"),
             ("breakpoint_update", {"id": "bp-77"}, "bp-77"),
             ("breakpoint_remove", {"id": "bp-77"}, "bp-77"),
-            ("run_to", {"location": "Playground:1", "timeout": 0}, "Playground:1"),
+            ("run_to", {"location": "Playground:99999", "timeout": 0}, "Playground:99999"),  # line 1 moves to code now
         ]:
             reply = await s.err(tool, **args)
             assert phrase in reply.text, (tool, args, reply.text)
