@@ -64,3 +64,12 @@ async def test_classes_near_miss_gets_did_you_mean(at_compute):
 async def test_set_value_of_a_static_through_a_simple_class_name(at_compute):
     await at_compute.ok("set_value", target="Findings.counter", value="52")
     assert "52" in (await at_compute.ok("evaluate", expression="fixtures.Findings.counter")).text
+
+
+def test_a_cut_list_of_locals_points_to_the_tool_that_lists_them_all():
+    from tracepilot.core import render
+    from tracepilot.core.model import ValueView, Variable
+
+    many = [Variable(f"v{i}", ValueView("int", str(i))) for i in range(20)]
+    assert "... 8 more: locals lists them all" in render.variables(many)
+    assert "more" not in render.all_variables(many) and "v19 = 19" in render.all_variables(many)

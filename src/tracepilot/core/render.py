@@ -84,8 +84,13 @@ def variables(vars_: Sequence[Variable], limit: int = MAX_LOCALS) -> str:
         return "(no variables)"
     lines = [variable(v) for v in vars_[:limit]]
     if len(vars_) > limit:
-        lines.append(f"... {len(vars_) - limit} more")
+        lines.append(f"... {len(vars_) - limit} more: locals lists them all")
     return "\n".join(lines)
+
+
+def all_variables(vars_: Sequence[Variable]) -> str:
+    """Every variable (the answer of `locals`, which is where a cut list of them points)."""
+    return variables(vars_, limit=max(len(vars_), 1))
 
 
 def exception(exc: ExceptionInfo) -> str:
@@ -508,7 +513,7 @@ def trace(t: TraceResult) -> str:
     for m in t.methods[:15]:
         lines.append(f"  {m.calls:>8}  {m.total_ms:>9.1f} ms  {m.mean_us:>9.1f} us/call  {m.method}")
     if len(t.methods) > 15:
-        lines.append(f"  ... {len(t.methods) - 15} more method(s)")
+        lines.append(f"  ... {len(t.methods) - 15} more method(s): a narrower pattern shows them")
     if t.call_tree:
         lines.append(f"call tree of {t.busiest_thread or 'the busiest thread'}:")
         lines.extend(_tree(t.call_tree, 1, [0]))

@@ -437,7 +437,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     @tool(annotations=READ)
     async def locals(frame: Frame = 0, thread: Thread = None) -> CallToolResult:  # noqa: A001
         """Arguments, locals and `this` of a frame, with object handles to inspect further."""
-        return await reply("locals", lambda d: d.locals(frame, _thread(thread)), key="variables", as_list="variables")
+        return await reply("locals", lambda d: d.locals(frame, _thread(thread)), key="variables",
+                           as_list="all_variables")
 
     @tool(annotations=READ)
     async def inspect(
