@@ -283,7 +283,10 @@ class BreakpointTracker:
     def _normalise_line_spec(self, spec: LineSpec) -> LineSpec:
         """File paths become class names when the file is on disk (its package tells the class)."""
         if spec.file and ("/" in spec.file or "\\" in spec.file):
-            path = self.session.sources.find_file(spec.file)
+            try:
+                path = self.session.sources.find_file(spec.file)
+            except DebuggerError:  # outside the source roots: not read, so its file name must do
+                path = None
             if path is not None:
                 return LineSpec(spec.line, class_name=class_name_for_file(path), file=path.name)
             return LineSpec(spec.line, file=spec.file.replace("\\", "/").rsplit("/", 1)[-1])
