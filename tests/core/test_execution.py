@@ -7,6 +7,8 @@ against JDWP's ThreadReference.SuspendCount wherever the program is quiet enough
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tracepilot.core import render
@@ -68,7 +70,7 @@ async def test_evaluate_with_a_call_after_a_conditional_suspend_all_stop(debugge
     assert second.stopped and int((await debugger.evaluate("i")).text) == i + 2
     await debugger.breakpoint_remove("all")
     await debugger.resume(timeout=0)
-    jvm.wait_for_output("ticker done", 30)
+    await asyncio.to_thread(jvm.wait_for_output, "ticker done", 30)
 
 
 # -- failure 2 and the storm: suspend thread / suspend all ---------------------------------------------------
@@ -94,7 +96,7 @@ async def test_storm_every_hit_delivered_once_and_nothing_left_suspended(debugge
     assert sorted(seen) == sorted(f"worker-{i}" for i in range(threads))
     stops = [e for e in await debugger.events(kinds=["stop"], limit=1000) if e.data.get("stop", {}).get("kind") == "BREAKPOINT"]
     assert len(stops) == threads
-    assert f"storm done {storm_total(threads, rounds)}" in jvm.wait_for_output("storm done", 30)
+    assert f"storm done {storm_total(threads, rounds)}" in await asyncio.to_thread(jvm.wait_for_output, "storm done", 30)
 
 
 async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, line_of, jdk):
@@ -106,7 +108,7 @@ async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, li
     others = []
     while len(others) < 3:  # the other workers' stops, one per wait, never the first one again
         got = await debugger.wait_for_stop(20)
-        assert got.stopped and got.stop.thread_name != first.stop.thread_name
+        assert got.stopped and got.stop.thread_name != first.stop.thread_name, got.message
         if got.stop.thread_name not in others:
             others.append(got.stop.thread_name)
         else:
@@ -170,7 +172,9 @@ async def test_a_call_that_times_out_leaves_the_thread_inside_the_call(debugger,
     await assert_counts_agree(debugger)
     await debugger.set_value("forever", "false")  # let the call return: no invocation needed
     await debugger.resume(timeout=0)
-    jvm.wait_for_output("ticker done", 30)  # nothing left suspended: the call's late return was released
+    # Nothing left suspended: the call's late return was resumed (the event loop must run meanwhile).
+    await asyncio.to_thread(jvm.wait_for_output, "ticker done", 30)
+    assert any(e.kind == "call_returned" for e in await debugger.events(kinds=["call_returned"]))
 
 
 # -- failure 5: answers say what happened ------------------------------------------------------------------------------
