@@ -997,12 +997,12 @@ def _check_expressions(condition: str | None, log_message: str | None) -> None:
     from .evaluator.parse import ExpressionSyntaxError, parse_expression  # noqa: PLC0415
     from .evaluator.template import TemplateError, split_template  # noqa: PLC0415
 
-    if condition:
+    if isinstance(condition, str) and condition:
         try:
             parse_expression(condition)
         except ExpressionSyntaxError as exc:
             raise EvaluationError(f"condition does not parse: {exc}", "fix the expression") from None
-    if log_message:
+    if isinstance(log_message, str) and log_message:  # (log=True is a plain logpoint: no template)
         try:
             parts = split_template(log_message)
         except TemplateError as exc:
