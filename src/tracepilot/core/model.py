@@ -227,7 +227,7 @@ class BreakpointInfo(Model):
         if self.temporary:
             opts.append("temporary")
         if self.sampled:
-            opts.append(f"throttled: logs 1 hit in {self.sampled}")
+            opts.append(f"throttled: {'logs' if self.log else 'evaluates'} 1 hit in {self.sampled}")
         where = ", ".join(str(loc) for loc in self.locations[:2])
         if len(self.locations) > 2:
             where += f" +{len(self.locations) - 2} more"
