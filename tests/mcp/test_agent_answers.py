@@ -125,3 +125,22 @@ async def test_diagnose_does_not_offer_a_jvm_http_port(mcp_session, jvm_factory)
         assert f"{http_port} (not JDWP)" in text, text
         assert f"{jvm.port} (JDWP, answered the handshake)" in text, text
         assert f"localhost:{http_port}'" not in text
+
+
+async def test_a_hot_condition_is_measured_warned_about_and_can_be_sampled(mcp_session, java_classes, line_of):
+    """A condition that is never true on a method run millions of times: the waiting answer and the events
+    say it slows the target and offer sample=N; sampling lets the program finish. (A method breakpoint:
+    its condition is evaluated by the debugger, a round trip per hit, where a line's may run in the JVM.)"""
+    async with mcp_session("memory") as s:
+        await s.ok("launch", main="fixtures.HotLoop", args=["3000000"], classpath=[str(java_classes)])
+        await s.ok("method_break", method="fixtures.HotLoop.step", condition="i == -1")
+        running = await s.ok("resume", timeout=3)
+        assert running.data["stopped"] is False
+        assert "condition_hot" in running.text and "sample=" in running.text, running.text
+        events = await s.ok("events", kinds=["condition_hot"])
+        assert re.search(r"bp-1's condition is evaluated [\d,]+ times/s", events.text), events.text
+        assert "hot: condition evaluated" in (await s.ok("breakpoint_list")).text
+        await s.ok("breakpoint_update", id="bp-1", sample=1000)
+        assert "1 hit in 1000" in (await s.ok("breakpoint_list")).text
+        done = await s.ok("wait_for_stop", timeout=120)
+        assert done.data["state"] == "EXITED" or "terminated" in done.text, done.text

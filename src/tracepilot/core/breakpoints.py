@@ -32,7 +32,9 @@ from ..jdwp import (
     Value,
 )
 from ..jdwp.constants import ClassStatus
+from . import hot_conditions
 from .errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
+from .hot_conditions import ConditionRate
 from .locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
 from .model import Actor, BreakpointInfo, CodeLocation, ExceptionInfo, StopKind, StopReason
 from .sources import class_name_for_file
@@ -123,7 +125,8 @@ class Breakpoint:
     fired: bool = False
     request_mods: dict[int, list[Any]] = field(default_factory=dict)  # request id -> its modifiers
     bucket: TokenBucket | None = None  # logpoint throttle
-    sample_every: int = 1  # > 1: a throttled logpoint, sampled by the JVM's Count modifier
+    sample_every: int = 1  # > 1: a throttled logpoint (or sampled condition): the JVM's Count modifier
+    condition_rate: ConditionRate = field(default_factory=ConditionRate)  # hot-condition measurement
 
     def unbind(self) -> None:
         """Forget every binding in the VM (its requests were cleared, or died with the VM)."""
@@ -358,7 +361,7 @@ class BreakpointTracker:
 
     async def update(self, bp_id: str, *, actor: Actor = Actor.PERSON, **options: Any) -> BreakpointInfo:
         bp = self.get(bp_id)
-        allowed = {"condition", "hit_count", "log", "thread", "temporary", "suspend", "after", "enabled"}
+        allowed = {"condition", "hit_count", "log", "thread", "temporary", "suspend", "after", "enabled", "sample"}
         unknown = set(options) - allowed
         if unknown:
             raise InvalidArgument(f"unknown option(s) {', '.join(sorted(unknown))}", f"use {', '.join(sorted(allowed))}")
@@ -392,6 +395,12 @@ class BreakpointTracker:
         if bp.sample_every > 1:  # a change starts the logpoint throttle afresh
             bp.sample_every, bp.bucket, bp.info.sampled = 1, None, None
             if bp.info.message and bp.info.message.startswith("throttled"):
+                bp.info.message = None
+        if "sample" in options:  # the throttle a hot condition offers: the JVM reports 1 hit in N
+            bp.sample_every = _sample(options["sample"])
+            bp.info.sampled = bp.sample_every if bp.sample_every > 1 else None
+            bp.condition_rate = ConditionRate()
+            if bp.info.message and bp.info.message.startswith("hot:"):
                 bp.info.message = None
         if self.session.conn is not None and not self.session.conn.is_closed:
             await self._uninstall(bp)
@@ -810,6 +819,7 @@ class BreakpointTracker:
             await self._rearm_count(bp, event)
         message = None
         if bp.info.condition:
+            await self._measure_condition(bp, event)
             try:
                 ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
             except NotImplementedError:
@@ -844,6 +854,18 @@ class BreakpointTracker:
                 await self.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
         needs_vm_suspend = bp.client_filter and bp.info.suspend == "all"
         return reason, needs_vm_suspend
+
+    async def _measure_condition(self, bp: Breakpoint, event: Any) -> None:
+        """A condition's evaluation rate (see hot_conditions): warned about once, in the history and on the
+        breakpoint; `sample` (breakpoint_update) is the throttle it offers."""
+        if bp.sample_every > 1 and not bp.info.log:
+            await self._rearm_sample(bp, event)  # a sampled condition's Count modifier expired as it fired
+        rate = bp.condition_rate.tick(0 if bp.internal else self.logpoint_rate)
+        if rate is None:
+            return
+        bp.info.message = hot_conditions.message(rate)
+        self.session.history.add("condition_hot", hot_conditions.warning(bp.info.id, rate, f" at {bp.info.spec}"),
+                                 Actor.TARGET, breakpoint=bp.info.id, rate=round(rate))
 
     async def _logpoint_allowed(self, bp: Breakpoint, event: Any) -> bool:
         """The logpoint throttle: a token bucket per breakpoint. Beyond the rate, the JVM samples the hits
@@ -1015,6 +1037,16 @@ def _check_expressions(condition: str | None, log_message: str | None) -> None:
                 except ExpressionSyntaxError as exc:
                     raise EvaluationError(f"log message part {{{part[0]}}} does not parse: {exc}",
                                           "fix the expression inside the braces") from None
+
+
+def _sample(value: Any) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1:
+        raise InvalidArgument(f"sample={value!r}", "use sample=N (N >= 1): the JVM reports 1 hit in N; 1 reports every hit")
+    return min(n, MAX_SAMPLING)
 
 
 def _check_suspend(suspend: str) -> None:

@@ -129,7 +129,7 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         if snap is not None:
             data["snapshot"] = _data(snap)
         text = render.wait_result(result, snap)
-        if result.stopped:  # what was logged and happened on the way to this stop (since the last one)
+        if result.stopped or result.state is SessionState.RUNNING:  # what was logged and happened meanwhile
             start, news = app.debugger().history.unseen("mcp")
             if news:
                 text += "\n" + render.since_last_answer(start, news)
@@ -282,10 +282,13 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
         suspend: Literal["thread", "all"] | None = None,
         after: Annotated[str | None, Field(description="id of a breakpoint that must fire first")] = None,
         enabled: Annotated[bool | None, Field(description="false disables it without removing it")] = None,
+        sample: Annotated[int | None, Field(
+            ge=1, description="throttle a hot condition: the JVM reports 1 hit in N and only those are "
+            "evaluated (a hit in between is missed); 1 reports every hit again")] = None,
     ) -> CallToolResult:
         """Change options of a breakpoint; only the arguments given change ("" clears a text option)."""
         options = {k: v for k, v in {
-            "condition": condition, "hit_count": hit_count, "log": ("logged" if log else "") if isinstance(log, bool) else log,
+            "sample": sample, "condition": condition, "hit_count": hit_count, "log": ("logged" if log else "") if isinstance(log, bool) else log,
             "thread": _thread(thread),
             "temporary": temporary, "suspend": suspend, "after": after, "enabled": enabled,
         }.items() if v is not None}
