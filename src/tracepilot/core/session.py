@@ -593,8 +593,8 @@ class Session:
                 pending = self.threads.undelivered()
                 if pending:
                     return await self._deliver(pending[0], started)
-                if self.state is SessionState.STOPPED and self.stop is not None and not new_only:
-                    return self._result(True, started, self.stop)
+                if self.state is SessionState.STOPPED and self.stop is not None and not new_only and self._all_held():
+                    return self._result(True, started, self.stop)  # already stopped, and nothing else can stop
             if self.state in (SessionState.EXITED, SessionState.DISCONNECTED):
                 break
             remaining = deadline - time.monotonic()
@@ -612,12 +612,20 @@ class Session:
             return self._result(False, started, self.stop, "the VM terminated")
         if self.state is SessionState.DISCONNECTED:
             return self._result(False, started, None, "not attached: call attach or launch")
+        if self.state is SessionState.STOPPED and self.stop is not None and not new_only:
+            return self._result(True, started, self.stop, f"no other thread stopped within {timeout:g}s; "
+                                "still stopped here (the other threads keep running)")
         if timeout > 0:
             message = f"still running after {timeout:g}s"
             if self.state is SessionState.STOPPED and self.stop is not None:
                 message += f" (no new stop; still stopped: {self.stop.headline()})"
             return self._result(False, started, None, message)
         return self._result(False, started, None, "running")
+
+    def _all_held(self) -> bool:
+        """Is every thread suspended by the debugger (so no new stop can come until something is resumed)?"""
+        book = self.threads
+        return book.vm_holds > 0 and not any(r.credit or r.call for r in book.records.values())
 
     def _result(self, stopped: bool, started: float, stop: StopReason | None, message: str = "") -> WaitResult:
         note, self._reconnect_note = self._reconnect_note, None
