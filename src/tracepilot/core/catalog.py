@@ -1153,7 +1153,7 @@ async def _force_return(ctx: Context, value: str = "") -> CommandResult:
 # data ---------------------------------------------------------------------------------------------------
 
 
-@cmd("print", "Evaluate a Java expression in the selected frame.", aliases=("p", "eval", "call", "inspect-value"),
+@cmd("print", "Evaluate a Java expression in the selected frame; at a stop $return, $exception, $old, $new are the event's values, $label a mark.", aliases=("p", "eval", "call", "inspect-value"),
      args=[Arg("expression", "expr", rest=True)], category="data", examples=("p order.total * 2", "print $order.id"))
 async def _print(ctx: Context, expression: str) -> CommandResult:
     value = await ctx.debugger.evaluate(expression, ctx.frame, ctx.thread, actor=ctx.actor)
