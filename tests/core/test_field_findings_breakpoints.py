@@ -17,10 +17,10 @@ pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture
-async def findings(jvm_factory, java_source_root, default_jdk):
-    """A Debugger (sources on the path) attached to Findings, stopped at VM start."""
+async def findings(jvm_factory, java_source_root, jdk):
+    """A Debugger (sources on the path) attached to Findings, stopped at VM start (JDK 17 and 25)."""
     debugger = Debugger(sourcepath=[str(java_source_root)])
-    jvm = jvm_factory("Findings", "300", jdk=default_jdk)
+    jvm = jvm_factory("Findings", "300", jdk=jdk)
     try:
         await debugger.attach(jvm.address, timeout=20)
         yield debugger
