@@ -120,3 +120,20 @@ async def test_discovery_offers_only_the_port_that_answers_jdwp(jvm_factory):
     held = next(p for p in await discover() if p.pid == waiting.pid)
     assert held.jdwp_ports == [] and held.unverified_ports == [waiting.port]
     assert f"{waiting.port} (not verified)" in held.describe()
+
+
+async def test_a_monitor_in_a_static_field_is_named_by_it(jvm_factory):
+    jvm = jvm_factory("Deadlocks", suspend=False)
+    jvm.wait_for_output("deadlock threads started")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        for _ in range(200):  # the threads reach their second monitor a moment after the latch opens
+            report = await d.locks()
+            if report.deadlocks:
+                break
+        text = render.lock_report(report)
+        assert "Object in static Deadlocks.MONITOR_A" in text and "Object in static Deadlocks.MONITOR_B" in text, text
+        assert "dl-a (blocked) at fixtures.Deadlocks.monitors(Deadlocks.java:" in text, text
+    finally:
+        await d.close()
