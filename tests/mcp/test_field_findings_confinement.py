@@ -73,16 +73,22 @@ async def test_repl_list_refuses_files_outside_the_source_roots(outside, jvm_fac
 
 
 @pytest.mark.parametrize("read_only", [False, True], ids=["rw", "read-only"])
-async def test_tui_file_finder_refuses_files_outside_the_source_roots(outside, java_source_root, read_only):
+async def test_tui_file_finder_refuses_files_outside_the_source_roots(outside, java_source_root, read_only,
+                                                                      tmp_path, monkeypatch):
     from tracepilot.tui.app import TracepilotApp
 
+    home = tmp_path / "home"  # started from the home directory, which is too broad to be a source root
+    (home / ".config").mkdir(parents=True)
+    (home / ".config" / "Keys.java").write_text(f"class Keys {{ String k = \"{SECRET}\"; }}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home)
     debugger = Debugger(read_only=read_only, sourcepath=[str(java_source_root)])
     app = TracepilotApp(debugger, None, sourcepath=[str(java_source_root)], clock=False)
     try:
         async with app.run_test() as pilot:
             files = app._source_files()
             assert any(path.name == "Findings.java" for _, path in files)
-            assert not any(outside in path.parents for _, path in files), files
+            assert not any(outside in path.parents or home in path.parents for _, path in files), files
             # Opening a file outside the roots anyway (a stale entry, a hostile SourceFile) shows no content.
             hidden = outside / "Hidden.java"
             await app._open_location(CodeLocation("Hidden", "", 1, "Hidden.java", str(hidden)), current=False)
