@@ -1028,6 +1028,9 @@ class TracepilotApp(App[int]):
         if catalog is not None and line.split()[0] in ("help", "h", "?") and len(line.split()) == 1:
             self.action_help(catalog.default_catalog().help())  # a screen, not a 9-row console
             return
+        if catalog is not None and line.split()[0] in ("restart", "rerun") and len(line.split()) == 1:
+            self.action_restart()  # as Ctrl+R: launched again and run to the first breakpoint
+            return
         output = self.query_one(OutputPane)
         output.write(Text(f"› {line}", style="bold cyan"))
         self._show_tab("tab-console")

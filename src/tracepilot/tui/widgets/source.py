@@ -146,8 +146,7 @@ class SourceView(TextArea):
             return False
         needle = needle.lower()
         row, col = self.selection.start if backwards else self.cursor_location
-        hits = ((r, c) for r, c in self._occurrences(lines, needle))
-        ordered = sorted(hits)
+        ordered = list(self._occurrences(lines, needle))  # in document order
         if not ordered:
             return False
         if backwards:
@@ -173,12 +172,12 @@ class SourceView(TextArea):
         self.search_term = term or None
         return bool(term) and self.find(term)
 
-    def action_next_match_or_step(self) -> None:
+    async def action_next_match_or_step(self) -> None:
         # pudb, less and vim: after a search `n` is the next match; otherwise it is pudb's "next" (step over).
         if self.search_term:
             self.find(self.search_term)
         else:
-            self.app.run_action("step_over")
+            await self.run_action("app.step_over")
 
     def action_previous_match(self) -> None:
         if self.search_term:
