@@ -144,3 +144,23 @@ async def test_a_hot_condition_is_measured_warned_about_and_can_be_sampled(mcp_s
         assert "1 hit in 1000" in (await s.ok("breakpoint_list")).text
         done = await s.ok("wait_for_stop", timeout=120)
         assert done.data["state"] == "EXITED" or "terminated" in done.text, done.text
+
+
+async def test_a_stop_answer_caps_what_happened_and_says_how_to_see_the_rest(mcp_session, java_classes, line_of):
+    async with mcp_session("memory") as s:
+        await s.ok("launch", main="fixtures.HotLoop", args=["30"], classpath=[str(java_classes)])
+        await s.ok("breakpoint_set", location=f"fixtures.HotLoop:{line_of('hot-body')}", log="i={i}")
+        await s.ok("breakpoint_set", location=f"fixtures.HotLoop:{line_of('hot-done')}")
+        stop = await s.ok("resume", timeout=30)
+        assert stop.data["stop"]["location"]["line"] == line_of("hot-done")
+        shown = re.findall(r"^  #\d+ (\w+): (.*)$", stop.text, re.MULTILINE)
+        assert len(shown) == 10, stop.text  # capped
+        logged = [text for kind, text in shown if kind == "log"]
+        assert logged and all(f"HotLoop.step:{line_of('hot-body')} [main]" in text for text in logged), logged
+        more = re.search(r"… (\d+) more: events since=(\d+)", stop.text)
+        assert more, stop.text
+        rest = await s.ok("events", since=int(more.group(2)), kinds=["log"])
+        assert rest.text.count(" log: ") == 30 - len(logged)  # every other line is there
+        assert "i=29" in rest.text
+        again = await s.ok("step")  # the next answer starts from here: nothing old again
+        assert " log: " not in again.text
