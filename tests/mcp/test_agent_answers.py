@@ -164,3 +164,15 @@ async def test_a_stop_answer_caps_what_happened_and_says_how_to_see_the_rest(mcp
         assert "i=29" in rest.text
         again = await s.ok("step")  # the next answer starts from here: nothing old again
         assert " log: " not in again.text
+
+
+async def test_tool_descriptions_name_the_variables_they_offer(mcp_session):
+    async with mcp_session("memory") as s:
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+    offered = {"watchpoint_set": ["$old", "$new", "this"], "method_break": ["$return", "this"],
+               "exception_break": ["$exception", "this"], "breakpoint_set": ["this", "log"]}
+    for name, words in offered.items():
+        text = tools[name].description + str(tools[name].input_schema)
+        for word in words:
+            assert word in text, f"{name} does not mention {word}: {tools[name].description}"
+    assert "log=true" in tools["watchpoint_set"].description
