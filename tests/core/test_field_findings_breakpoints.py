@@ -125,3 +125,18 @@ async def test_failed_method_break_uses_no_id(findings, line_of):
     after = await findings.method_break("Findings.compute")
     assert after.verified, after.message
     assert int(after.id.removeprefix("bp-")) == int(first.id.removeprefix("bp-")) + 1
+
+
+async def test_a_simple_name_with_two_source_files_is_not_judged_by_either(tmp_path):
+    for package, body in (("a", "int x = 1;\n"), ("b", "int x = 1;\n" * 300)):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "Dup.java").write_text(f"package {package};\nclass Dup {{\n{body}}}\n")
+    (tmp_path / "a" / "Single.java").write_text("package a;\nclass Single {\n  int x = 1;\n}\n")
+    debugger = Debugger(sourcepath=[str(tmp_path)])
+    try:
+        bp = await debugger.breakpoint_set("Dup:200")  # long enough in b.Dup: it may well bind there
+        assert not bp.verified
+        with pytest.raises(InvalidArgument, match="Single.java has only 4 lines"):
+            await debugger.breakpoint_set("Single:200")
+    finally:
+        await debugger.close()

@@ -276,7 +276,8 @@ class BreakpointTracker:
             if spec.class_name and "." in spec.class_name:
                 return sources.find(spec.class_name)
             name = f"{spec.class_name.split('$', 1)[0]}.java" if spec.class_name else spec.file
-            return sources.find_file(name) if name else None
+            found = sources.files_named(name) if name else []
+            return found[0] if len(found) == 1 else None  # two files of that name: cannot tell which
         except DebuggerError:  # a file outside the source roots: not read, so not judged
             return None
 

@@ -201,6 +201,25 @@ class SourcePath:
             f"only source files under a source root are shown; add its root to the source path "
             f"(--sourcepath {folder}, the sourcepath argument of attach/launch, or `use {folder}` in the REPL)")
 
+    def files_named(self, name: str, limit: int = 2) -> list[Path]:
+        """Up to `limit` source files called `name` ("Foo.java") under the source roots (the working
+        directory itself only one level deep): enough to tell whether a simple name is unambiguous."""
+        if not _plain_name(name):
+            return []
+        found: list[Path] = []
+        here = Path(self.cwd or os.getcwd())
+        for root in self.roots:
+            try:
+                matches = root.rglob(name) if root != here else [*root.glob(name), *root.glob(f"*/{name}")]
+                for match in matches:
+                    if match.is_file() and match.absolute() not in found:
+                        found.append(match.absolute())
+                        if len(found) >= limit:
+                            return found
+            except OSError:
+                continue
+        return found
+
     def find_file(self, text: str) -> Path | None:
         """A path typed by a user: absolute, relative to cwd, or relative to a source root. A file that
         exists but may not be read (see `check`) raises SourceOutsideRoots instead of being returned."""
