@@ -137,3 +137,23 @@ async def test_a_monitor_in_a_static_field_is_named_by_it(jvm_factory):
         assert "dl-a (blocked) at fixtures.Deadlocks.monitors(Deadlocks.java:" in text, text
     finally:
         await d.close()
+
+
+async def test_locks_at_a_stop_of_one_thread_sees_the_running_ones(jvm_factory, line_of):
+    """A suspend=thread breakpoint stops main; the deadlocked workers keep running (blocked): locks
+    suspends them for the look, and leaves them as they were."""
+    jvm = jvm_factory("Jobs")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await d.breakpoint_set(f"fixtures.Jobs:{line_of('jobs-join')}", suspend="thread")
+        result = await d.resume(timeout=20)
+        if result.stopped and result.stop.kind is StopKind.VM_START:
+            result = await d.resume(timeout=20)
+        assert result.stopped and result.stop.location.line == line_of("jobs-join"), result.headline()
+        report = await d.locks()
+        assert report.deadlocks and sorted(report.deadlocks[0].threads) == ["transfer-worker-1", "transfer-worker-2"]
+        workers = {t.name: t for t in await d.threads() if t.name.startswith("transfer-worker")}
+        assert not any(t.suspended for t in workers.values()), workers  # resumed exactly as often as suspended
+    finally:
+        await d.close()

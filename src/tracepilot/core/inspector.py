@@ -456,15 +456,14 @@ class Inspector:
 
     async def locks(self) -> LockReport:
         p = await self._ready()
-        running = self.session.state is SessionState.RUNNING
-        if running:
-            await p.vm.send(VirtualMachine.Suspend)  # owned monitors can only be asked of suspended threads
+        # Owned monitors can only be asked of suspended threads, and at a stop of one thread the others may
+        # run: suspend every thread for the look and resume exactly once (the pair leaves each count as it was).
+        await p.vm.send(VirtualMachine.Suspend)
         try:
             return await p.locks.report()
         finally:
-            if running:
-                with contextlib.suppress(Exception):
-                    await p.vm.send(VirtualMachine.Resume)
+            with contextlib.suppress(Exception):
+                await p.vm.send(VirtualMachine.Resume)
 
     async def heap(self, pattern: str) -> list[HeapCount]:
         p = await self._ready()
