@@ -41,8 +41,8 @@ async def test_detach_terminate_waits_for_an_attached_jvm_and_handles_restart(jv
         await d.close()
 
 
-async def test_field_log_binds_this_old_and_new_to_the_written_object(jvm_factory, line_of):
-    jvm = jvm_factory("Invoice")
+async def test_field_log_binds_this_old_and_new_to_the_written_object(jvm_factory, line_of, jdk):
+    jvm = jvm_factory("Invoice", jdk=jdk)
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
@@ -60,8 +60,8 @@ async def test_field_log_binds_this_old_and_new_to_the_written_object(jvm_factor
         await d.close()
 
 
-async def test_evaluate_return_at_a_method_exit_stop(jvm_factory):
-    jvm = jvm_factory("Invoice")
+async def test_evaluate_return_at_a_method_exit_stop(jvm_factory, jdk):
+    jvm = jvm_factory("Invoice", jdk=jdk)
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
@@ -92,8 +92,8 @@ async def test_exception_log_that_meant_the_exception_gets_a_hint(jvm_factory, l
         await d.close()
 
 
-async def test_referrers_through_a_static_field_name_the_field(jvm_factory, line_of):
-    jvm = jvm_factory("Invoice")
+async def test_referrers_through_a_static_field_name_the_field(jvm_factory, line_of, jdk):
+    jvm = jvm_factory("Invoice", jdk=jdk)
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
@@ -122,8 +122,8 @@ async def test_discovery_offers_only_the_port_that_answers_jdwp(jvm_factory):
     assert f"{waiting.port} (not verified)" in held.describe()
 
 
-async def test_a_monitor_in_a_static_field_is_named_by_it(jvm_factory):
-    jvm = jvm_factory("Deadlocks", suspend=False)
+async def test_a_monitor_in_a_static_field_is_named_by_it(jvm_factory, jdk):
+    jvm = jvm_factory("Deadlocks", suspend=False, jdk=jdk)
     jvm.wait_for_output("deadlock threads started")
     d = Debugger()
     try:

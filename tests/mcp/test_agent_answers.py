@@ -39,10 +39,10 @@ async def test_invoice_bug_root_cause_in_four_calls(mcp_session, java_classes, j
 
 
 @pytest.mark.parametrize("kind", ["reentrant", "sync"])
-async def test_deadlock_named_in_two_calls_while_running(mcp_session, jvm_factory, line_of, kind):
+async def test_deadlock_named_in_two_calls_while_running(mcp_session, jvm_factory, line_of, kind, jdk):
     """attach + locks on a running two-lock deadlock: both threads, the objects owning both locks, and the
     line each thread waits at, in the one `locks` answer."""
-    target = jvm_factory("Jobs", *(["sync"] if kind == "sync" else []), suspend=False)
+    target = jvm_factory("Jobs", *(["sync"] if kind == "sync" else []), suspend=False, jdk=jdk)
     target.wait_for_output("jobs deadlocked")
     async with mcp_session("memory") as s:
         await s.ok("attach", address=target.address)
