@@ -8,7 +8,9 @@
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
 the user's method) and the inserted call runs again on resume; the debugger first puts the thread in
-``SKIP`` so that second call returns at once instead of evaluating the condition twice.
+``SKIP`` so that second call returns at once instead of evaluating the condition twice. ``FORCE`` makes
+every call go to ``hit`` (the debugger then decides, over JDWP): set for frames that keep running this code
+after the breakpoint changed (a redefined method's running frames keep their old code).
 
 Logpoints format the line in the JVM and buffer it; the buffer goes to the debugger in one suspension per
 batch (when 4096 lines wait, when 50 ms passed since the last handover, and at JVM shutdown): a suspension
@@ -59,6 +61,7 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     pool = writer.pool
     writer.add_field("ANY", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_FINAL)
+    writer.add_field("FORCE", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     slots, arg_slots = capture_slots(captures)
     descriptor = "(" + "".join(c.descriptor for c in captures) + ")V"
 
@@ -72,6 +75,11 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     a.branch(bc.IFEQ, evaluate)
     a.op(bc.RETURN)
     a.place(evaluate)
+    # FORCE: the debugger decides every hit (a frame still runs this code after its breakpoint changed).
+    a.field(bc.GETSTATIC, class_name, "FORCE", "Z")
+    a.branch(bc.IFEQ, try_start)
+    a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
+    a.op(bc.RETURN)
     a.place(try_start)
     emitter = Emitter(a, slots)
     if condition is not None:

@@ -1,0 +1,145 @@
+"""In-JVM conditions and logpoints on a real JVM, through the Debugger (what every front end uses)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.jdwp import Method
+
+MAIN = "fixtures.HotCondition"
+
+
+
+
+@pytest.fixture
+async def debugger():
+    d = Debugger()
+    try:
+        yield d
+    finally:
+        await d.close()
+
+
+def plain_output(java_classes: Path, java: str, *args: str) -> str:
+    return subprocess.run([java, "-cp", str(java_classes), MAIN, *args], capture_output=True, text=True,
+                          timeout=60).stdout
+
+
+async def run_bytecodes(debugger: Debugger) -> bytes:
+    vm = debugger.session.require_vm()
+    info = (await vm.classes_by_name(MAIN))[0]
+    method = next(m for m in await vm.methods(info.id) if m.name == "run")
+    return (await vm.send(Method.Bytecodes, info.id, method.id)).bytecodes
+
+
+def original_bytecodes(java_classes: Path) -> bytes:
+    from tracepilot.core.instrument.classfile import ClassFile
+
+    cf = ClassFile.parse((java_classes / "fixtures" / "HotCondition.class").read_bytes())
+    return cf.method("run", "(I)J").code.code
+
+
+def program_output(jvm) -> str:  # noqa: ANN001
+    """The target's stdout without the JDWP agent's own line."""
+    return "".join(line for line in jvm.stdout_text().splitlines(keepends=True)
+                   if not line.startswith("Listening for transport"))
+
+
+@pytest.mark.timeout(120)
+async def test_true_stops_at_the_line_with_its_locals_false_never_and_removal_restores(
+        debugger, jvm_factory, jdk, line_of, java_classes, jdks) -> None:
+    jvm = jvm_factory(MAIN, "1000", "3", jdk=jdk)
+    await debugger.attach(jvm.address, timeout=10)
+    line = line_of("hc-body")
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i == 700 && secret == 3")
+    first = await debugger.resume(timeout=30)
+    assert first.stopped, first.message
+    assert first.stop.breakpoint_id == bp.id
+    assert first.stop.location.line == line and first.stop.location.method == "run"
+    info = next(b for b in await debugger.breakpoint_list() if b.id == bp.id)
+    assert info.mode == "in-JVM" and info.hits == 1
+    frames = await debugger.stack()
+    assert frames[0].location.method == "run" and frames[1].location.method == "main"  # no probe frames
+    values = {v.name: v.value.text for v in await debugger.locals()}
+    assert values["i"] == "700"
+    assert await run_bytecodes(debugger) != original_bytecodes(java_classes)
+    # The call popped for the stop runs again on resume: it must not stop twice; round 2 stops at 700 again.
+    second = await debugger.resume(timeout=30)
+    assert second.stopped and second.stop.location.line == line
+    assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "700"
+    await debugger.breakpoint_remove(bp.id)
+    assert await run_bytecodes(debugger) == original_bytecodes(java_classes)
+    done = await debugger.resume(timeout=30)
+    assert not done.stopped
+    jvm.wait(30)
+    assert program_output(jvm) == plain_output(java_classes, jdks[jdk], "1000", "3")
+
+
+@pytest.mark.timeout(120)
+async def test_a_false_condition_never_stops_and_the_output_is_unchanged(debugger, jvm_factory, line_of,
+                                                                        java_classes, jdks) -> None:
+    jvm = jvm_factory(MAIN, "20000", "3")
+    await debugger.attach(jvm.address, timeout=10)
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i < 0 || sum == -1")
+    result = await debugger.resume(timeout=30)
+    assert not result.stopped
+    jvm.wait(30)
+    assert program_output(jvm) == plain_output(java_classes, jdks["17"], "20000", "3")
+    assert bp.mode == "in-JVM"
+
+
+@pytest.mark.timeout(120)
+async def test_a_condition_error_is_reported_and_the_program_goes_on(debugger, jvm_factory, line_of,
+                                                                   java_classes, jdks) -> None:
+    jvm = jvm_factory(MAIN, "100", "2")
+    await debugger.attach(jvm.address, timeout=10)
+    await debugger.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="10 / (i - 5) > 100")
+    for _ in range(2):
+        stop = await debugger.resume(timeout=30)
+        assert stop.stopped and "condition error" in (stop.stop.message or "")
+        assert "ArithmeticException" in stop.stop.message
+        assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "5"
+    assert not (await debugger.resume(timeout=30)).stopped
+    jvm.wait(30)
+    assert program_output(jvm) == plain_output(java_classes, jdks["17"], "100", "2")
+
+
+@pytest.mark.timeout(120)
+async def test_fall_backs_say_why(debugger, jvm_factory, line_of) -> None:
+    jvm = jvm_factory(MAIN, "100", "2")
+    await debugger.attach(jvm.address, timeout=10)
+    line = line_of("hc-body")
+    changes = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i++ > 1000")
+    counted = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i > 1", hit_count=3)
+    fine = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i == 3")
+    stop = await debugger.resume(timeout=30)
+    assert stop.stopped
+    modes = {b.id: b.mode for b in await debugger.breakpoint_list()}
+    assert modes[changes.id] == "round trip (not compilable: '++' (it changes a variable) is evaluated by the debugger)"
+    assert modes[counted.id].startswith("round trip (a hit count")
+    assert modes[fine.id] == "in-JVM"
+    assert "round trip (not compilable" in next(b for b in await debugger.breakpoint_list()
+                                                  if b.id == changes.id).describe()
+    # Set while the class is loaded and a thread is inside the method: the round trip, and why.
+    late = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i == 50")
+    assert late.mode.startswith("round trip (a thread is inside the method")
+
+
+@pytest.mark.timeout(120)
+async def test_logpoint_formats_in_the_jvm_without_stopping(debugger, jvm_factory, line_of, java_classes,
+                                                          jdks) -> None:
+    jvm = jvm_factory(MAIN, "1000", "2")
+    await debugger.attach(jvm.address, timeout=10)
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i % 250 == 0",
+                                       log="i={i} sum={sum}!")
+    assert not (await debugger.resume(timeout=30)).stopped
+    jvm.wait(30)
+    lines = [e.text for e in await debugger.events(kinds=["log"], limit=1000)]
+    assert [line.split(" ")[0] for line in lines] == ["i=0", "i=250", "i=500", "i=750"] * 2
+    assert lines[1] == "i=250 sum=31129!"
+    assert next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode == "in-JVM"
+    assert program_output(jvm) == plain_output(java_classes, jdks["17"], "1000", "2")
