@@ -34,6 +34,7 @@ from ..jdwp import (
 from ..jdwp.constants import ClassStatus
 from . import hot_conditions
 from .errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
+from .instrument.jvm import EVENT_THREAD, InJvm
 from .hot_conditions import ConditionRate
 from .locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
 from .model import Actor, BreakpointInfo, CodeLocation, ExceptionInfo, StopKind, StopReason
@@ -159,6 +160,7 @@ class BreakpointTracker:
         self._by_request: dict[int, Breakpoint] = {}
         self._prepare_owner: dict[int, Breakpoint] = {}
         self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
+        self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)
 
     # -- queries -------------------------------------------------------------------------------------
 
@@ -441,6 +443,7 @@ class BreakpointTracker:
 
     def forget_vm(self) -> None:
         """The VM is gone: requests died with it; breakpoints stay, unverified, for a reconnect."""
+        self.in_jvm.forget_vm()
         self._by_request.clear()
         self._prepare_owner.clear()
         for bp in list(self._bps.values()):
@@ -450,6 +453,7 @@ class BreakpointTracker:
             bp.unbind()
 
     def clear_all_local(self) -> None:
+        self.in_jvm.forget_vm()
         self._bps.clear()
         self._by_request.clear()
         self._prepare_owner.clear()
@@ -461,6 +465,7 @@ class BreakpointTracker:
 
     async def reinstall_class(self, type_id: int) -> None:
         """After a class was redefined: re-bind breakpoints that were bound in it."""
+        self.in_jvm.class_redefined(type_id)
         for bp in self._bps.values():
             if type_id in bp.bound_types:
                 await self._uninstall(bp)
@@ -496,6 +501,7 @@ class BreakpointTracker:
         return reply.request_id
 
     async def _uninstall(self, bp: Breakpoint) -> None:
+        await self.in_jvm.release(bp)  # the class's original bytes back, when its probe was compiled in
         conn = self.session.conn
         for request_id, kind in list(bp.requests.items()):
             self._by_request.pop(request_id, None)
@@ -629,6 +635,8 @@ class BreakpointTracker:
             targets = _locations_of_line(methods, moved)
             bp.info.message = f"line {line} has no code; moved to line {moved}"
         bp.bound_types.add(info.id)
+        if self.in_jvm.wanted(bp) and await self._bind_in_jvm(bp, info, method_line(targets), source_file):
+            return
         for method, index in targets:
             key = (info.id, method.id, index)
             if key in bp.bound:
@@ -641,6 +649,20 @@ class BreakpointTracker:
         bp.info.verified = bool(bp.bound)
         if bp.info.verified and bp.info.message and bp.info.message.startswith("pending"):
             bp.info.message = None
+
+    async def _bind_in_jvm(self, bp: Breakpoint, info: TypeInfo, line: int, source_file: str | None) -> bool:
+        """Compile the condition/log into the class (core/instrument); False (and why) means the round trip."""
+        reason = await self.in_jvm.bind(bp, info, line)
+        bp.info.mode = "in-JVM" if reason is None else f"round trip ({reason})"
+        if reason is not None:
+            return False
+        for method, index in _locations_of_line(await self.session.require_vm().line_tables(info.id), line):
+            bp.info.locations.append(CodeLocation(info.name, method.name, line, source_file,
+                                                  method_signature=method.signature, code_index=index))
+        bp.info.verified = True
+        if bp.info.message and bp.info.message.startswith("pending"):
+            bp.info.message = None
+        return True
 
     def _source_lines(self, class_name: str, source_file: str | None) -> list[str] | None:
         path = self.session.sources.find(class_name, source_file)
@@ -776,6 +798,7 @@ class BreakpointTracker:
         vm = self.session.require_vm()
         info = await vm.type(event.type_id, event.ref_type_tag)
         was_verified = bp.info.verified
+        event_thread = EVENT_THREAD.set(event.thread)  # nothing of the class ran yet: it may be instrumented
         try:
             if bp.info.kind == "line":
                 await self._bind_line(bp, info)
@@ -787,6 +810,8 @@ class BreakpointTracker:
                 await self._bind_watchpoint(bp, info)
         except DebuggerError as exc:
             bp.info.message = exc.message
+        finally:
+            EVENT_THREAD.reset(event_thread)
         if bp.info.verified and not was_verified:
             self.session.history.add("breakpoint_verified", f"{bp.info.id} bound in {info.name}", Actor.TARGET,
                                      breakpoint=bp.info.id)
@@ -796,6 +821,8 @@ class BreakpointTracker:
         bp = self._by_request.get(event.request_id)
         if bp is None:
             return None
+        if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
+            return await self.in_jvm.on_event(bp, event)
         kind = type(event).KIND
         if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
             return None
@@ -1053,6 +1080,12 @@ def _sample(value: Any) -> int:
 def _check_suspend(suspend: str) -> None:
     if suspend not in ("all", "thread"):
         raise InvalidArgument(f"suspend='{suspend}'", "use suspend='all' or suspend='thread'")
+
+
+def method_line(targets: list[tuple[MethodInfo, int]]) -> int:
+    """The source line of bound targets (all on one line)."""
+    method, index = targets[0]
+    return method.line_at(index)
 
 
 def _locations_of_line(methods: list[MethodInfo], line: int) -> list[tuple[MethodInfo, int]]:

@@ -200,6 +200,7 @@ class BreakpointInfo(Model):
     armed: bool = True
     message: str | None = None  # e.g. "line 12 has no code; moved to 13"
     sampled: int | None = None  # a throttled logpoint: the JVM reports 1 hit in this many
+    mode: str | None = None  # conditions/logpoints: "in-JVM" or "round trip (why)" (core/instrument)
     # exception breakpoints
     caught: bool | None = None
     uncaught: bool | None = None
@@ -228,6 +229,8 @@ class BreakpointInfo(Model):
             opts.append("temporary")
         if self.sampled:
             opts.append(f"throttled: {'logs' if self.log else 'evaluates'} 1 hit in {self.sampled}")
+        if self.mode:
+            opts.append(self.mode)
         where = ", ".join(str(loc) for loc in self.locations[:2])
         if len(self.locations) > 2:
             where += f" +{len(self.locations) - 2} more"
