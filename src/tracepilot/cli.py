@@ -17,7 +17,7 @@ tracepilot launch [--sourcepath P ...] [--break LOCATION ...] -- JAVA-ARGS...   
 tracepilot launch Foo.java                 compile with javac -g and run it under the TUI
 tracepilot demo                            the bundled sample program under the TUI
 tracepilot repl HOST:PORT [-c "cmd; cmd"]  line interface (also reads commands from stdin)
-tracepilot --mcp [--read-only] [--join SESSION]   MCP server on stdio
+tracepilot --mcp [--read-only] [--no-instrument] [--join SESSION]   MCP server on stdio
 tracepilot dap [--port N] [--join [SESSION] [--follow-only]]   Debug Adapter Protocol server (stdio) for editors
 tracepilot sessions                        live sessions on this machine
 tracepilot watch [SESSION] [--follow-only] TUI on a live session another front end drives
@@ -41,6 +41,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sourcepath", action="append", default=[], metavar="P", help="where .java sources live (repeatable)")
     parser.add_argument("--read-only", action="store_true", help="refuse every action with side effects")
     parser.add_argument("--redact", action="store_true", help="hide values of fields that look secret")
+    parser.add_argument("--no-instrument", dest="no_instrument_here", action="store_true", help=NO_INSTRUMENT_HELP)
+
+
+NO_INSTRUMENT_HELP = ("evaluate conditions and logpoints over JDWP at every hit, never by code compiled into the "
+                      "target (the in-JVM mode redefines the breakpoint's class while the breakpoint is set)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--read-only", action="store_true", help="refuse every action with side effects")
     parser.add_argument("--redact", action="store_true", help="hide values of fields that look secret")
     parser.add_argument("--log-file", default=None, help="MCP server log file")
+    parser.add_argument("--no-instrument", action="store_true", help=NO_INSTRUMENT_HELP)
     parser.add_argument("--share-tcp", type=int, default=None, metavar="PORT",
                         help="also share the session on 127.0.0.1:PORT (a token is printed; 0 picks a port)")
     sub = parser.add_subparsers(dest="command")
@@ -142,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.share_tcp is not None:
         # Read by every session host when it publishes (share.host); TCP is never opened otherwise.
         os.environ["TRACEPILOT_SHARE_TCP"] = str(ns.share_tcp)
+    if ns.no_instrument or getattr(ns, "no_instrument_here", False):
+        os.environ["TRACEPILOT_NO_INSTRUMENT"] = "1"  # read by core/instrument when a session starts
     if ns.mcp:
         from .mcp.server import run as run_mcp
 
