@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,17 @@ def original_bytecodes(java_classes: Path) -> bytes:
 
     cf = ClassFile.parse((java_classes / "fixtures" / "HotCondition.class").read_bytes())
     return cf.method("run", "(I)J").code.code
+
+
+async def listening_again(jvm, timeout: float = 20) -> str:  # noqa: ANN001
+    """The address the JDWP agent listens on after a detach (port 0 picks a new port each time)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ports = re.findall(r"Listening for transport dt_socket at address: (\d+)", jvm.stdout_text())
+        if len(ports) >= 2:
+            return f"127.0.0.1:{ports[-1]}"
+        await asyncio.sleep(0.05)
+    raise AssertionError("the JVM did not listen again after the detach")
 
 
 def program_output(jvm) -> str:  # noqa: ANN001
@@ -143,3 +157,56 @@ async def test_logpoint_formats_in_the_jvm_without_stopping(debugger, jvm_factor
     assert lines[1] == "i=250 sum=31129!"
     assert next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode == "in-JVM"
     assert program_output(jvm) == plain_output(java_classes, jdks["17"], "1000", "2")
+
+
+@pytest.mark.timeout(120)
+async def test_a_new_condition_reaches_the_running_method_and_other_breakpoints_keep_working(
+        debugger, jvm_factory, line_of, java_classes, jdks) -> None:
+    jvm = jvm_factory(MAIN, "1000", "2")
+    await debugger.attach(jvm.address, timeout=10)
+    body, after = line_of("hc-body"), line_of("hc-round")
+    plain = await debugger.breakpoint_set(f"{MAIN}:{after}")  # an ordinary breakpoint in the same class
+    bp = await debugger.breakpoint_set(f"{MAIN}:{body}", condition="i == 100")
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id
+    # Stopped inside run(): the new condition must apply to this very invocation (only the probe changes).
+    await debugger.breakpoint_update(bp.id, condition="i == 200 && sum > 0")
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id
+    assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "200"
+    assert next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode == "in-JVM"
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == plain.id and stop.stop.location.line == after
+    # A condition on other variables changes the inserted call: the running frame is bridged over JDWP.
+    await debugger.breakpoint_update(bp.id, condition="HotCondition.total > 0 && i == 300")
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id and stop.stop.location.line == body
+    assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "300"
+    await debugger.breakpoint_remove(bp.id)
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == plain.id
+    assert not (await debugger.resume(timeout=30)).stopped
+    jvm.wait(30)
+    assert program_output(jvm) == plain_output(java_classes, jdks["17"], "1000", "2")
+
+
+@pytest.mark.timeout(120)
+async def test_detach_restores_the_original_class(jvm_factory, line_of, java_classes) -> None:
+    jvm = jvm_factory(MAIN, "100000", "100000")  # long enough to attach twice
+    first = Debugger()
+    try:
+        await first.attach(jvm.address, timeout=10)
+        await first.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i < 0")
+        await first.breakpoint_set(f"{MAIN}:{line_of('hc-round')}")
+        await first.resume(timeout=30)
+        assert await run_bytecodes(first) != original_bytecodes(java_classes)
+        await first.detach()
+    finally:
+        await first.close()
+    second = Debugger()
+    try:
+        await second.attach(await listening_again(jvm), timeout=10)
+        assert await run_bytecodes(second) == original_bytecodes(java_classes)
+        await second.detach(terminate=True)
+    finally:
+        await second.close()

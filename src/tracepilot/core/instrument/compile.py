@@ -144,10 +144,19 @@ def binary_promotion(a: str, b: str) -> str:
 
 
 class Checker:
-    def __init__(self, site: Site, resolver: Resolver) -> None:
+    def __init__(self, site: Site, resolver: Resolver, every_local: bool = False) -> None:
         self.site = site
         self.resolver = resolver
         self.captures: list[Capture] = []
+        if every_local:
+            # Every live local (and `this`) is passed, used or not: a later condition on other locals then has
+            # the same probe signature, and changing it redefines only the probe, never the running method.
+            for _name, (slot, descriptor) in sorted(site.locals.items(), key=lambda item: item[1][0]):
+                if slot == 0 and not site.is_static:
+                    continue
+                self.captures.append(Capture("local", descriptor, slot=slot))
+            if not site.is_static and site.this_usable:
+                self.captures.insert(0, Capture("this", descriptor_of_class(site.class_name)))
 
     # -- entry points ----------------------------------------------------------------------------
 

@@ -197,6 +197,53 @@ class InJvm:
             log.debug("in-JVM binding failed", exc_info=True)
             return f"could not prepare the probe: {exc}"
 
+    async def update(self, bp: Breakpoint) -> bool:
+        """A changed condition or log of an in-JVM breakpoint: when the probe keeps its signature, redefine
+        only the probe class (the user's method, running or not, is untouched); False: uninstall + install."""
+        records = [r for r in self.classes.values() if bp.info.id in r.specs]
+        if not records or not self.wanted(bp) or self.refusal(bp) or not bp.info.enabled or not bp.info.armed:
+            return False
+        vm = self.session.require_vm()
+        redefinitions: list[tuple[int, bytes]] = []
+        updated: list[tuple[ClassRecord, dict[str, ProbeSpec], Instrumentation]] = []
+        for record in records:
+            old = record.specs[bp.info.id]
+            if (old.log is None) != (bp.info.log is None):
+                return False  # a logpoint's probe has other fields and superclass: not a redefinition
+            spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name)
+            specs = {**record.specs, bp.info.id: spec}
+            try:
+                result = await instrument(record.original, list(specs.values()), JdwpResolver(vm, record.loader))
+            except NotCompilable:
+                return False
+            if record.current is None or result.data != record.current.data:
+                return False  # the inserted calls changed (other captures): the method must be redefined
+            for placed in result.probes:
+                if placed.spec == spec:
+                    redefinitions.append((record.probe_types[placed.probe.class_name], placed.probe.data))
+            updated.append((record, specs, result))
+        try:
+            await vm.send(VirtualMachine.RedefineClasses, redefinitions)
+        except JdwpError as exc:
+            log.debug("redefining the probe of %s failed: %s", bp.info.id, exc)
+            return False
+        # The JVM dropped the breakpoints in the redefined probes: new requests for the new binding.
+        conn = self.session.conn
+        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
+            self.requests.pop(request_id, None)
+            self.tracker._by_request.pop(request_id, None)
+            kind = bp.requests.pop(request_id, None)
+            if kind is not None and conn is not None:
+                with contextlib.suppress(JdwpError):
+                    await conn.send(EventRequest.Clear, kind, request_id)
+        for record, specs, result in updated:
+            record.specs, record.current = specs, result
+            for type_id, _ in redefinitions:
+                vm.forget(type_id)
+            await self._request_probe_events(bp, record, specs[bp.info.id])
+        bp.info.mode = "in-JVM"
+        return True
+
     def _probe_name(self, internal: str) -> str:
         self._serial += 1
         package, _, simple = internal.rpartition("/")

@@ -72,7 +72,7 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
 
 
 async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, resolver: Resolver) -> Probe:
-    checker = Checker(site_of(cf, method, at), resolver)
+    checker = Checker(site_of(cf, method, at), resolver, every_local=True)
     condition: Typed | None = None
     try:
         if spec.condition:
