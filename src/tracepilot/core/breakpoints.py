@@ -34,8 +34,8 @@ from ..jdwp import (
 from ..jdwp.constants import ClassStatus
 from . import hot_conditions
 from .errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
-from .instrument.jvm import EVENT_THREAD, InJvm
 from .hot_conditions import ConditionRate
+from .instrument.jvm import EVENT_THREAD, InJvm
 from .locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
 from .model import Actor, BreakpointInfo, CodeLocation, ExceptionInfo, StopKind, StopReason
 from .sources import class_name_for_file
@@ -405,7 +405,8 @@ class BreakpointTracker:
             bp.condition_rate = ConditionRate()
             if bp.info.message and bp.info.message.startswith("hot:"):
                 bp.info.message = None
-        if self.session.conn is not None and not self.session.conn.is_closed:
+        if self.session.conn is not None and not self.session.conn.is_closed \
+                and not await self.in_jvm.update(bp):  # in-JVM: a new condition may only redefine its probe
             await self._uninstall(bp)
             await self._install(bp)
         self.session.history.add("breakpoint_changed", f"changed {bp.info.describe()}", actor, breakpoint=bp.info.id)
