@@ -20,6 +20,7 @@ from .threads import Threads, is_system
 from .values import Values
 
 APP_FRAME_SEARCH = 64  # frames searched for the first application frame (deep framework stacks)
+MAX_NAMED_LOCKS = 16  # locks named by their owners per report (each name may walk the heap)
 
 
 class Locks:
@@ -90,9 +91,13 @@ class Locks:
     async def _name_locks(self, report: LockReport) -> None:
         """A lock object reads as what holds it ("ReentrantLock in Jobs$Account{…}.lock"), not as its class."""
         views = {v.handle: v for t in report.threads for v in [*t.holds, t.waits_for] if v is not None and v.handle}
-        held = {h: self.values.handles.get(h) for h in views}
-        names = await asyncio.gather(*(self._name(held[h]) for h in views))
-        for handle, name in zip(views, names, strict=True):
+        # Each name may cost heap walks (referring objects) while the VM is suspended: name the contended
+        # locks first (a deadlock's), and only so many.
+        contended = {t.waits_for.handle for t in report.threads if t.waits_for is not None}
+        wanted = sorted(views, key=lambda h: h not in contended)[:MAX_NAMED_LOCKS]
+        held = {h: self.values.handles.get(h) for h in wanted}
+        names = await asyncio.gather(*(self._name(held[h]) for h in wanted))
+        for handle, name in zip(wanted, names, strict=True):
             if name:
                 for t in report.threads:
                     for v in [*t.holds, t.waits_for]:
