@@ -109,7 +109,8 @@ def compile_all(dest: Path) -> None:
 
 def markers() -> dict[str, int]:
     found = {}
-    for path in [BENCH / "java" / "BenchTarget.java", BENCH / "jdi" / "ConditionBench.java"]:
+    for path in [BENCH / "java" / "BenchTarget.java", BENCH / "java" / "HotTarget.java",
+                 BENCH / "jdi" / "ConditionBench.java"]:
         for no, text in enumerate(path.read_text().splitlines(), start=1):
             for m in MARKER.finditer(text):
                 found[m.group(1)] = no
@@ -395,6 +396,7 @@ class Bench:
             bp = await d.breakpoint_set(f"ConditionTarget:{line}", condition="i == 0")
             r = await d.resume(timeout=30)
             assert r.stopped, r
+            mode = next(b for b in await d.breakpoint_list() if b.id == bp.id).mode or "round trip"
             await d.breakpoint_update(bp.id, condition=f"i == {n}")
             t0 = time.perf_counter()
             r = await d.resume(timeout=600)
@@ -409,8 +411,68 @@ class Bench:
         if not m:
             raise RuntimeError(f"ConditionBench failed: {out.stdout} {out.stderr[-2000:]}")
         ref = float(m.group(1))
-        return [Row(f"3 condition false x{n:,} then true", rate(ours, "hits/s"), f"JDI {rate(ref, 'hits/s')}",
-                    ref / ours, ">= 1.0x JDI hits/s", 1.0)]
+        # In-JVM (core/instrument): the false hits never leave the JVM. The issue's aim: >= 1,000,000 false
+        # hits/s and >= 300x JDI, in the same run.
+        return [Row(f"3 condition false x{n:,} then true ({mode})", rate(ours, "hits/s"), f"JDI {rate(ref, 'hits/s')}",
+                    ref / ours, ">= 1M hits/s, >= 300x JDI", None, met=ours >= 1_000_000 and ours >= 300 * ref,
+                    note=f"{ours / ref:.0f}x JDI; {n:,} hits in {ms(elapsed)} (resume to the true hit's stop)")]
+
+    # 3b ----------------------------------------------------------------------------------------------
+    async def hot_loop(self) -> list[Row]:
+        """A tight loop (~10^9 iterations/s undebugged) with a false condition on its hottest line: no
+        debugger, today's round trip (--no-instrument), the in-JVM path. The target times its own loop."""
+        line = self.lines["hot"]
+        fast_n = 20_000_000 if self.quick else 200_000_000
+        slow_n = 2_000 if self.quick else 10_000
+        with target(self.classes, "HotTarget", "hot", str(fast_n), suspend=False) as t:
+            plain = fast_n / (int(t.wait_for("hot_ns")) / 1e9)
+        speeds = {}
+        for mode, n in (("round trip", slow_n), ("in-JVM", fast_n)):
+            with target(self.classes, "HotTarget", "hot", str(n)) as t:
+                if mode == "round trip":
+                    os.environ["TRACEPILOT_NO_INSTRUMENT"] = "1"
+                try:
+                    d = self.debugger()
+                finally:
+                    os.environ.pop("TRACEPILOT_NO_INSTRUMENT", None)
+                await d.attach(t.address, 10)
+                bp = await d.breakpoint_set(f"HotTarget:{line}", condition="i < 0")
+                await d.resume(timeout=0)
+                speeds[mode] = n / (int(await asyncio.to_thread(t.wait_for, "hot_ns", 600)) / 1e9)
+                info = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+                assert (info.mode == "in-JVM") == (mode == "in-JVM"), info.mode
+                await d.detach(terminate=True)
+        gain = speeds["in-JVM"] / speeds["round trip"]
+        return [Row("3b hot loop, false condition (in-JVM)", rate(speeds["in-JVM"], "it/s"),
+                    f"round trip {rate(speeds['round trip'], 'it/s')}", None, ">= 1,000x round trip", None,
+                    met=gain >= 1000,
+                    note=f"{gain:,.0f}x the round trip; no debugger {rate(plain, 'it/s')} "
+                         f"({plain / speeds['in-JVM']:.1f}x the in-JVM speed)")]
+
+    # 3c ----------------------------------------------------------------------------------------------
+    async def logpoint(self) -> list[Row]:
+        """A logpoint on a line hit 1,000,000 times: the target's own loop time with it (lines formatted
+        in the JVM, handed over in batches) against no debugger."""
+        line = self.lines["logged"]
+        n = 100_000 if self.quick else 1_000_000
+        with target(self.classes, "HotTarget", "log", str(n), suspend=False) as t:
+            plain_s = int(t.wait_for("log_ns")) / 1e9
+        with target(self.classes, "HotTarget", "log", str(n)) as t:
+            d = self.debugger()
+            await d.attach(t.address, 10)
+            bp = await d.breakpoint_set(f"HotTarget:{line}", log="i={i} sum={sum}")
+            t0 = time.perf_counter()
+            await d.resume(timeout=0)
+            logged_s = int(await asyncio.to_thread(t.wait_for, "log_ns", 600)) / 1e9
+            await d.wait_for_stop(0.5)  # let the last batches (shutdown hook) reach the history
+            info = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+            delivered = time.perf_counter() - t0
+            await d.detach(terminate=True)
+        slowdown = logged_s / plain_s
+        return [Row(f"3c logpoint x{n:,} ({info.mode})", f"{ms(logged_s)} loop", f"no debugger {ms(plain_s)}",
+                    slowdown, "report the slowdown", None,
+                    note=f"{info.hits:,} lines received in {delivered:.1f} s ({info.hits / delivered:,.0f} lines/s); "
+                         "today's round-trip logpoint is throttled to 200 lines/s")]
 
     # 4 ------------------------------------------------------------------------------------------------
     async def hit_count(self) -> list[Row]:
@@ -757,6 +819,7 @@ class StdioServer:
 
 WORKLOADS = {
     "attach": Bench.attach, "breakpoint": Bench.breakpoint_round_trip, "condition": Bench.condition,
+    "hotloop": Bench.hot_loop, "logpoint": Bench.logpoint,
     "count": Bench.hit_count, "stack": Bench.stack, "inspect": Bench.inspect, "trace": Bench.trace,
     "mcp": Bench.mcp, "tui": Bench.tui,
 }

@@ -15,6 +15,7 @@ says why.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import logging
@@ -408,11 +409,12 @@ class InJvm:
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 1 if request.role == "handover" else 3)).frames
         if request.role == "handover":
             text = await self._string_in_slot0(event.thread, frames[0].frame_id)
-            for line in text.split(SEPARATOR):
-                bp.info.hits += 1
-                session.history.add("log", line, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            lines = text.split(SEPARATOR)
+            bp.info.hits += len(lines)
             bp.fired = True
             await self.tracker._arm_dependants(bp)
+            # Recorded once the thread runs again: the target waits only for the one read of the batch.
+            asyncio.get_running_loop().call_soon(self._record_lines, bp.info.id, lines, event.thread)
             return None
         message = None
         if request.role == "error":
@@ -437,6 +439,11 @@ class InJvm:
                 await self.tracker.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
+
+    def _record_lines(self, bp_id: str, lines: list[str], thread: int) -> None:
+        add = self.session.history.add
+        for line in lines:
+            add("log", line, Actor.TARGET, breakpoint=bp_id, thread=thread)
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()

@@ -13,7 +13,7 @@ every call go to ``hit`` (the debugger then decides, over JDWP): set for frames 
 after the breakpoint changed (a redefined method's running frames keep their old code).
 
 Logpoints format the line in the JVM and buffer it; the buffer goes to the debugger in one suspension per
-batch (when 4096 lines wait, when 50 ms passed since the last handover, and at JVM shutdown): a suspension
+batch (when 16384 lines wait, when 50 ms passed since the last handover, and at JVM shutdown): a suspension
 per batch instead of per line is what keeps a hot logpoint from slowing the program by a round trip a hit.
 """
 
@@ -37,7 +37,7 @@ from .classfile import ConstantPool
 from .compile import STRING, Capture, Emitter, Typed, capture_slots
 
 SEPARATOR = "\u001e"  # between the lines of a logpoint batch (ASCII record separator)
-BATCH_LINES = 4096
+BATCH_LINES = 16384
 BATCH_NANOS = 50_000_000
 SKIP_SLOTS = 16
 THREAD = "java/lang/Thread"
