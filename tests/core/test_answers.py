@@ -157,3 +157,13 @@ async def test_locks_at_a_stop_of_one_thread_sees_the_running_ones(jvm_factory, 
         assert not any(t.suspended for t in workers.values()), workers  # resumed exactly as often as suspended
     finally:
         await d.close()
+
+
+def test_condition_rate_warns_once_past_the_limit():
+    from tracepilot.core.hot_conditions import ConditionRate
+
+    rate = ConditionRate()
+    assert all(rate.tick(200, now=100 + i / 100) is None for i in range(101))  # 100/s: under the limit
+    hot = [rate.tick(200, now=101.01 + i / 1000) for i in range(1001)]  # 1000/s
+    assert [r for r in hot if r is not None] == [pytest.approx(1000, rel=0.01)]  # warned once
+    assert all(rate.tick(200, now=102.1 + i / 1000) is None for i in range(2000))  # and not again

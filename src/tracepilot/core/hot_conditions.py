@@ -11,7 +11,7 @@ that makes it true), so it is measured and the throttle is offered instead: `sam
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 WINDOW = 1.0  # seconds over which the evaluation rate is measured
 
@@ -20,7 +20,7 @@ WINDOW = 1.0  # seconds over which the evaluation rate is measured
 class ConditionRate:
     """Evaluations counted per window; `hot` once a window's rate passed the limit (warned once)."""
 
-    started: float = field(default_factory=time.monotonic)
+    started: float | None = None  # the window starts at the first evaluation, not when the breakpoint was set
     count: int = 0
     warned: bool = False
     rate: float = 0.0  # evaluations per second of the last full window
@@ -28,6 +28,8 @@ class ConditionRate:
     def tick(self, limit: float, now: float | None = None) -> float | None:
         """Count one evaluation; the measured rate when this one makes the condition hot (once), else None."""
         now = time.monotonic() if now is None else now
+        if self.started is None:
+            self.started = now
         self.count += 1
         elapsed = now - self.started
         if elapsed < WINDOW:
