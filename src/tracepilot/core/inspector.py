@@ -709,10 +709,7 @@ class Inspector:
     async def _log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
         p = self._p()
         loc = await self.session.code_location(event.location)
-        thread = await p.vm.thread_name(event.thread)
-        where = f"{loc.class_name.rpartition('.')[2]}.{loc.method}:{loc.line}"
-        text = f" — at {where} [{thread}]"
-        data: dict[str, Any] = {"location": loc.to_dict(), "where": where, "thread_name": thread}
+        text, data = log_where(loc, await p.vm.thread_name(event.thread))
         if info.kind == "watchpoint":
             field_name = info.spec.rpartition(".")[2]
             target = extra.get("$this")
@@ -760,6 +757,14 @@ class Inspector:
             except (DebuggerError, JdwpError) as exc:
                 out.append(f"<{expression}: {exc}{_event_value_hint(expression, extra)}>")
         return "".join(out)
+
+
+def log_where(loc: CodeLocation, thread: str | None) -> tuple[str, dict[str, Any]]:
+    """The part of every log line that says where it fired: " — at Invoice.normalise:40 [main]", and its
+    structured form. (Log lines made elsewhere, e.g. in the JVM, end the same way through this.)"""
+    where = f"{loc.class_name.rpartition('.')[2]}.{loc.method}:{loc.line}"
+    text = f" — at {where}" + (f" [{thread}]" if thread else "")
+    return text, {"location": loc.to_dict(), "where": where, "thread_name": thread}
 
 
 _EVENT_VALUES = {"$exception": "the exception", "$return": "the value returned", "$new": "the value written"}
