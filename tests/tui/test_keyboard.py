@@ -260,3 +260,58 @@ async def test_step_out_shows_what_the_method_returned(jvm_factory, java_source_
         tree = app.query_one(VariablesPane)
         await wait_for(pilot, lambda: tree.root.children and "compute() returned" in str(tree.root.children[0].label),
                        what="the return value on top of the variables")
+
+
+async def test_help_command_pause_and_delete_all(jvm_factory, java_source_root, line_of):
+    app = attached(jvm_factory("Playground", "1000").address, java_source_root)
+    async with app.run_test(size=WIDE) as pilot:
+        await stop_at_line(pilot, app, line_of("loop-body"))
+        await pilot.press("colon", *"help", "enter")  # a screen with the keys and every command
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what=":help screen")
+        assert "stop at" in str(app.screen.query_one("#help-commands").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
+
+        app.query_one(SourceView).focus()  # (the command line keeps the focus after a command, as a REPL)
+        await pilot.press("colon", *"delete", "enter")  # asks first, as gdb does
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmQuitScreen", what="asked")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ != "ConfirmQuitScreen", what="answered no")
+        assert any(b.kind == "line" for b in app.view.breakpoints)
+        await pilot.press(*"delete", "enter")  # (focus is back in the emptied command line)
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmQuitScreen", what="asked again")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.view.breakpoints, what="all deleted")
+
+        app.query_one(SourceView).focus()
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: app.view.status.state is SessionState.RUNNING, what="running")
+        await wait_for(pilot, lambda: "pause" in offered(app) and "step_over" not in offered(app),
+                       what="the running keys")
+        await pilot.press("f6")  # main sleeps in Thread.sleep most of the time: show its caller, with locals
+        await wait_for(pilot, lambda: app.view.status.state is SessionState.STOPPED and app.view.frames
+                       and app.view.frames[app.frame].location.class_name == "fixtures.Playground",
+                       what="paused in the program's own frame")
+        await wait_for(pilot, lambda: any(v.name == "p" for v in app.view.variables), what="main's locals")
+        assert app.query_one(SourceView).current_line == app.view.frames[app.frame].location.line
+
+
+async def test_the_demo_opens_early_with_something_to_step(tmp_path, monkeypatch):
+    from tracepilot.cli import build_parser
+    from tracepilot.tui.app import DEMO_HINT, _build, demo_line
+    from tracepilot.tui.widgets.command_line import CommandLine
+
+    app = _build(build_parser().parse_args(["demo"]))
+    app.clock = False
+    async with app.run_test(size=WIDE) as pilot:
+        process = demo_line("process")
+        await wait_for(pilot, lambda: app.view.status is not None and app.view.status.stop is not None
+                       and app.view.status.stop.location is not None
+                       and app.view.status.stop.location.line == process, timeout=60, what="the demo's first stop")
+        assert app.query_one(CommandLine).placeholder == DEMO_HINT and "F10" in DEMO_HINT
+        assert any(b.kind == "exception" and b.uncaught for b in app.view.breakpoints)
+        app.query_one(SourceView).focus()
+        await pilot.press("f10")  # something to step: the next line, not the end of the program
+        await wait_for(pilot, lambda: app.view.status.state is SessionState.STOPPED
+                       and app.view.status.stop.location.line == demo_line("ship"), what="stepped to the next line")
+        await app.debugger.close()

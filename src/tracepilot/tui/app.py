@@ -809,7 +809,17 @@ class TracepilotApp(App[int]):
             self._schedule_refresh(reset_selection=bool(getattr(result, "stopped", False)))
 
     def action_resume(self) -> None:
-        self._run("continuing", lambda: self.debugger.resume(None, 0.0))
+        self._run("continuing", lambda: self._past_shown_stop(lambda: self.debugger.resume(None, 0.0)))
+
+    async def _past_shown_stop(self, go: Callable[[], Awaitable[Any]]) -> Any:
+        """Run `go` (resume, run to) once more if it only handed back the stop already on screen: the core gives a
+        stop to one waiting call before it lets it go, and this screen learnt of it from the history instead."""
+        shown = self.view.status.stop if self.view.status else None
+        result = await go()
+        stop = getattr(result, "stop", None)
+        if shown is not None and getattr(result, "stopped", False) and stop is not None and stop.time == shown.time:
+            result = await go()
+        return result
 
     def action_pause(self) -> None:
         self._prefer_user_frame = True
@@ -863,7 +873,8 @@ class TracepilotApp(App[int]):
     def action_run_to_cursor(self) -> None:
         location = self._cursor_location()
         if location:
-            self._run(f"running to {location}", lambda: self.debugger.run_to(location, self._current_thread(), 0.0))
+            self._run(f"running to {location}", lambda: self._past_shown_stop(
+                lambda: self.debugger.run_to(location, self._current_thread(), 0.0)))
 
     def action_frame_up(self) -> None:
         self._select_frame(self.frame + 1)
