@@ -76,3 +76,31 @@ def test_help_screen(snap_compare):
 
 def test_small_terminal(snap_compare):
     assert snap_compare(fake_app(), terminal_size=(80, 24), run_before=settle)
+
+
+def test_small_terminal_variables_by_key(snap_compare):
+    """80x24: `2` focuses Variables (its bar lights up), Right opens `p`."""
+    async def focus_and_expand(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("2")
+        tree = pilot.app.query_one(VariablesPane)
+        tree.move_cursor(next(n for n in tree.root.children if str(n.label).startswith("p =")))
+        await pilot.press("right")
+        await wait_for(pilot, lambda: any(str(c.label).strip().startswith("counter")
+                                          for n in tree.root.children for c in n.children), what="fields of p")
+        await quiet(pilot)
+
+    assert snap_compare(fake_app(), terminal_size=(80, 24), run_before=focus_and_expand)
+
+
+def test_value_shown_whole(snap_compare):
+    async def open_value(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("2")
+        tree = pilot.app.query_one(VariablesPane)
+        tree.move_cursor(next(n for n in tree.root.children if str(n.label).startswith("p =")))
+        await pilot.press("v")
+        await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "ValueScreen", what="value screen")
+        await quiet(pilot)
+
+    assert snap_compare(fake_app(), terminal_size=(100, 30), run_before=open_value)

@@ -66,6 +66,9 @@ class BreakpointsPane(Table):
         for bp in bps:
             glyph, style = MARKERS[look_of(bp)]
             opts = []
+            if bp.kind == "exception" and bp.caught != bp.uncaught:
+                # the default stop at uncaught exceptions says what it is (space disables it, x removes it)
+                opts.append("uncaught only" if bp.uncaught else "caught only")
             if bp.condition:
                 opts.append(f"if {bp.condition}")
             if bp.hit_count:

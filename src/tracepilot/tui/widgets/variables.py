@@ -49,9 +49,11 @@ def label_for(var: Variable) -> Text:
 
 class VariablesPane(Tree[VarNode]):
     BINDINGS = [
-        Binding("right", "open_node", "Expand (or into it)"),
-        Binding("left", "close_node", "Collapse (or to the parent)"),
-        Binding("v", "show_value", "Show the whole value (copy with c)"),
+        # (not in the footer: its room goes to the debugger's keys; help lists these)
+        Binding("right", "open_node", "Expand (or into it)", show=False),
+        Binding("left", "close_node", "Collapse (or to the parent)", show=False),
+        Binding("enter", "select_cursor", "Expand / show a value whole", show=False),
+        Binding("v", "show_value", "Show the whole value (copy with c)", show=False),
     ]
 
     class ExpandRequested(Message):
