@@ -23,6 +23,7 @@ from ..jdwp import (
     Value,
     VirtualMachine,
 )
+from . import render
 from .errors import (
     DebuggerError,
     EvaluationError,
@@ -709,7 +710,7 @@ class Inspector:
     async def _log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
         p = self._p()
         loc = await self.session.code_location(event.location)
-        text, data = log_where(loc, await p.vm.thread_name(event.thread))
+        text, data = render.log_where(loc, await p.vm.thread_name(event.thread))
         if info.kind == "watchpoint":
             field_name = info.spec.rpartition(".")[2]
             target = extra.get("$this")
@@ -757,14 +758,6 @@ class Inspector:
             except (DebuggerError, JdwpError) as exc:
                 out.append(f"<{expression}: {exc}{_event_value_hint(expression, extra)}>")
         return "".join(out)
-
-
-def log_where(loc: CodeLocation, thread: str | None) -> tuple[str, dict[str, Any]]:
-    """The part of every log line that says where it fired: " — at Invoice.normalise:40 [main]", and its
-    structured form. (Log lines made elsewhere, e.g. in the JVM, end the same way through this.)"""
-    where = f"{loc.class_name.rpartition('.')[2]}.{loc.method}:{loc.line}"
-    text = f" — at {where}" + (f" [{thread}]" if thread else "")
-    return text, {"location": loc.to_dict(), "where": where, "thread_name": thread}
 
 
 _EVENT_VALUES = {"$exception": "the exception", "$return": "the value returned", "$new": "the value written"}

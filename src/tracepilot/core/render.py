@@ -336,6 +336,14 @@ def events(es: Sequence[EventRecord], limit: int = MAX_EVENTS) -> str:
     return "\n".join(lines)
 
 
+def log_where(loc: CodeLocation, thread: str | None) -> tuple[str, dict[str, Any]]:
+    """The part of every log line that says where it fired: " — at Invoice.normalise:40 [main]", and its
+    structured form (the history record's data). Round-trip and in-JVM logpoints end their lines alike."""
+    where = f"{loc.class_name.rpartition('.')[2]}.{loc.method}:{loc.line}"
+    text = f" — at {where}" + (f" [{thread}]" if thread else "")
+    return text, {"location": loc.to_dict(), "where": where, "thread_name": thread}
+
+
 MAX_NEWS = 10
 
 

@@ -46,6 +46,7 @@ from ...jdwp import (
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
+from ..render import log_where
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR
 from .resolve import JdwpResolver
@@ -414,7 +415,8 @@ class InJvm:
             bp.fired = True
             await self.tracker._arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
-            asyncio.get_running_loop().call_soon(self._record_lines, bp.info.id, lines, event.thread)
+            where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
+            asyncio.get_running_loop().call_soon(self._record_lines, bp.info.id, lines, event.thread, where)
             return None
         message = None
         if request.role == "error":
@@ -440,10 +442,11 @@ class InJvm:
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
 
-    def _record_lines(self, bp_id: str, lines: list[str], thread: int) -> None:
+    def _record_lines(self, bp_id: str, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
         add = self.session.history.add
+        suffix, details = where
         for line in lines:
-            add("log", line, Actor.TARGET, breakpoint=bp_id, thread=thread)
+            add("log", line + suffix, Actor.TARGET, breakpoint=bp_id, thread=thread, **details)
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
