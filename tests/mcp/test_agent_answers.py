@@ -68,16 +68,13 @@ async def test_deadlock_named_in_two_calls_while_running(mcp_session, jvm_factor
         assert (await s.ok("status")).data["state"] == "RUNNING"
 
 
-async def test_pause_in_sleep_shows_the_program_not_missing_jdk_sources(mcp_session, java_classes,
-                                                                        java_source_root, line_of):
-    """pause while main sleeps: no complaint about java.lang.Thread's source; the stack folds the JDK frames;
-    all_frames shows them; evaluate there answers in words; a static reads while running, without a thread."""
+async def test_pause_in_sleep_shows_the_program_not_missing_jdk_sources(mcp_session, jvm_factory, java_source_root):
+    """A static reads while the program runs, without a thread; pause while main sleeps: no complaint about
+    java.lang.Thread's source, the program's line instead; an evaluate that needs a call answers in words."""
+    target = jvm_factory("Invoice", "60000", suspend=False)
+    target.wait_for_output("total=")  # main sleeps from here on
     async with mcp_session("memory") as s:
-        await s.ok("launch", main="fixtures.Invoice", args=["60000"], classpath=[str(java_classes)],
-                   sourcepath=[str(java_source_root)], suspend=False)
-        for _ in range(100):  # output arrives while it runs
-            if "total=" in (await s.ok("output")).text:
-                break
+        await s.ok("attach", address=target.address, sourcepath=[str(java_source_root)])
         running = await s.ok("evaluate", expression="fixtures.Invoice.PRICES")
         assert "size=2" in running.text, running.text
         assert "size=2" in (await s.ok("evaluate", expression="Invoice.PRICES")).text
