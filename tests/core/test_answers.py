@@ -111,13 +111,13 @@ async def test_discovery_offers_only_the_port_that_answers_jdwp(jvm_factory):
 
     jvm = jvm_factory("Listening", suspend=False)
     http_port = int(jvm.wait_for_output("http port").split("http port ")[1].split()[0])
-    found = next(p for p in await discover() if p.pid == jvm.pid)
+    found = next(p for p in await discover(pids={jvm.pid}))  # (probing only our own JVMs)
     assert set(found.ports) >= {jvm.port, http_port}
     assert found.jdwp_ports == [jvm.port]
     assert found.port_kind(http_port) == "not JDWP"
     assert f"{http_port} (not JDWP)" in found.describe()
     waiting = jvm_factory("Listening", suspend=True)  # suspend=y: a probe would start it, so it is not probed
-    held = next(p for p in await discover() if p.pid == waiting.pid)
+    held = next(p for p in await discover(pids={waiting.pid}))
     assert held.jdwp_ports == [] and held.unverified_ports == [waiting.port]
     assert f"{waiting.port} (not verified)" in held.describe()
 

@@ -166,9 +166,11 @@ async def confirm_handshake(host: str, port: int, timeout: float = 1.0) -> bool:
 
 
 async def discover(proc: str | os.PathLike[str] = "/proc", probe: bool = True, host: str = "127.0.0.1",
-                   skip_ports: set[int] | frozenset[int] = frozenset()) -> list[JdwpProcess]:
-    """Local JDWP JVMs; with `probe`, confirm each listening port by handshake (not suspend=y targets)."""
-    processes = find_jdwp_processes(proc)
+                   skip_ports: set[int] | frozenset[int] = frozenset(),
+                   pids: set[int] | None = None) -> list[JdwpProcess]:
+    """Local JDWP JVMs (or only `pids`); with `probe`, confirm each listening port by handshake (not
+    suspend=y targets)."""
+    processes = [p for p in find_jdwp_processes(proc) if pids is None or p.pid in pids]
     if not probe:
         return processes
     checks = []
