@@ -8,7 +8,7 @@ field's holder shows up there as the class object, whose static fields are then 
 
 from __future__ import annotations
 
-from ...jdwp import JdwpError, Tag, Value
+from ...jdwp import ClassObjectReference, JdwpError, Tag, Value
 from ..vm import Vm
 from .heap import referring
 from .objects import obj
@@ -41,8 +41,6 @@ async def via(values: Values, ref: Value, target_id: int) -> list[str]:
 
 
 async def _reflected(vm: Vm, class_object_id: int) -> int:
-    from ...jdwp import ClassObjectReference
-
     return (await vm.send(ClassObjectReference.ReflectedType, class_object_id)).type_id
 
 
