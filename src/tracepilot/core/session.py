@@ -245,7 +245,16 @@ class Session:
         that does not return in time leaves the thread marked "inside a call" in every view until it returns
         (then it is back at its stop, or resumed if that stop was released meanwhile); `pause` suspends it."""
         call = InvocationCall(self, thread_id)
-        self.threads.call_started(thread_id, what or "a method")
+        # A thread suspended more than once (its stop, then pause all or another thread's suspend-all stop)
+        # would stay suspended through the call: lift the extra suspensions for the call, put them back after.
+        # The JVM's own count, not the book's: an event still on its way may have suspended it once more.
+        count = self.threads.expected_count(thread_id)
+        with contextlib.suppress(JdwpError, VMDisconnected):
+            count = (await self.require_vm().send(ThreadReference.SuspendCount, thread_id)).suspend_count
+        extra = max(0, count - 1)
+        if extra:
+            await self._send_release(Release(thread_resumes=[thread_id] * extra))
+        self.threads.call_started(thread_id, what or "a method", extra)
         try:
             yield call
         finally:
@@ -255,19 +264,29 @@ class Session:
                                  f"{self.threads.get(thread_id).name or thread_id} stays inside the call",
                                  Actor.TARGET, thread=thread_id)
             else:
-                self.threads.call_returned(thread_id)
+                _orphan, extra = self.threads.call_returned(thread_id)
+                await self._suspend_again(thread_id, extra)
             self.stop_generation += 1  # frame ids are stale after an invocation
+
+    async def _suspend_again(self, thread_id: int, times: int) -> None:
+        conn = self.conn
+        if times and conn is not None and not conn.is_closed:
+            futures = [conn.send_nowait(ThreadReference.Suspend, thread_id) for _ in range(times)]
+            conn.flush()
+            await asyncio.gather(*futures, return_exceptions=True)
 
     def _call_returned_late(self, thread_id: int, what: str) -> None:
         """A call that had timed out returned: the JVM suspended its thread again."""
         if self.conn is None or self.conn.is_closed:
             return
-        orphan = self.threads.call_returned(thread_id)
+        orphan, extra = self.threads.call_returned(thread_id)
         self.stop_generation += 1
         name = self.threads.get(thread_id).name or thread_id
         if orphan:  # its stop was released meanwhile: this suspension is the call's, resume it once
             _forget(self.conn.send_nowait(ThreadReference.Resume, thread_id))
-            self.conn.flush()
+        for _ in range(extra):  # back at its stop: the suspensions lifted for the call are put back
+            _forget(self.conn.send_nowait(ThreadReference.Suspend, thread_id))
+        self.conn.flush()
         self.history.add("call_returned", f"{what} returned late in thread {name}"
                          + ("; resumed (its stop had been released)" if orphan else "; back at its stop"),
                          Actor.TARGET, thread=thread_id)
@@ -1079,17 +1098,43 @@ class InvocationCall:
     """Sends the invoke command of one call; a reply that comes after the timeout is still noticed (the
     thread is back at its stop then, or is resumed when that stop was released meanwhile)."""
 
+    CHECK_AFTER = 0.25  # seconds before asking whether the call runs at all
+
     def __init__(self, session: Session, thread_id: int) -> None:
         self.session = session
         self.thread_id = thread_id
         self.timed_out = False
 
+    async def _unblock(self, conn: Any) -> None:
+        """A running call leaves its thread at suspend count 0. Above 0 it has not started: another thread's
+        suspend-all event (sent while this one was being handled) suspended it once more. Lift that one for
+        the call (it is put back when the call returns, and the event is counted when it arrives)."""
+        try:
+            count = (await conn.send(ThreadReference.SuspendCount, self.thread_id)).suspend_count
+        except (JdwpError, VMDisconnected):
+            return
+        record = self.session.threads.get(self.thread_id)
+        if count > 0 and not record.paused:
+            await conn.send(ThreadReference.Resume, self.thread_id)
+            record.call_extra += 1
+            record.call_debt += 1
+
     async def send(self, command: Any, *args: Any, timeout: float, what: str = "a call") -> Any:
         conn = self.session.require_vm().conn
         future = conn.send_nowait(command, *args)
         conn.flush()
+        deadline = time.monotonic() + timeout
         try:
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                try:
+                    return await asyncio.wait_for(asyncio.shield(future), min(remaining, self.CHECK_AFTER))
+                except TimeoutError:
+                    if time.monotonic() >= deadline:
+                        raise
+                    await self._unblock(conn)
         except TimeoutError:
             self.timed_out = True
             thread_id, session = self.thread_id, self.session

@@ -44,6 +44,7 @@ class ThreadRecord:
     call: str | None = None  # "Ticker.spin()" while inside a call for the debugger
     call_timed_out: bool = False
     call_debt: int = 0
+    call_extra: int = 0  # suspensions lifted for the call (JDWP runs it only at a suspend count of exactly 1)
     call_from: StopReason | None = None  # the stop the call was made from (it returns there)
     finished: bool = False
 
@@ -178,7 +179,7 @@ class ThreadBook:
     def pause_all(self) -> None:
         self.vm_holds += 1
         for r in self.records.values():
-            if r.stop is None and not r.finished:
+            if (r.stop is None or r.call) and not r.finished:  # (a call must not lift the pause for itself)
                 r.paused = True
         self.settle_all("pause all")
 
@@ -189,10 +190,12 @@ class ThreadBook:
         self._settle(r, "pause thread")
         return r
 
-    def call_started(self, thread_id: int, what: str) -> None:
+    def call_started(self, thread_id: int, what: str, extra: int = 0) -> None:
+        """The thread runs a call: JDWP resumes it once; `extra` more suspensions were lifted before."""
         r = self.get(thread_id)
         r.call = what
-        r.call_debt = 1
+        r.call_extra = extra
+        r.call_debt = 1 + extra
         r.call_timed_out = False
         r.call_from = r.stop
         self._settle(r, "invoke")
@@ -202,22 +205,26 @@ class ThreadBook:
         r.call_timed_out = True
         self._settle(r, "invoke timed out")
 
-    def call_returned(self, thread_id: int) -> bool:
-        """The call is over (the JVM suspended the thread again). True if that suspension must be resumed
-        because the stop the call was made from has been released meanwhile."""
+    def call_returned(self, thread_id: int) -> tuple[bool, int]:
+        """The call is over (the JVM suspended the thread once again). Returns (orphan, extra): orphan when
+        that suspension must be resumed because the stop the call was made from was released meanwhile;
+        else `extra` suspensions lifted for the call must be put back."""
         r = self.records.get(thread_id)
         if r is None:
-            return False
+            return False, 0
+        extra = r.call_extra
         r.call = None
         r.call_debt = 0
+        r.call_extra = 0
         r.call_timed_out = False
         released = r.call_from is None and r.stop is None
         if r.call_from is not None and r.stop is None:
             r.stop = r.call_from
         r.call_from = None
-        orphan = self.expected_count(thread_id) == 0 and released
+        orphan = released and self.expected_count(thread_id) == 0
+        extra = 0 if released else extra  # released: the holds the lifted suspensions stood for went with the stop
         self._settle(r, "invoke returned")
-        return orphan
+        return orphan, extra
 
     # -- releasing -------------------------------------------------------------------------------------
 
