@@ -91,3 +91,20 @@ if ! jdk_ok; then
   or set JAVA_HOME to a JDK 17+; or rerun as root with TRACEPILOT_INSTALL_JDK=1 to install it via apt-get."
     fi
 fi
+
+# tmux: the TUI's terminal walk-through test (tests/tui/test_tmux_demo.py) drives the demo in it; it skips
+# without tmux. CI installs it (as root, with apt-get); elsewhere it stays optional.
+if ! command -v tmux >/dev/null 2>&1; then
+    ci="$(echo "${CI:-}" | tr '[:upper:]' '[:lower:]')"
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && { [ "$ci" = true ] || [ "$ci" = 1 ]; }; then
+        say "installing tmux"
+        log="$(mktemp)"
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tmux \
+                || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tmux; }; } \
+                >"$log" 2>&1; then
+            cat "$log" >&2
+            say "apt-get install tmux failed: the terminal walk-through test will be skipped"
+        fi
+        rm -f "$log"
+    fi
+fi

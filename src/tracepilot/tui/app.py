@@ -1139,6 +1139,8 @@ class TracepilotApp(App[int]):
         widget = self.query_one(f"#{pane.widget_id}")
         if isinstance(widget, EventsPane):
             widget = widget.query_one("#event-log")
+        if isinstance(widget, VariablesPane) and widget.cursor_line < 0:
+            widget.cursor_line = 0  # a visible cursor on the first variable, ready for ↓ and →
         widget.focus()
 
     def action_open_file(self) -> None:
@@ -1254,8 +1256,7 @@ def demo_line(marker: str) -> int:
     raise LookupError(f"no line marked @demo:{marker} in ShopDemo.java")
 
 
-DEMO_HINT = ("try: F10 step over · F11 step into total() · 2 then → open order · F5 run on (an exception waits "
-             "at order #4) · : for commands")
+DEMO_HINT = "try: F10 step · F11 into total() · 2 ↓ → a variable · F5 next order (#4 fails)"  # fits 80
 
 
 async def stop_on_uncaught(app: TracepilotApp) -> None:
