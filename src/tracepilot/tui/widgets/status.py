@@ -72,7 +72,8 @@ class StatusBar(Static):
         stop = status.stop
         if stop is not None and stop.location is not None and status.state is SessionState.STOPPED:
             loc = stop.location
-            text.append(f" {loc.class_name.rsplit('.', 1)[-1]}.{loc.method}:{loc.line}", style="bold")
+            short = loc.class_name.rsplit(".", 1)[-1].rsplit("$", 1)[-1]  # PriceCalculator, not Shop$PriceCalculator
+            text.append(f" {short}.{loc.method}:{loc.line}", style="bold")
             text.append(f" {_reason(stop)}")
             returned = returned_text(stop)
             if returned:
