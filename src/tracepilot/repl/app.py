@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -18,12 +19,24 @@ from pathlib import Path
 from ..core.catalog import Catalog, CommandResult, Selection, default_catalog, returned_text, split_commands
 from ..core.debugger import Debugger
 from ..core.errors import DebuggerError
-from ..core.model import Actor, EventRecord, SessionState
-from ..core.textview import render_stop
+from ..core.model import Actor, CodeLocation, EventRecord, SessionState
+from ..core.textview import render_stop, source_line
 from .output import Printer
 
 # Events worth a line of their own when they arrive between commands.
 _SHOWN_EVENTS = {"stop", "log", "vm_death", "error", "breakpoint_verified"}
+
+
+def _location_of(record: EventRecord) -> CodeLocation | None:
+    """The stop's location as the history record carries it (StopReason.to_dict())."""
+    data = (record.data.get("stop") or {}).get("location")
+    if not isinstance(data, dict):
+        return None
+    known = {f.name for f in dataclasses.fields(CodeLocation)}
+    try:
+        return CodeLocation(**{k: v for k, v in data.items() if k in known})
+    except TypeError:
+        return None
 
 
 def history_path() -> Path:
@@ -70,10 +83,19 @@ class Repl:
     def _show_stop(self, record: EventRecord) -> None:
         self.selection.on_stop()
         stop = self.debugger.session.stop
-        text = render_stop(stop) if record.kind == "stop" and stop is not None else record.text
-        returned = returned_text(stop) if record.kind == "stop" else None
-        if returned and returned not in text:
-            text += f"\n{returned}"
+        if record.kind != "stop":
+            self.printer.result(record.text)
+            return
+        if stop is not None and stop.headline() == record.text:
+            text = render_stop(stop)
+            returned = returned_text(stop)
+            if returned and returned not in text:
+                text += f"\n{returned}"
+        else:  # the event is told before the session makes it the current stop: the record has it all
+            text = record.text
+            line = source_line(_location_of(record))
+            if line:
+                text += f"\n{line}"
         self.printer.result(text)
 
     async def _run_monitors(self) -> None:
