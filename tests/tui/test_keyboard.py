@@ -315,3 +315,31 @@ async def test_the_demo_opens_early_with_something_to_step(tmp_path, monkeypatch
         await wait_for(pilot, lambda: app.view.status.state is SessionState.STOPPED
                        and app.view.status.stop.location.line == demo_line("ship"), what="stepped to the next line")
         await app.debugger.close()
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-stop-on-uncaught"]])
+async def test_attach_stops_at_an_uncaught_exception_unless_told(jvm_factory, java_source_root, line_of, flag):
+    from tracepilot.cli import build_parser
+    from tracepilot.core.model import StopKind
+    from tracepilot.tui.app import _build
+
+    jvm = jvm_factory("Exceptions", "3", "uncaught")
+    app = _build(build_parser().parse_args(["attach", jvm.address, "--sourcepath", str(java_source_root), *flag]))
+    app.clock = False
+    async with app.run_test(size=WIDE) as pilot:
+        def exception_stops() -> int:
+            return len([b for b in app.view.breakpoints if b.kind == "exception"])
+
+        await wait_for(pilot, lambda: app.ready.is_set() and app.view.status is not None
+                       and app.view.status.state is SessionState.STOPPED, what="attached at VM start")
+        await wait_for(pilot, lambda: exception_stops() == (0 if flag else 1) and not app._wanted,
+                       what="the breakpoint list")
+        app.query_one(SourceView).focus()
+        await pilot.press("f5")
+        if flag:
+            await wait_for(pilot, lambda: app.view.status.state is SessionState.EXITED, what="the program ended")
+        else:
+            await wait_for(pilot, lambda: stopped_at(app, line_of("throw-uncaught")), what="the throw")
+            assert app.view.status.stop.kind is StopKind.EXCEPTION
+            assert "uncaught only" in str(app.query_one(BreakpointsPane).get_row_at(0))
+        await app.debugger.close()
