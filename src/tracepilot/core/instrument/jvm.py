@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,10 +46,11 @@ from ...jdwp import (
 )
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError, EvaluationError
+from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
-from .probe import SEPARATOR
+from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
 
 if TYPE_CHECKING:
@@ -78,6 +80,13 @@ class ClassRecord:
     specs: dict[str, ProbeSpec] = field(default_factory=dict)  # breakpoint id -> spec
     probe_types: dict[str, int] = field(default_factory=dict)  # probe class (internal name) -> type id
     current: Instrumentation | None = None
+    resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
+    compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
+
+    def shapes(self, vm: Any) -> JdwpResolver:
+        if self.resolver is None:
+            self.resolver = JdwpResolver(vm, self.loader)
+        return self.resolver
 
 
 @dataclass
@@ -88,6 +97,15 @@ class ProbeRequest:
     record: ClassRecord
     line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
     method: str = ""
+
+
+_STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
+
+
+def _as_logged(match: re.Match[str]) -> str:
+    """A String part of a log line as the round trip shows it: escaped, long ones cut (inspector.format_log)."""
+    quoted = quote_string(match.group(1), NESTED_STRING)
+    return quoted[1:-1] if quoted.endswith('"') else quoted
 
 
 class _Event:
@@ -124,6 +142,8 @@ class InJvm:
             return "in-JVM mode is off (--no-instrument)"
         if bp.hit_rule is not None:
             return "a hit count with a condition or log is counted by the debugger"
+        if bp.info.log and getattr(self.session, "redact", False):
+            return "under --redact, log messages are formatted (and redacted) by the debugger"
         caps = self.session.require_vm().capabilities
         if not caps.get("can_redefine_classes"):
             return "this JVM cannot redefine classes"
@@ -175,9 +195,8 @@ class InJvm:
                 return "a thread is inside the method now (its frame would keep running the old code)"
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name))
             specs = {**record.specs, bp.info.id: spec}
-            resolver = JdwpResolver(vm, record.loader)
             try:
-                result = await instrument(record.original, list(specs.values()), resolver)
+                result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
             for placed in result.probes:
@@ -215,7 +234,7 @@ class InJvm:
             spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name)
             specs = {**record.specs, bp.info.id: spec}
             try:
-                result = await instrument(record.original, list(specs.values()), JdwpResolver(vm, record.loader))
+                result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable:
                 return False
             if record.current is None or result.data != record.current.data:
@@ -276,14 +295,34 @@ class InJvm:
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
-        class's other (round-trip) breakpoints again."""
+        class's other (round-trip) line and method breakpoints in it again, in this class only."""
+        vm = self.session.require_vm()
+        conn = self.session.conn
+        info = await vm.type(type_id)
         self._rebinding = True
         try:
             for other in list(self.tracker._bps.values()):
                 if other is mine or type_id not in other.bound_types or self._is_in_jvm(other):
                     continue
-                await self.tracker._uninstall(other)
-                await self.tracker._install(other)
+                if other.info.kind not in ("line", "method_entry"):
+                    continue
+                for request_id, mods in list(other.request_mods.items()):
+                    if not any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == type_id for m in mods):
+                        continue
+                    kind = other.requests.pop(request_id, None)
+                    other.request_mods.pop(request_id, None)
+                    self.tracker._by_request.pop(request_id, None)
+                    if kind is not None and conn is not None and not conn.is_closed:
+                        with contextlib.suppress(JdwpError):
+                            await conn.send(EventRequest.Clear, kind, request_id)
+                other.bound = {key for key in other.bound if key[0] != type_id}
+                other.bound_types.discard(type_id)
+                other.method_ids = {key for key in other.method_ids if key[0] != type_id}
+                other.info.locations = [loc for loc in other.info.locations if loc.class_name != info.name]
+                if other.info.kind == "line":
+                    await self.tracker._bind_line(other, info)
+                else:
+                    await self.tracker._bind_method(other, info)
         finally:
             self._rebinding = False
 
@@ -446,6 +485,8 @@ class InJvm:
         add = self.session.history.add
         suffix, details = where
         for line in lines:
+            if STRING_OPEN in line:
+                line = _STRING_PART.sub(_as_logged, line)
             add("log", line + suffix, Actor.TARGET, breakpoint=bp_id, thread=thread, **details)
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
@@ -491,9 +532,8 @@ class InJvm:
                 await self._bridge(bp, record, spec)
             data = record.original
             if record.specs:
-                resolver = JdwpResolver(vm, record.loader)
                 try:
-                    result = await instrument(record.original, list(record.specs.values()), resolver)
+                    result = await instrument(record.original, list(record.specs.values()), record.shapes(vm), record.compiled)
                     data, record.current = result.data, result
                 except NotCompilable:
                     data = record.original

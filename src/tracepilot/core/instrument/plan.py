@@ -39,10 +39,12 @@ class Instrumentation:
     probes: list[PlacedProbe]  # one per spec and method with the line (a lambda on the line is a second method)
 
 
-async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver) -> Instrumentation:
+async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver,
+                     cache: dict[tuple[ProbeSpec, str, str], Probe] | None = None) -> Instrumentation:
     """Insert a call of each spec's probe at the start of its line, in every method that has the line.
 
-    Raises NotCompilable (the reason is for the user) when a spec cannot run in the JVM."""
+    `cache` keeps compiled probes across calls on the same original bytes (a probe depends only on its spec
+    and method). Raises NotCompilable (the reason is for the user) when a spec cannot run in the JVM."""
     try:
         cf = ClassFile.parse(original)
     except ClassFormatError as exc:
@@ -59,7 +61,12 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
                 continue
             name = spec.probe_name if not found else f"{spec.probe_name}_{found}"
             found += 1
-            probe = await _compile(spec, name, cf, method, at, resolver)
+            key = (spec, name, cf.member_name(method) + cf.member_descriptor(method))
+            probe = cache.get(key) if cache is not None else None
+            if probe is None:
+                probe = await _compile(spec, name, cf, method, at, resolver)
+                if cache is not None:
+                    cache[key] = probe
             payload, stack = call_payload(cf.pool, probe)
             try:
                 insert_code(code, cf.pool, at, payload, stack)

@@ -37,6 +37,8 @@ from .classfile import ConstantPool
 from .compile import STRING, Capture, Emitter, Typed, capture_slots
 
 SEPARATOR = "\u001e"  # between the lines of a logpoint batch (ASCII record separator)
+# Around each String value in a log line: the debugger escapes and cuts it as its own rendering does.
+STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
 BATCH_LINES = 16384
 BATCH_NANOS = 50_000_000
 SKIP_SLOTS = 16
@@ -87,7 +89,14 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     if message is None:
         a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
     else:
-        parts = [Typed("const", STRING, value=p) if isinstance(p, str) else p for p in message]
+        parts: list[Typed] = []
+        for p in message:
+            if isinstance(p, str):
+                parts.append(Typed("const", STRING, value=p))
+            elif p.type == STRING:
+                parts += [Typed("const", STRING, value=STRING_OPEN), p, Typed("const", STRING, value=STRING_CLOSE)]
+            else:
+                parts.append(p)
         emitter.concat(parts) if parts else emitter.constant(STRING, "")
         a.invoke(bc.INVOKESTATIC, class_name, "log", f"({STRING})V")
     a.place(try_end)

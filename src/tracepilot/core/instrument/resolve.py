@@ -57,15 +57,18 @@ class JdwpResolver:
     def __init__(self, vm: Any, class_loader: int) -> None:
         self.vm = vm
         self.class_loader = class_loader
-        self._cache: dict[str, ClassShape | None] = {}
+        self._cache: dict[str, ClassShape] = {}
 
     async def shape(self, internal_name: str) -> ClassShape | None:
-        if internal_name not in self._cache:
+        found = self._cache.get(internal_name)
+        if found is None:  # not loaded yet is not remembered: it may load later
             try:
-                self._cache[internal_name] = await self._load(internal_name)
+                found = await self._load(internal_name)
             except JdwpError:
-                self._cache[internal_name] = None
-        return self._cache[internal_name]
+                found = None
+            if found is not None:
+                self._cache[internal_name] = found
+        return found
 
     async def _load(self, name: str) -> ClassShape | None:
         if name.startswith("["):
