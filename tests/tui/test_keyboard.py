@@ -192,7 +192,8 @@ async def test_search_goes_back_to_the_source_and_n_moves_between_matches(jvm_fa
         assert stopped_at(app, loop)  # none of that stepped
 
         await pilot.press("escape")  # ends the search: n is pudb's step over again
-        await wait_for(pilot, lambda: source.search_term is None, what="search ended")
+        await wait_for(pilot, lambda: source.search_term is None and "counter" not in source.border_title,
+                       what="search ended (and the title says so)")
         await pilot.press("n")
         await wait_for(pilot, lambda: stopped_at(app, line_of("loop-static")), what="n steps over")
 

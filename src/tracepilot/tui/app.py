@@ -194,8 +194,6 @@ class TracepilotApp(App[int]):
         Binding("w", "add_watch", "Add watch", show=False),
         *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
           for pane in PANES),
-        Binding("tab", "app.focus_next", "Next pane", show=False),
-        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+p", "command_palette", "Palette", show=False),
@@ -1127,9 +1125,9 @@ class TracepilotApp(App[int]):
             self.query_one(SourceView).focus()
             event.stop()
 
-    def on_descendant_blur(self) -> None:
-        self.call_after_refresh(self._show_source)  # the source title says when n/N move between matches
-
+    @on(SourceView.SearchChanged)
+    def _search_changed(self) -> None:
+        self._show_source()  # the source title says when n/N move between matches
     def action_focus_pane(self, name: str) -> None:
         pane = PANE_BY_NAME[name]
         if self.compact and pane.name != "Source":

@@ -54,6 +54,9 @@ class SourceView(TextArea):
         Binding("d", "app.frame_down", "Frame down (callee)", show=False),
     ]
 
+    class SearchChanged(Message):
+        """A search started or ended (the pane's title says whether n/N move between matches)."""
+
     class GutterClicked(Message):
         """A click in the gutter: toggle a breakpoint on that line."""
 
@@ -170,6 +173,7 @@ class SourceView(TextArea):
     def search(self, term: str) -> bool:
         """Start a search (from the `/` box): the first match after the cursor; n/N/F3 go on from there."""
         self.search_term = term or None
+        self.post_message(self.SearchChanged())
         return bool(term) and self.find(term)
 
     async def action_next_match_or_step(self) -> None:
@@ -184,7 +188,9 @@ class SourceView(TextArea):
             self.find(self.search_term, backwards=True)
 
     def action_end_search(self) -> None:
-        self.search_term = None
+        if self.search_term:
+            self.search_term = None
+            self.post_message(self.SearchChanged())
         self.selection = Selection.cursor(self.cursor_location)
 
     # -- rendering: markers in the first cells of the line-number gutter -----------------------------
