@@ -316,6 +316,8 @@ class TracepilotApp(App[int]):
             return "⇧F" + key[7:]
         if key.startswith("f") and key[1:].isdigit():
             return key.upper()
+        if key.startswith("ctrl+f") and key[6:].isdigit():
+            return "^F" + key[6:]
         return super().get_key_display(binding)
 
     def _set_titles(self) -> None:
