@@ -109,7 +109,7 @@ def pane_title(name: str) -> str:
 # Actions that need a stopped thread, or a running program: their keys are hidden (and do nothing) otherwise.
 WHEN_STOPPED = {"resume", "step_over", "step_into", "step_out", "run_to_cursor"}
 WHEN_RUNNING = {"pause"}
-# Footer words below COMPACT_WIDTH columns (the palette and help keep the long ones); None: not in the footer.
+# Footer words below WIDE_FOOTER columns (the palette and help keep the long ones); None: not in the footer.
 SHORT_LABELS: dict[str, str | None] = {
     "resume": "Cont", "pause": "Pause", "step_over": "Over", "step_into": "Into", "step_out": "Out",
     "toggle_breakpoint": "Bkpt", "run_to_cursor": "Run to", "restart": "Restart", "focus_command": "Cmd",
@@ -289,7 +289,8 @@ class TracepilotApp(App[int]):
         self._label_keys()
 
     def _label_keys(self) -> None:
-        """Footer words for the layout: short below COMPACT_WIDTH (80 columns keep every key that applies)."""
+        """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
+        state (Restart once the program ended)."""
         by_key = self._bindings.key_to_bindings
         for key, bindings in by_key.items():
             for index, binding in enumerate(bindings):
