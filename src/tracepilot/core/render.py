@@ -195,7 +195,7 @@ def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
         result = dataclasses.replace(result, message=result.message[len(result.reconnected):].lstrip("; "))
     if result.message.startswith(STILL_RUNNING):
         return f"{result.message}: call wait_for_stop to keep waiting, or pause"
-    if result.message:
+    if result.message and result.message != "running":
         return result.message
     return "RUNNING (not waiting): call wait_for_stop to wait for the next stop, or pause"
 

@@ -772,7 +772,8 @@ class Session:
         if not tid:
             free = [s for s in summaries if self.threads.get(s[0]).stop is None]
             tid = next((t for t, name, loc in free if name == "main" and loc), 0) or next(
-                (t for t, _n, loc in free if loc), 0) or next((t for t, _n, loc in summaries if loc), 0)
+                (t for t, _n, loc in free if loc), 0) or next((t for t, _n, loc in summaries if loc), 0) or next(
+                (t for t, name, _l in summaries if name == "main"), 0) or next((t for t, _n, _l in summaries), 0)
         location = next((loc for t, _n, loc in summaries if t == tid), None)
         if tid and location is None:
             with contextlib.suppress(JdwpError):
@@ -780,9 +781,10 @@ class Session:
                 location = await self.code_location(frames[0].location) if frames else None
         where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
         self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
-        if not tid:
-            return self._result(False, started, None, "paused, but no thread has a Java frame to show")
-        reason = StopReason(StopKind.PAUSE, thread_id=tid, thread_name=await vm.thread_name(tid), location=location)
+        tid = tid or next(iter((await vm.send(VirtualMachine.AllThreads)).threads), 0)
+        # (A thread with no Java frame yet, e.g. main right after VM start, still carries the pause.)
+        reason = StopReason(StopKind.PAUSE, thread_id=tid or None, thread_name=await vm.thread_name(tid) if tid else None,
+                            location=location)
         record = self.threads.get(tid)
         if record.stop is None or record.call:
             self.threads.add_stop(tid, reason, vm_wide, "pause")
