@@ -210,3 +210,29 @@ async def test_detach_restores_the_original_class(jvm_factory, line_of, java_cla
         await second.detach(terminate=True)
     finally:
         await second.close()
+
+
+@pytest.mark.timeout(120)
+async def test_lambdas_and_inner_classes(debugger, jvm_factory, jdk, line_of) -> None:
+    jvm = jvm_factory("fixtures.LambdasAndInner", "loop", jdk=jdk)
+    await debugger.attach(jvm.address, timeout=10)
+    main = "fixtures.LambdasAndInner"
+    wanted = {
+        "lambda-body": "v == 1 && seed == 5",  # a lambda's synthetic method: captured locals are its arguments
+        "inner-method": "x == 2 && outerField > 0",  # outerField is the outer instance's: the round trip
+        "static-nested": "x == 3",
+        "anonymous": "outerField >= 12",  # the same in an anonymous class
+        "local-class": "x == 4",
+    }
+    bps = {marker: await debugger.breakpoint_set(f"{main}:{line_of(marker)}", condition=condition)
+           for marker, condition in wanted.items()}
+    seen = set()
+    for _ in range(5):
+        stop = await debugger.resume(timeout=30)
+        assert stop.stopped, stop.message
+        seen.add(stop.stop.location.line)
+    modes = {b.id: b.mode for b in await debugger.breakpoint_list()}
+    for marker in ("lambda-body", "static-nested", "local-class"):
+        assert modes[bps[marker].id] == "in-JVM", (marker, modes[bps[marker].id])
+    assert modes[bps["inner-method"].id].startswith("round trip (not compilable: 'outerField'")
+    assert {line_of(m) for m in ("lambda-body", "static-nested", "local-class")} <= seen
