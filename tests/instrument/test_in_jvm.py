@@ -236,3 +236,20 @@ async def test_lambdas_and_inner_classes(debugger, jvm_factory, jdk, line_of) ->
         assert modes[bps[marker].id] == "in-JVM", (marker, modes[bps[marker].id])
     assert modes[bps["inner-method"].id].startswith("round trip (not compilable: 'outerField'")
     assert {line_of(m) for m in ("lambda-body", "static-nested", "local-class")} <= seen
+
+
+@pytest.mark.timeout(120)
+async def test_hot_swap_falls_back_to_the_round_trip_and_keeps_stopping(debugger, jvm_factory, line_of,
+                                                                       java_classes) -> None:
+    jvm = jvm_factory(MAIN, "1000", "3")
+    await debugger.attach(jvm.address, timeout=10)
+    line = line_of("hc-body")
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i == 600")
+    first = await debugger.resume(timeout=30)
+    assert first.stop.breakpoint_id == bp.id
+    await debugger.hotswap(str(java_classes / "fixtures" / "HotCondition.class"))  # the class as compiled
+    info = next(b for b in await debugger.breakpoint_list() if b.id == bp.id)
+    assert info.mode == "round trip (the class was redefined by hot swap since)"
+    second = await debugger.resume(timeout=30)
+    assert second.stop.breakpoint_id == bp.id and second.stop.location.line == line
+    assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "600"
