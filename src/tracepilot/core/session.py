@@ -725,7 +725,9 @@ class Session:
         return await self.wait_for_stop(timeout, new_only=True)
 
     async def _release_all(self) -> None:
-        keep = {r.id for r in self.threads.undelivered()}
+        # Stops no call has returned yet stay (the next answer is one of them); the current stop counts as
+        # seen even if no call returned it (status showed it), so resume releases it.
+        keep = {r.id for r in self.threads.undelivered() if r.stop is not self.stop}
         release = self.threads.release_all(keep)
         await self._send_release(release)
         self._after_release()
