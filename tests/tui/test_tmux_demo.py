@@ -79,6 +79,12 @@ def variable_rows(screen: str) -> list[str]:
     return [line.lstrip("▌ ") for line in lines[start:-2]]
 
 
+def boxed_text(screen: str) -> str:
+    """The words in the value box's text area (between its ▊ and ▎ edges), joined as one line."""
+    lines = [line.split("▊", 1)[1].rsplit("▎", 1)[0] for line in screen.splitlines() if "▊" in line and "▎" in line]
+    return " ".join(" ".join(lines).replace("▔", " ").replace("▁", " ").split())
+
+
 @pytest.fixture
 def demo(tmp_path):
     env = {"TRACEPILOT_SHARE_DIR": str(tmp_path / "share"), "XDG_STATE_HOME": str(tmp_path / "state"),
@@ -113,11 +119,9 @@ def test_a_person_walks_the_demo_in_a_terminal(demo):
     screen = demo.wait_for(lambda s: any(row.lstrip("├└│ ").startswith("note = ") for row in variable_rows(s)),
                            "the note's row")
     assert NOTE_END not in screen
-    demo.keys("Enter")  # Enter on a value: the whole of it
-    screen = demo.wait_for(lambda s: "characters" in s and "c: copy" in s, "the value shown whole")
-    shown = " ".join(line.split("▊", 1)[1].rsplit("▎", 1)[0].strip() for line in screen.splitlines()
-                     if "▊" in line and "▎" in line)  # the text box's lines (wrapped at words)
-    assert NOTE_END in " ".join(shown.split()), screen
+    demo.keys("Enter")  # Enter on a value: the whole of it, wrapped at words in a box
+    screen = demo.wait_for(lambda s: "128 characters" in s and NOTE_END in boxed_text(s), "the value shown whole")
+    assert boxed_text(screen).startswith("Leave the parcel with the neighbour")
     demo.keys("Escape")
     demo.wait_for(lambda s: "c: copy" not in s, "the value closed")
 
