@@ -253,3 +253,18 @@ async def test_hot_swap_falls_back_to_the_round_trip_and_keeps_stopping(debugger
     second = await debugger.resume(timeout=30)
     assert second.stop.breakpoint_id == bp.id and second.stop.location.line == line
     assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "600"
+
+
+@pytest.mark.timeout(120)
+async def test_set_while_stopped_elsewhere_in_the_class_runs_in_the_jvm(debugger, jvm_factory, line_of) -> None:
+    jvm = jvm_factory(MAIN, "1000", "3")
+    await debugger.attach(jvm.address, timeout=10)
+    body, after = line_of("hc-body"), line_of("hc-round")
+    plain = await debugger.breakpoint_set(f"{MAIN}:{after}")
+    assert (await debugger.resume(timeout=30)).stop.breakpoint_id == plain.id  # in main; run() has returned
+    bp = await debugger.breakpoint_set(f"{MAIN}:{body}", condition="i == 5")
+    assert bp.mode == "in-JVM"
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id and stop.stop.location.line == body
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == plain.id  # main's own breakpoint survived the redefinition

@@ -158,7 +158,11 @@ class InJvm:
 
     async def bind(self, bp: Breakpoint, info: Any, line: int) -> str | None:
         """Instrument `line` of class `info` for `bp`; None when done, else why not (the round trip is used)."""
-        reason = await self._bind(bp, info, line)
+        try:
+            reason = await self._bind(bp, info, line)
+        except Exception as exc:  # a bug here must cost the speed-up, never the breakpoint
+            log.exception("in-JVM binding of %s failed", bp.info.id)
+            reason = f"internal error while instrumenting: {exc!r}"
         log.debug("%s at %s:%d: %s", bp.info.id, info.name, line, reason or "in-JVM")
         return reason
 
