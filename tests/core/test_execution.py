@@ -39,11 +39,14 @@ async def jvm_counts(debugger: Debugger) -> dict[int, int]:
 
 
 async def assert_counts_agree(debugger: Debugger) -> None:
-    """Every thread the debugger holds is suspended exactly as often as it believes; no others are."""
+    """Every thread is suspended exactly as often as the debugger believes. While some threads run (suspend
+    thread), one may have been suspended by an event still on its way: then the JVM is one ahead."""
     book = debugger.session.threads
+    exact = debugger.session._all_held()  # noqa: SLF001
     for tid, count in (await jvm_counts(debugger)).items():
         expected = book.expected_count(tid)
-        assert count == expected, f"thread {tid} ({book.describe(tid)}): JVM count {count}, debugger believes {expected}"
+        where = f"thread {tid} ({book.describe(tid)}): JVM count {count}, debugger believes {expected}"
+        assert count == expected if exact else expected <= count <= expected + 1, where
 
 
 async def attach(debugger: Debugger, jvm_factory, main: str, *args: str, jdk: str = "17"):
