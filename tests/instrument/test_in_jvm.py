@@ -268,3 +268,19 @@ async def test_set_while_stopped_elsewhere_in_the_class_runs_in_the_jvm(debugger
     assert stop.stop.breakpoint_id == bp.id and stop.stop.location.line == body
     stop = await debugger.resume(timeout=30)
     assert stop.stop.breakpoint_id == plain.id  # main's own breakpoint survived the redefinition
+
+
+@pytest.mark.timeout(120)
+async def test_removed_while_stopped_in_a_loop_the_loop_runs_free(debugger, jvm_factory, line_of) -> None:
+    jvm = jvm_factory(MAIN, "2000000", "1")
+    await debugger.attach(jvm.address, timeout=10)
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i == 10")
+    assert (await debugger.resume(timeout=30)).stop.breakpoint_id == bp.id
+    await debugger.breakpoint_remove(bp.id)  # the running frame keeps the instrumented code
+    done = await debugger.resume(timeout=60)
+    assert not done.stopped
+    jvm.wait(60)
+    # The 2,000,000 remaining hits of the old code did not each come to the debugger.
+    bridged = [e for e in await debugger.events(limit=1000) if e.kind == "suppressed"]
+    assert len(bridged) == 0 and "done" in program_output(jvm)
+    assert not debugger.session.breakpoints.in_jvm.requests

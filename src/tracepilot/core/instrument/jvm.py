@@ -587,7 +587,10 @@ class InJvm:
         session = self.session
         vm = session.require_vm()
         if self.tracker._bps.get(bp.info.id) is not bp or not bp.info.enabled or not bp.info.armed:
-            return None  # removed or disabled since: the old code's hits mean nothing now
+            # Removed or disabled since: the old code's hits mean nothing now. Close the bridge (its probe
+            # evaluates its own condition again, with no breakpoint behind hit()) so they cost nothing.
+            await self._close_bridge(event.request_id, request)
+            return None
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
@@ -616,6 +619,15 @@ class InJvm:
         reason = await self.tracker._stop_reason(bp, user, {})
         reason.message = message
         return reason, bp.info.suspend == "all"
+
+    async def _close_bridge(self, request_id: int, request: ProbeRequest) -> None:
+        vm = self.session.require_vm()
+        self.requests.pop(request_id, None)
+        self.tracker._by_request.pop(request_id, None)
+        with contextlib.suppress(JdwpError):
+            await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
+            fields = {f.name: f for f in await vm.fields(request.probe_type)}
+            await vm.send(ClassType.SetValues, request.probe_type, [(fields["FORCE"].id, Value.boolean(False))])
 
     async def _current_location(self, request: ProbeRequest, location: Location) -> Location:
         """The frame runs an obsolete method version (no line table over JDWP): report the same line in the
