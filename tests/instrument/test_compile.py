@@ -112,3 +112,15 @@ async def test_what_is_not_compiled_says_why(java_classes: Path, jmod: Path, lin
     with pytest.raises(NotCompilable, match=re.escape(reason)):
         await instrument(original, [ProbeSpec(line_of(marker), condition, None, "fixtures/P")],
                          ClassFileResolver([java_classes, jmod]))
+
+
+async def test_a_class_without_local_tables_says_compile_with_g(tmp_path: Path, jmod: Path, line_of) -> None:
+    source = Path(__file__).resolve().parents[1] / "java" / "fixtures" / "HotCondition.java"
+    subprocess.run([system_javac(), "-g:source,lines", "-d", str(tmp_path), str(source)], check=True)
+    original = (tmp_path / "fixtures" / "HotCondition.class").read_bytes()
+    spec = ProbeSpec(line_of("hc-body"), "i == 3", None, "fixtures/P")
+    with pytest.raises(NotCompilable, match=r"no local variable table \(compile with -g\)"):
+        await instrument(original, [spec], ClassFileResolver([tmp_path, jmod]))
+    # Fields need no local table.
+    fields = ProbeSpec(line_of("hc-body"), "secret == 3 && total >= 0", None, "fixtures/P")
+    assert (await instrument(original, [fields], ClassFileResolver([tmp_path, jmod]))).probes
