@@ -384,7 +384,10 @@ class TracepilotApp(App[int]):
         record = message.record
         self.view.events.append(record)
         del self.view.events[:-EventsPane.MAX]
-        self.query_one(EventsPane).add(record)
+        try:
+            self.query_one(EventsPane).add(record)
+        except NoMatches:
+            return  # the screen is being torn down (quitting)
         if record.actor is Actor.AGENT:
             self._driving = "agent"
         elif record.actor is Actor.PERSON:
@@ -774,6 +777,14 @@ class TracepilotApp(App[int]):
     async def _poll_output(self) -> None:
         if not self.launched:
             return
+        status = self.view.status
+        if status is not None and status.state is SessionState.EXITED and status.exit_code is None:
+            # The VM's end is told before the process has always exited: its exit code comes a moment later.
+            with contextlib.suppress(Exception):
+                fresh = await self.debugger.status()
+                if fresh.state is SessionState.EXITED and fresh.exit_code is not None:
+                    self.view.status = fresh
+                    self._show_status()
         pane = self.query_one(OutputPane)
         for stream in ("stdout", "stderr"):
             try:
