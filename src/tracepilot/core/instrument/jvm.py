@@ -459,7 +459,7 @@ class InJvm:
             await self.tracker._arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
             where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
-            asyncio.get_running_loop().call_soon(self._record_lines, bp.info.id, lines, event.thread, where)
+            asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
             return None
         message = None
         if request.role == "error":
@@ -485,13 +485,36 @@ class InJvm:
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
 
-    def _record_lines(self, bp_id: str, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
+    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
+        """Into the history, at most the logpoint rate (as round-trip logpoints): the target is not slowed
+        by a hot in-JVM logpoint, but the history would drown everything else in its lines."""
         add = self.session.history.add
         suffix, details = where
+        rate = self.tracker.logpoint_rate
+        if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
+            from ..breakpoints import TokenBucket
+
+            bp.bucket = TokenBucket(rate)
+        recorded = 0
         for line in lines:
+            if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
+                continue
+            recorded += 1
             if STRING_OPEN in line:
                 line = _STRING_PART.sub(_as_logged, line)
-            add("log", line + suffix, Actor.TARGET, breakpoint=bp_id, thread=thread, **details)
+            add("log", line + suffix, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
+        if recorded == len(lines):
+            return
+        every = max(bp.sample_every, -(-len(lines) // max(recorded, 1)))
+        first = bp.sample_every <= 1
+        bp.sample_every = bp.info.sampled = every
+        bp.info.message = f"throttled: fired faster than {rate:g} log lines/s; about 1 line in {every} is recorded"
+        if first:
+            self.session.history.add(
+                "breakpoint_throttled",
+                f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would flood the history, so about 1 "
+                f"line in {every} is recorded (the JVM formats them all; breakpoint_update {bp.info.id} resets it)",
+                Actor.TARGET, breakpoint=bp.info.id, sample_every=every, rate=rate)
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
