@@ -284,3 +284,18 @@ async def test_removed_while_stopped_in_a_loop_the_loop_runs_free(debugger, jvm_
     bridged = [e for e in await debugger.events(limit=1000) if e.kind == "suppressed"]
     assert len(bridged) == 0 and "done" in program_output(jvm)
     assert not debugger.session.breakpoints.in_jvm.requests
+
+
+@pytest.mark.timeout(120)
+async def test_read_only_sessions_stay_on_the_round_trip(jvm_factory, line_of) -> None:
+    jvm = jvm_factory(MAIN, "100", "1")
+    d = Debugger(read_only=True)
+    try:
+        await d.attach(jvm.address, timeout=10)
+        bp = await d.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i == 7")
+        stop = await d.resume(timeout=30)
+        assert stop.stop.breakpoint_id == bp.id
+        info = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+        assert info.mode == "round trip (a read-only session never changes the target's classes)"
+    finally:
+        await d.close()

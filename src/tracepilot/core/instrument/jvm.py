@@ -142,8 +142,10 @@ class InJvm:
             return "in-JVM mode is off (--no-instrument)"
         if bp.hit_rule is not None:
             return "a hit count with a condition or log is counted by the debugger"
-        if bp.info.log and getattr(self.session, "redact", False):
-            return "under --redact, log messages are formatted (and redacted) by the debugger"
+        if getattr(self.session, "read_only", False):
+            return "a read-only session never changes the target's classes"
+        if getattr(self.session, "redact", False):
+            return "under --redact, the debugger evaluates (and redacts) expressions itself"
         caps = self.session.require_vm().capabilities
         if not caps.get("can_redefine_classes"):
             return "this JVM cannot redefine classes"
