@@ -164,14 +164,14 @@ class Session:
             raise NotConnected()
         return self._vm
 
-    async def ensure_connected(self) -> Vm:
+    async def ensure_connected(self, reconnect_within: float = 2.0) -> Vm:
         """The live VM; after a VM death with a remembered target, try one reconnect (seed 000)."""
         if self._vm is not None and self.conn is not None and not self.conn.is_closed:
             return self._vm
         if self.state is SessionState.EXITED and self.target and self.launched is None:
             host, port = self.target
             try:
-                await self._connect(host, port, timeout=2.0, actor=Actor.TARGET, reconnect=True)
+                await self._connect(host, port, timeout=reconnect_within, actor=Actor.TARGET, reconnect=True)
             except DebuggerError as exc:
                 raise NotConnected(f"the VM at {host}:{port} has terminated and does not answer again ({exc.message})",
                                    "start it again and retry, or attach elsewhere") from None
@@ -604,9 +604,11 @@ class Session:
         every other call does, and says so."""
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
-        if self.state is SessionState.EXITED and self.target and self.launched is None:
-            with contextlib.suppress(NotConnected):
-                await self.ensure_connected()
+        if self.state is SessionState.EXITED and self.target and self.launched is None and timeout > 0:
+            # The VM died: try the remembered target once, as every other call does (and say so if it answers).
+            # A zero timeout only asks for the state: it does not reconnect.
+            with contextlib.suppress(Exception):
+                await self.ensure_connected(min(timeout, 2.0))
         while True:
             if not self._stopping:
                 pending = self.threads.undelivered()
@@ -841,8 +843,10 @@ class Session:
         return self._source_cache[key][0]
 
     async def step(self, kind: str, thread: str | int | None, count: int, timeout: float, actor: Actor) -> WaitResult:
-        """Step one thread. The other threads stay as they are: suspended when the stop suspended all
-        (the step's own event then suspends all again), running when it suspended only this thread."""
+        """Step one thread. From a suspend-all stop the other threads run while it steps and are all
+        suspended again when the step ends (as jdb and IntelliJ do: a step that waits for another thread, or a
+        program that exits meanwhile, never hangs); stops of other threads not delivered yet stay suspended.
+        From a suspend-thread stop only this thread moves; the others keep doing what they did."""
         await self.ensure_connected()
         self.require_stopped()
         kinds = {"over": (StepDepth.OVER, StepSize.LINE), "next": (StepDepth.OVER, StepSize.LINE),
@@ -869,8 +873,11 @@ class Session:
         await self._request_step(self._step)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
-        await self._send_release(self.threads.release_thread(tid))
-        self._after_release()
+        if vm_wide:
+            await self._release_all()
+        else:
+            await self._send_release(self.threads.release_thread(tid))
+            self._after_release()
         return await self.wait_for_stop(timeout, new_only=True)
 
     async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
