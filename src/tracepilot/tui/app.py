@@ -1319,7 +1319,7 @@ def _build(ns: argparse.Namespace) -> TracepilotApp:
         async def attach(app: TracepilotApp) -> None:
             app.progress(f"waiting up to {ns.wait:g}s for {ns.address} to listen…")
             await app.debugger.attach(ns.address, ns.wait)
-            if uncaught and not ns.read_only:
+            if uncaught:
                 await stop_on_uncaught(app)
             app.progress("")
 
