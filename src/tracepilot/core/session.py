@@ -1071,9 +1071,9 @@ class Session:
         current stop if there is none, and waits in the set until a waiting call takes it."""
         tid = reason.thread_id or 0
         self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
-        self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         if self.stop is None or self.state is not SessionState.STOPPED:
-            await self._select(reason)
+            await self._select(reason)  # (before the history record: watchers read the state with it)
+        self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         self._notify_waiters()
 
     async def _on_vm_gone(self, conn: JdwpConnection) -> None:
