@@ -276,6 +276,16 @@ async def test_step_out_reports_the_returned_value(debugger, jvm_factory, line_o
     assert f"compute() returned {x * 10}" in render.render(out)
 
 
+async def test_step_over_a_call_reports_what_it_returned(debugger, jvm_factory, line_of, jdk):
+    await attach(debugger, jvm_factory, "Ticker", "100", jdk=jdk)
+    await debugger.breakpoint_set(f"fixtures.Ticker:{line_of('ticker-tick')}")
+    await debugger.resume(timeout=20)
+    i = int((await debugger.evaluate("i")).text)
+    over = await debugger.step("over")  # over `sum += compute(i)`, out of the void tick(): compute's value
+    assert over.stopped and over.stop.returned_from == "compute" and over.stop.return_value.text == str(i * 10)
+    assert f"compute() returned {i * 10}" in over.stop.headline()
+
+
 async def test_run_to_a_class_not_loaded_yet_defers(debugger, jvm_factory, line_of):
     await attach(debugger, jvm_factory, "LaterLoaded")
     line = line_of("later-target")

@@ -29,6 +29,7 @@ from ..jdwp import (
     StepDepth,
     StepSize,
     SuspendPolicy,
+    Tag,
     ThreadGroupReference,
     ThreadReference,
     VirtualMachine,
@@ -981,7 +982,8 @@ class Session:
                 self.threads.thread_ended(event.thread)
                 vm.thread_died(event.thread)
             elif self._step is not None and event.request_id == self._step.exit_request_id and self._step.exit_request_id:
-                self._step.returned = (event.location, event.value)  # no suspension: only remembered
+                if event.value.tag != Tag.VOID:  # no suspension: only remembered (a void method returns nothing)
+                    self._step.returned = (event.location, event.value)
             elif kind in STOP_EVENT_KINDS:
                 if self.threads.get(event.thread).call:
                     self.history.add("suppressed", f"{type(event).__name__} during an evaluation was not stopped at",
