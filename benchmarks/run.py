@@ -471,8 +471,9 @@ class Bench:
         slowdown = logged_s / plain_s
         return [Row(f"3c logpoint x{n:,} ({info.mode})", f"{ms(logged_s)} loop", f"no debugger {ms(plain_s)}",
                     slowdown, "report the slowdown", None,
-                    note=f"{info.hits:,} lines received in {delivered:.1f} s ({info.hits / delivered:,.0f} lines/s); "
-                         "today's round-trip logpoint is throttled to 200 lines/s")]
+                    note=f"{info.hits:,} lines formatted in the JVM and handed over in {delivered:.1f} s "
+                         f"({info.hits / delivered:,.0f} lines/s; the history keeps the logpoint rate's share); a "
+                         "round-trip logpoint suspends per line and is sampled past 200 lines/s")]
 
     # 4 ------------------------------------------------------------------------------------------------
     async def hit_count(self) -> list[Row]:
