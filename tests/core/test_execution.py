@@ -121,6 +121,8 @@ async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, li
         assert name in listing
     snap = await debugger.snapshot(thread=others[0])
     assert snap.thread.name == others[0] and snap.stop.thread_name == others[0]
+    text = render.render(snap)
+    assert "other threads stopped (3)" in text and first.stop.thread_name in text
     await assert_counts_agree(debugger)
     tid = await debugger.session.resolve_thread(others[0])
     resumed = await debugger.resume(thread=others[0], timeout=0)  # one thread: no stop handed back
@@ -129,6 +131,16 @@ async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, li
     assert debugger.session.threads.get(tid).state in (ThreadState.RUNNING, ThreadState.FINISHED)
     status = render.render(await debugger.status())
     assert others[1] in status and others[2] in status and first.stop.thread_name in status
+
+
+def test_an_undeclared_transition_is_an_error_in_tests():
+    from tracepilot.core.states import THREAD, IllegalTransition, session_move, thread_move
+
+    with pytest.raises(IllegalTransition):
+        session_move(SessionState.DISCONNECTED, SessionState.STOPPED, "a stop without a connection")
+    with pytest.raises(IllegalTransition):
+        thread_move(ThreadState.FINISHED, ThreadState.RUNNING, "a dead thread running again")
+    assert THREAD.allowed(ThreadState.STOPPED, ThreadState.INVOKING)
 
 
 # -- failure 3: resuming one thread waits for a new stop ----------------------------------------------------------

@@ -197,7 +197,8 @@ class Inspector:
         owners), which means suspending a running VM for the look: asked for, never on a front end's refresh."""
         p = await self._ready()
         stop = self.session.stop
-        infos = await p.threads.list(p.values, include_system, stop.thread_id if stop else None)
+        infos = await p.threads.list(p.values, include_system, stop.thread_id if stop else None,
+                                     known=self.session.threads.records)
         if with_locks:
             report = await self.locks()
             by_id = {t.thread_id: t for t in report.threads}
@@ -208,11 +209,12 @@ class Inspector:
                     info.waiting_for = found.waits_for
                     if info.location is None:
                         info.location = found.at  # a running thread: where it holds or waits, in program code
-        return infos
+        return self.session.explain_threads(infos)
 
     async def stack(self, thread: Any, start: int, count: int, with_locals: bool) -> list[FrameInfo]:
         p = await self._ready()
         tid = await self.session.resolve_thread(thread)
+        self.session.require_not_in_call(tid)  # a thread inside a call the debugger made has no stack to show
         frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
         infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
         for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
@@ -242,8 +244,13 @@ class Inspector:
         tid = await session.resolve_thread(thread, required=False)
         if not tid:
             return snap
+        own = session.threads.get(tid).stop
+        if thread not in (None, "") and own is not None and own is not session.stop:
+            snap.stop, snap.changed = own, []  # another thread's stop: its own reason, not the current one
         p = self._p()
         snap.thread = await p.threads.info(tid, p.values, session.stop.thread_id if session.stop else None)
+        session.explain_threads([snap.thread])
+        snap.suspended = (await session.status()).suspended
         with contextlib.suppress(DebuggerError):
             snap.frames = await self.stack(tid, 0, 10, False)
             if snap.frames:

@@ -574,3 +574,4 @@ class Snapshot(Model):
     watches: list[WatchInfo] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)  # names of locals and watches changed since the last stop
     source: SourceView | None = None
+    suspended: list[SuspendedThread] = field(default_factory=list)  # every thread the debugger holds, and why

@@ -408,7 +408,23 @@ def snapshot(snap: Snapshot, reason: StopReason | None = None) -> str:
         parts.append("watches:\n" + "\n".join(watch(w) for w in snap.watches))
     if snap.changed:
         parts.append("changed since last stop: " + ", ".join(snap.changed))
+    parts.extend(other_stops(snap, reason))
     return "\n".join(parts)
+
+
+def other_stops(snap: Snapshot, reason: StopReason | None) -> list[str]:
+    """The other threads with a stop of their own (or inside a call), so a storm is seen whole; threads merely
+    held by a suspend-all stop are left to status."""
+    others = [t for t in snap.suspended if t.state != "held" and not (reason is not None and t.id == reason.thread_id)]
+    if not others:
+        return []
+    lines = [f"other threads stopped ({len(others)}):"]
+    for t in others[:10]:
+        new = "" if t.delivered or t.state != "stopped" else " (not delivered yet)"
+        lines.append(f"  {t.name or t.id}: {t.why}{new}")
+    if len(others) > 10:
+        lines.append(f"  … {len(others) - 10} more: status lists them all")
+    return lines
 
 
 # -- values opened up, classes, locks, heap --------------------------------------------------------------
