@@ -131,6 +131,11 @@ async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, li
     assert debugger.session.threads.get(tid).state in (ThreadState.RUNNING, ThreadState.FINISHED)
     status = render.render(await debugger.status())
     assert others[1] in status and others[2] in status and first.stop.thread_name in status
+    paused = await debugger.pause()  # a new stop (main, in join), not one of the workers' old ones
+    assert paused.stopped and paused.stop.kind is StopKind.PAUSE and paused.stop.thread_name == "main"
+    await assert_counts_agree(debugger)
+    worker = await debugger.pause(thread=others[1])  # already stopped: its own stop
+    assert worker.stop.thread_name == others[1] and worker.stop.kind is StopKind.BREAKPOINT
 
 
 def test_an_undeclared_transition_is_an_error_in_tests():
