@@ -398,7 +398,8 @@ class TracepilotApp(App[int]):
         if record.kind == "launch":  # a new process (restart): its output starts again at 0
             self._output_offsets = {"stdout": 0, "stderr": 0}
             if self.view.output:
-                self.query_one(OutputPane).write(Text("── restarted ──", style="dim"))
+                with contextlib.suppress(NoMatches):
+                    self.query_one(OutputPane).write(Text("── restarted ──", style="dim"))
         if record.kind == "stop":
             self._paint_stop()
         self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"),
@@ -777,6 +778,10 @@ class TracepilotApp(App[int]):
     async def _poll_output(self) -> None:
         if not self.launched:
             return
+        with contextlib.suppress(NoMatches):  # (the screen is being torn down: quitting)
+            await self._poll_output_once()
+
+    async def _poll_output_once(self) -> None:
         status = self.view.status
         if status is not None and status.state is SessionState.EXITED and status.exit_code is None:
             # The VM's end is told before the process has always exited: its exit code comes a moment later.
