@@ -140,7 +140,8 @@ async def test_fall_backs_say_why(debugger, jvm_factory, line_of) -> None:
                                                   if b.id == changes.id).describe()
     # Set while the class is loaded and a thread is inside the method: the round trip, and why.
     late = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i == 50")
-    assert late.mode.startswith("round trip (a thread is inside the method")
+    assert late.mode.startswith("round trip (the class was loaded before the breakpoint was set and a thread is "
+                                "inside the method")
 
 
 @pytest.mark.timeout(120)
@@ -299,3 +300,23 @@ async def test_read_only_sessions_stay_on_the_round_trip(jvm_factory, line_of) -
         assert info.mode == "round trip (a read-only session never changes the target's classes)"
     finally:
         await d.close()
+
+
+@pytest.mark.timeout(120)
+async def test_set_while_running_moves_into_the_jvm_once_the_method_returns(debugger, jvm_factory, jdk,
+                                                                           line_of) -> None:
+    jvm = jvm_factory(MAIN, "300", "100000000", jdk=jdk, suspend=False)  # run(300) called over and over
+    await asyncio.to_thread(jvm.wait_for_output, "round 1 ", 30)  # the class is loaded and running
+    await debugger.attach(jvm.address, timeout=10)
+    line = line_of("hc-body")
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line}", condition="i == 299")
+    assert bp.mode.startswith("round trip (the class was loaded before the breakpoint was set")
+    modes = []
+    for _ in range(3):
+        stop = await debugger.wait_for_stop(30)
+        assert stop.stopped and stop.stop.breakpoint_id == bp.id and stop.stop.location.line == line
+        assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "299"
+        modes.append(next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode)
+        await debugger.resume(timeout=0)
+    assert modes[-1] == "in-JVM", modes
+    assert any(e.text.endswith("now runs in the JVM (in-JVM)") for e in await debugger.events(limit=500))

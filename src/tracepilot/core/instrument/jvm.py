@@ -33,6 +33,7 @@ from ...jdwp import (
     EventRequest,
     InvokeOptions,
     JdwpError,
+    Method,
     Mod,
     ObjectReference,
     ReferenceType,
@@ -57,6 +58,9 @@ if TYPE_CHECKING:
     from ..breakpoints import Breakpoint, BreakpointTracker
 
 log = logging.getLogger(__name__)
+
+LOADED_BEFORE = "the class was loaded before the breakpoint was set"
+MAX_UPGRADES = 3  # attempts per breakpoint to move a round-trip breakpoint into the JVM at a later moment
 
 # The thread a class-prepare event suspended, while the tracker binds breakpoints for that event.
 EVENT_THREAD: contextvars.ContextVar[int | None] = contextvars.ContextVar("tracepilot_event_thread", default=None)
@@ -92,9 +96,9 @@ class ClassRecord:
 @dataclass
 class ProbeRequest:
     bp_id: str
-    role: str  # "hit", "error" or "handover"
-    probe_type: int
-    record: ClassRecord
+    role: str  # "hit", "error", "handover", "bridge" or "upgrade"
+    probe_type: int  # an upgrade: the breakpoint's class
+    record: ClassRecord | None
     line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
     method: str = ""
 
@@ -122,7 +126,8 @@ class InJvm:
         self.tracker = tracker
         self.enabled = not disabled_by_env()
         self.classes: dict[int, ClassRecord] = {}
-        self.hotswapped: set[int] = set()  # classes redefined by hot swap: their bytes are no longer ours to know
+        self.hotswapped: set[int] = set()
+        self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
         self._serial = 0
         self._rebinding = False
@@ -168,7 +173,7 @@ class InJvm:
         log.debug("%s at %s:%d: %s", bp.info.id, info.name, line, reason or "in-JVM")
         return reason
 
-    async def _bind(self, bp: Breakpoint, info: Any, line: int) -> str | None:
+    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None) -> str | None:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
@@ -178,13 +183,13 @@ class InJvm:
             return bp.info.mode[len("round trip ("):-1] if bp.info.mode and bp.info.mode.startswith("round") \
                 else "the class was being re-instrumented"
         vm = self.session.require_vm()
-        thread = EVENT_THREAD.get()
-        at_prepare = thread is not None
+        at_prepare = thread is None and EVENT_THREAD.get() is not None
+        thread = thread or EVENT_THREAD.get()
         if thread is None:
             stop = getattr(self.session, "stop", None)
             if stop is None or stop.kind is StopKind.PAUSE or not stop.thread_id:
-                return ("the class was loaded before the breakpoint was set and no thread is stopped at an event "
-                        "(in-JVM mode starts when the class loads after the breakpoint, or when set at a stop)")
+                return (f"{LOADED_BEFORE} and no thread is stopped at an event (in-JVM mode starts when the class "
+                        "loads after the breakpoint, when set at a stop, or once the method returns)")
             thread = stop.thread_id
         try:
             record = self.classes.get(info.id)
@@ -198,7 +203,7 @@ class InJvm:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
             if not at_prepare and await self._running_in(record, line):
-                return "a thread is inside the method now (its frame would keep running the old code)"
+                return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name))
             specs = {**record.specs, bp.info.id: spec}
             try:
@@ -449,6 +454,9 @@ class InJvm:
         request = self.requests[event.request_id]
         if request.role == "bridge":
             return await self._bridge_event(bp, event, request)
+        if request.role == "upgrade":
+            await self._upgrade_event(bp, event, request)
+            return None
         session = self.session
         vm = session.require_vm()
         # hit/error <- check <- the user's method; handover may run in the shutdown hook (two frames only).
@@ -547,9 +555,13 @@ class InJvm:
         A frame running an instrumented method when it is redefined keeps running the instrumented code,
         where no JDWP breakpoint can reach it: its probe is switched to FORCE, and a "bridge" request on the
         probe's hit() lets the debugger decide those hits over JDWP for whatever the breakpoint becomes."""
-        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
-            self.requests.pop(request_id, None)
         conn = self.session.conn
+        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
+            if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
+                self.tracker._by_request.pop(request_id, None)
+                if conn is not None and not conn.is_closed:
+                    with contextlib.suppress(JdwpError):
+                        await conn.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
         for record in list(self.classes.values()):
             if bp.info.id not in record.specs:
                 continue
@@ -645,6 +657,73 @@ class InJvm:
         reason.message = message
         return reason, bp.info.suspend == "all"
 
+    # -- upgrading a round-trip breakpoint ------------------------------------------------------------
+
+    async def maybe_upgrade(self, bp: Breakpoint, event: Any) -> None:
+        """A round-trip hit of a breakpoint that waits only for a safe moment (set after its class loaded):
+        stop once, every thread suspended, where the method returns to its caller, and instrument there."""
+        if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled:
+            return
+        if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or any(
+                p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values()):
+            return
+        vm = self.session.require_vm()
+        try:
+            frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 2)).frames
+            if len(frames) < 2:
+                return
+            caller = frames[1].location
+            code = (await vm.send(Method.Bytecodes, caller.class_id, caller.method_id)).bytecodes
+            if caller.index >= len(code) or code[caller.index] not in range(0xB6, 0xBB):
+                return  # not stopped in an ordinary call (reflection, a native frame...)
+            after = caller.index + (5 if code[caller.index] in (0xB9, 0xBA) else 3)
+            loc = Location(caller.type_tag, caller.class_id, caller.method_id, after)
+            reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.ALL,
+                                  [Mod.LocationOnly(loc), Mod.ThreadOnly(event.thread), Mod.Count(1)])
+        except JdwpError:
+            return
+        self._upgrades[bp.info.id] = self._upgrades.get(bp.info.id, 0) + 1
+        self.tracker._by_request[reply.request_id] = bp
+        self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
+                                                       line=await self._line_of(event.location))
+
+    async def _line_of(self, location: Location) -> int:
+        method = await self.session.require_vm().line_table(location.class_id, location.method_id)
+        return method.line_at(location.index)
+
+    async def _upgrade_event(self, bp: Breakpoint, event: Any, request: ProbeRequest) -> None:
+        """Back in the caller with every thread suspended: instrument now, if no thread is inside the method."""
+        vm = self.session.require_vm()
+        self.requests.pop(event.request_id, None)
+        self.tracker._by_request.pop(event.request_id, None)
+        with contextlib.suppress(JdwpError):
+            await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
+        if self.tracker._bps.get(bp.info.id) is not bp or not bp.info.enabled:
+            return
+        info = await vm.type(request.probe_type)
+        reason = await self.bind_at(bp, info, request.line, event.thread)
+        if reason is not None:
+            bp.info.mode = f"round trip ({reason})"
+            return
+        # In the JVM now: the round-trip requests in this class died with the redefinition.
+        for request_id, mods in list(bp.request_mods.items()):
+            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id for m in mods):
+                bp.requests.pop(request_id, None)
+                bp.request_mods.pop(request_id, None)
+                self.tracker._by_request.pop(request_id, None)
+                with contextlib.suppress(JdwpError):
+                    await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
+        bp.info.mode = "in-JVM"
+        self.session.history.add("breakpoint_changed", f"{bp.info.id} now runs in the JVM (in-JVM)", Actor.TARGET,
+                                 breakpoint=bp.info.id)
+
+    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int) -> str | None:
+        try:
+            return await self._bind(bp, info, line, thread)
+        except Exception as exc:  # as bind(): never break the breakpoint
+            log.exception("in-JVM upgrade of %s failed", bp.info.id)
+            return f"internal error while instrumenting: {exc!r}"
+
     async def _close_bridge(self, request_id: int, request: ProbeRequest) -> None:
         vm = self.session.require_vm()
         self.requests.pop(request_id, None)
@@ -679,3 +758,4 @@ class InJvm:
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()
+        self._upgrades.clear()
