@@ -824,6 +824,8 @@ class BreakpointTracker:
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
             return await self.in_jvm.on_event(bp, event)
+        if bp.info.mode is not None and bp.info.mode != "in-JVM":  # may move into the JVM once its method returns
+            await self.in_jvm.maybe_upgrade(bp, event)
         kind = type(event).KIND
         if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
             return None
