@@ -1021,6 +1021,8 @@ class Session:
             await vm.send(ThreadReference.Resume, reason.thread_id)
             self.threads.convert_to_vm_wide(reason.thread_id)
             vm_wide = True
+        elif policy != SuspendPolicy.NONE:
+            self.threads.event_kept(event_thread, vm_wide=vm_wide)
         await self._become_stopped(reason, vm_wide)
 
     async def _attach_return_value(self, step: StepState, reason: StopReason) -> None:

@@ -39,6 +39,7 @@ class ThreadRecord:
     delivered: bool = False  # returned to a waiting call already
     arrival: int = 0  # order of arrival of the stop
     own: int = 0
+    handling: int = 0  # of `own`: suspensions by events still being handled (not a stop yet, not releasable)
     credit: int = 0
     paused: bool = False  # suspended by the user (pause), with or without a stop of its own
     call: str | None = None  # "Ticker.spin()" while inside a call for the debugger
@@ -65,6 +66,7 @@ class ThreadBook:
     def __init__(self) -> None:
         self.records: dict[int, ThreadRecord] = {}
         self.vm_holds = 0
+        self.vm_handling = 0  # of vm_holds: suspend-all events still being handled (not releasable)
         self._arrivals = itertools.count(1)
 
     # -- reading -------------------------------------------------------------------------------------
@@ -145,22 +147,36 @@ class ThreadBook:
         """An event arrived that suspended its thread (or all threads): counted until resumed or kept."""
         if vm_wide:
             self.vm_holds += 1
+            self.vm_handling += 1
         elif thread_id:
-            self.get(thread_id).own += 1
+            r = self.get(thread_id)
+            r.own += 1
+            r.handling += 1
 
     def event_resumed(self, thread_id: int | None, vm_wide: bool) -> None:
         """The event's suspension was resumed again (monitoring event, false condition, logpoint)."""
         if vm_wide:
             self.vm_holds = max(0, self.vm_holds - 1)
+            self.vm_handling = max(0, self.vm_handling - 1)
         elif thread_id:
             r = self.get(thread_id)
             r.own = max(0, r.own - 1)
+            r.handling = max(0, r.handling - 1)
+
+    def event_kept(self, thread_id: int | None, vm_wide: bool) -> None:
+        """The event's suspension now belongs to a stop: a resume may release it."""
+        if vm_wide:
+            self.vm_handling = max(0, self.vm_handling - 1)
+        elif thread_id:
+            r = self.get(thread_id)
+            r.handling = max(0, r.handling - 1)
 
     def convert_to_vm_wide(self, thread_id: int) -> None:
         """A suspend-thread event became a suspend-all stop: VM.Suspend added, the event's own one resumed."""
         self.vm_holds += 1
         r = self.get(thread_id)
         r.own = max(0, r.own - 1)
+        r.handling = max(0, r.handling - 1)
 
     def add_stop(self, thread_id: int, reason: StopReason, vm_wide: bool, why: str) -> ThreadRecord:
         """The thread is suspended by this stop (its hold was counted by event_suspended/pause already)."""
@@ -232,10 +248,10 @@ class ThreadBook:
         """Everything the debugger holds on this one thread, the others untouched (resume/step one thread)."""
         r = self.get(thread_id)
         release = Release()
-        jvm_count = self.expected_count(thread_id)
-        release.thread_resumes = [thread_id] * jvm_count
-        r.own = 0
-        r.credit = self.vm_holds
+        before = self.expected_count(thread_id)
+        r.own = r.handling  # an event of this thread still being handled keeps its suspension
+        r.credit = max(r.credit, self.vm_holds - self.vm_handling)
+        release.thread_resumes = [thread_id] * max(0, before - self.expected_count(thread_id))
         r.stop = None
         r.call_from = None
         r.delivered = False
@@ -247,13 +263,14 @@ class ThreadBook:
         """Everything the debugger holds, except the stops of the threads in `keep` (stops not delivered yet)."""
         release = Release()
         kept_vm = sum(1 for t in keep if (r := self.records.get(t)) is not None and r.stop_vm_wide)
-        to_release = max(0, self.vm_holds - kept_vm)
+        to_release = max(0, self.vm_holds - kept_vm - self.vm_handling)
         for r in self.records.values():
             if r.finished:
                 continue
-            if r.id not in keep and r.own:
-                release.thread_resumes += [r.id] * min(r.own, max(0, r.own + self.vm_holds - r.credit - r.call_debt))
-                r.own = 0
+            if r.id not in keep and r.own > r.handling:
+                releasable = r.own - r.handling
+                release.thread_resumes += [r.id] * min(releasable, self.expected_count(r.id))
+                r.own = r.handling
             if r.credit and to_release:
                 realign = min(r.credit, to_release)
                 release.thread_suspends += [r.id] * realign
