@@ -1,0 +1,12 @@
+"""In-JVM conditions and logpoints: compiled to bytecode and run inside the target (issue 19).
+
+    classfile.py  read/write class files byte for byte (constant pool, members, Code and its tables)
+    bytecode.py   instruction lengths and branch operands
+    insert.py     insert straight-line code at a line, shifting branches, switches, tables, stack map frames
+    compile.py    type a condition (the evaluator's AST) with Java's rules and emit it as bytecode
+    assemble.py   a small assembler with labels, and the writer of the probe class
+    probe.py      the probe class (check/hit/error/handover) and the call inserted in the user's method
+    plan.py       class bytes + breakpoints -> instrumented bytes + probe classes (no JDWP)
+    resolve.py    class shapes for the compiler: from the target over JDWP, or from class files
+    jvm.py        the JDWP side: define the probe, redefine the class, answer the probe's events, restore
+"""
