@@ -134,7 +134,7 @@ async def test_fall_backs_say_why(debugger, jvm_factory, line_of) -> None:
     assert stop.stopped
     modes = {b.id: b.mode for b in await debugger.breakpoint_list()}
     assert modes[changes.id] == "round trip (not compilable: '++' (it changes a variable) is evaluated by the debugger)"
-    assert modes[counted.id].startswith("round trip (a hit count")
+    assert modes[counted.id] == "in-JVM"  # its hit count is kept in the probe
     assert modes[fine.id] == "in-JVM"
     assert "round trip (not compilable" in next(b for b in await debugger.breakpoint_list()
                                                   if b.id == changes.id).describe()
@@ -320,3 +320,16 @@ async def test_set_while_running_moves_into_the_jvm_once_the_method_returns(debu
         await debugger.resume(timeout=0)
     assert modes[-1] == "in-JVM", modes
     assert any(e.text.endswith("now runs in the JVM (in-JVM)") for e in await debugger.events(limit=500))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("rule", "stops"), [("%3", [(4, 3), (10, 6)]), ("2", [(2, 2)]), (">=4", [(6, 4), (8, 5)])])
+async def test_hit_counts_with_a_condition_are_counted_in_the_jvm(debugger, jvm_factory, line_of, rule, stops) -> None:
+    jvm = jvm_factory(MAIN, "12", "1")
+    await debugger.attach(jvm.address, timeout=10)
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i % 2 == 0", hit_count=rule)
+    for i, hits in stops:
+        stop = await debugger.resume(timeout=30)
+        assert stop.stop.breakpoint_id == bp.id and stop.stop.hit_count == hits
+        assert {v.name: v.value.text for v in await debugger.locals()}["i"] == str(i)
+    assert next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode == "in-JVM"

@@ -112,6 +112,10 @@ def _as_logged(match: re.Match[str]) -> str:
     return quoted[1:-1] if quoted.endswith('"') else quoted
 
 
+def _rule(bp: Breakpoint) -> tuple[str, int] | None:
+    return (bp.hit_rule.mode, bp.hit_rule.n) if bp.hit_rule is not None else None
+
+
 class _Event:
     """The user's frame standing in for the probe's event when building the stop."""
 
@@ -145,8 +149,6 @@ class InJvm:
     def refusal(self, bp: Breakpoint) -> str | None:
         if not self.enabled:
             return "in-JVM mode is off (--no-instrument)"
-        if bp.hit_rule is not None:
-            return "a hit count with a condition or log is counted by the debugger"
         if getattr(self.session, "read_only", False):
             return "a read-only session never changes the target's classes"
         if getattr(self.session, "redact", False):
@@ -204,7 +206,7 @@ class InJvm:
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
             if not at_prepare and await self._running_in(record, line):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
-            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name))
+            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -242,7 +244,7 @@ class InJvm:
             old = record.specs[bp.info.id]
             if (old.log is None) != (bp.info.log is None):
                 return False  # a logpoint's probe has other fields and superclass: not a redefinition
-            spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name)
+            spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name, _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -464,7 +466,7 @@ class InJvm:
         if request.role == "handover":
             text = await self._string_in_slot0(event.thread, frames[0].frame_id)
             lines = text.split(SEPARATOR)
-            bp.info.hits += len(lines)
+            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + len(lines)
             bp.fired = True
             await self.tracker._arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
@@ -480,7 +482,9 @@ class InJvm:
                                     thread=event.thread)
                 return None
             message = f"condition error, stopped: {what}"
-        bp.info.hits += 1
+            bp.info.hits += 1
+        else:  # counted in the probe when a hit rule decides there
+            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         bp.fired = True
         await self.tracker._arm_dependants(bp)
         user = frames[2]
@@ -536,6 +540,12 @@ class InJvm:
         if not obj:
             return ""
         return (await self.session.require_vm().send(StringReference.Value, obj)).string_value
+
+    async def _hits(self, probe_type: int) -> int:
+        """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
+        vm = self.session.require_vm()
+        field_id = next(f.id for f in await vm.fields(probe_type) if f.name == "HITS")
+        return (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value
 
     async def _skip_once(self, probe_type: int, thread: int) -> None:
         """Put the thread in the probe's SKIP slots and raise ANY: the re-run call returns at once."""

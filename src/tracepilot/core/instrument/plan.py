@@ -24,6 +24,7 @@ class ProbeSpec:
     condition: str | None
     log: str | None
     probe_name: str  # internal name, in the class's package
+    hit_rule: tuple[str, int] | None = None  # ("eq" | "every" | "ge", n): counted in the probe
 
 
 @dataclass
@@ -91,4 +92,4 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
                 message.append(part if isinstance(part, str) else await checker.text(parse_expression(part[0])))
     except (ExpressionSyntaxError, TemplateError) as exc:
         raise NotCompilable(f"does not parse: {exc}") from None
-    return build_probe(name, checker.captures, condition, message)
+    return build_probe(name, checker.captures, condition, message, spec.hit_rule)

@@ -57,13 +57,15 @@ class Probe:
 
 
 def build_probe(class_name: str, captures: list[Capture], condition: Typed | None,
-                message: list[Typed | str] | None) -> Probe:
-    """A probe that calls hit() when `condition` holds (always when None), or logs `message` instead."""
+                message: list[Typed | str] | None, hit_rule: tuple[str, int] | None = None) -> Probe:
+    """A probe that calls hit() when `condition` holds (always when None), or logs `message` instead; with a
+    hit rule, only the hits (condition true) it lets through: the n-th ("eq"), every n-th, from the n-th on."""
     writer = StaticClassWriter(class_name, superclass=THREAD if message is not None else "java/lang/Object")
     pool = writer.pool
     writer.add_field("ANY", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_FINAL)
     writer.add_field("FORCE", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
+    writer.add_field("HITS", "I", ACC_PUBLIC | ACC_STATIC)  # condition-true hits, read by the debugger
     slots, arg_slots = capture_slots(captures)
     descriptor = "(" + "".join(c.descriptor for c in captures) + ")V"
 
@@ -86,6 +88,17 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     emitter = Emitter(a, slots)
     if condition is not None:
         emitter.jump(condition, done, False)
+    if hit_rule is not None:
+        mode, n = hit_rule
+        a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
+        a.push_int(n)
+        if mode == "eq":
+            a.branch(bc.IF_ICMPNE, done)
+        elif mode == "every":
+            a.op(bc.IREM)
+            a.branch(bc.IFNE, done)
+        else:
+            a.branch(bc.IF_ICMPLT, done)
     if message is None:
         a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
     else:
@@ -110,6 +123,14 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF), max(arg_slots, 1))
 
     writer.add_method("skipped", "()Z", ACC_STATIC, _skipped(pool, class_name), 4, 2)
+    counter = Assembler(pool)  # static synchronized int count(): ++HITS
+    counter.field(bc.GETSTATIC, class_name, "HITS", "I")
+    counter.op(bc.ICONST_0 + 1)
+    counter.op(bc.IADD)
+    counter.op(bc.DUP)
+    counter.field(bc.PUTSTATIC, class_name, "HITS", "I")
+    counter.op(bc.IRETURN)
+    writer.add_method("count", "()I", ACC_STATIC | ACC_SYNCHRONIZED, counter, 2, 0)
     for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", f"({STRING})V")):
         empty = Assembler(pool)
         empty.op(bc.RETURN)
