@@ -37,14 +37,14 @@ def storm_total(threads: int, rounds: int) -> int:
     return sum(3 * i + 2 * r + 1 for i in range(threads) for r in range(rounds))
 
 
-def test_random_sequences_keep_the_execution_model_true(jvm_factory, line_of):
+def test_random_sequences_keep_the_execution_model_true(jvm_factory, line_of, jdk):
     lines = {"work": line_of("storm-work"), "after": line_of("storm-after")}
 
     class Storm(RuleBasedStateMachine):
         @initialize(suspend=st.sampled_from(["all", "thread"]))
         def start(self, suspend: str) -> None:
             self.loop = asyncio.new_event_loop()
-            self.jvm = jvm_factory("Storm", str(THREADS), str(ROUNDS))
+            self.jvm = jvm_factory("Storm", str(THREADS), str(ROUNDS), jdk=jdk)
             self.debugger = Debugger()
             self.run(self.debugger.attach(self.jvm.address, timeout=10))
             self.delivered: set[int] = set()  # id() of every stop a waiting call returned
