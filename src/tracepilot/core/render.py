@@ -156,17 +156,21 @@ def status(st: Status) -> str:
 
 
 def suspended_threads(st: Status) -> list[str]:
-    """One line per thread the debugger holds, with its reason (only when there is more than the stop)."""
-    held = st.suspended
-    if not held or (len(held) == 1 and held[0].current and st.stop is not None and held[0].why in st.stop.headline()):
-        return []
-    lines = [f"suspended threads ({len(held)}):"]
-    for t in held[:20]:
-        mark = "*" if t.current else " "
-        new = "" if t.delivered or t.state != "stopped" else " (not delivered yet)"
-        lines.append(f" {mark} {t.name or t.id}: {t.why}{new}")
-    if len(held) > 20:
-        lines.append(f"   … {len(held) - 20} more: threads lists them all")
+    """One line per thread with a reason of its own (a stop, a pause, a call); threads merely held by a
+    suspend-all stop are counted in one line. Nothing when the current stop is all there is."""
+    own = [t for t in st.suspended if t.state != "held"]
+    held = len(st.suspended) - len(own)
+    lines: list[str] = []
+    if len(own) > 1 or (own and not own[0].current):
+        lines.append(f"threads stopped ({len(own)}):")
+        for t in own[:20]:
+            mark = "*" if t.current else " "
+            new = "" if t.delivered or t.state != "stopped" else " (not delivered yet)"
+            lines.append(f" {mark} {t.name or t.id}: {t.why}{new}")
+        if len(own) > 20:
+            lines.append(f"   … {len(own) - 20} more: threads lists them all")
+    if held:
+        lines.append(f"{held} other thread(s) held: suspended with all threads by a suspend-all stop")
     return lines
 
 

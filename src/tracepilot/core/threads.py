@@ -302,9 +302,20 @@ def why_suspended(r: ThreadRecord, book: ThreadBook) -> str | None:
         late = " (did not return in time; pause suspends it)" if r.call_timed_out else ""
         return f"inside a call to {r.call}{late}"
     if r.stop is not None:
-        return r.stop.headline().removeprefix("STOPPED").strip(" —")
+        return stop_phrase(r.stop)
     if r.paused:
         return "paused"
     if book.expected_count(r.id) > 0:
         return "held: suspended with all threads by a suspend-all stop"
     return None
+
+
+def stop_phrase(stop: StopReason) -> str:
+    """A stop without the thread it belongs to: "breakpoint bp-1 (hit 2) at com.acme.Foo.bar(Foo.java:7)"."""
+    text = stop.headline().removeprefix("STOPPED").strip()
+    where, sep, why = text.partition(" — ")
+    if not sep:
+        why, where = where.strip(" —"), ""
+    if stop.thread_name:
+        why = why.replace(f", thread {stop.thread_name}", "", 1)
+    return f"{why} {where}".strip()
