@@ -333,3 +333,19 @@ async def test_hit_counts_with_a_condition_are_counted_in_the_jvm(debugger, jvm_
         assert stop.stop.breakpoint_id == bp.id and stop.stop.hit_count == hits
         assert {v.name: v.value.text for v in await debugger.locals()}["i"] == str(i)
     assert next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode == "in-JVM"
+
+
+@pytest.mark.timeout(120)
+async def test_updating_a_hit_count_counts_from_the_update(debugger, jvm_factory, line_of) -> None:
+    jvm = jvm_factory(MAIN, "40", "1")
+    await debugger.attach(jvm.address, timeout=10)
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i % 2 == 0", hit_count=2)
+    stop = await debugger.resume(timeout=30)
+    assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "2"
+    left = (await debugger.breakpoint_update(bp.id, hit_count=3)).hits  # what the update left (it resets)
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id
+    # As the round trip does it: the probe counts on from the hits the update left on the breakpoint.
+    expected_i = 2 + 2 * (3 - left)
+    assert {v.name: v.value.text for v in await debugger.locals()}["i"] == str(expected_i)
+    assert stop.stop.hit_count == 3

@@ -295,6 +295,9 @@ class InJvm:
                 continue
             type_id = record.probe_types[placed.probe.class_name]
             methods = {m.name: m for m in await vm.methods(type_id)}
+            if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
+                field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
+                await vm.send(ClassType.SetValues, type_id, [(field_id, Value.int(bp.info.hits))])
             for role in roles:
                 loc = Location(TypeTag.CLASS, type_id, methods[role].id, 0)
                 mods: list[Any] = [Mod.LocationOnly(loc)]
