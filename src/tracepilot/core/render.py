@@ -161,7 +161,7 @@ def suspended_threads(st: Status) -> list[str]:
     own = [t for t in st.suspended if t.state != "held"]
     held = len(st.suspended) - len(own)
     lines: list[str] = []
-    if len(own) > 1 or (own and not own[0].current):
+    if len(own) > 1 or any(not t.current or t.state != "stopped" for t in own):
         lines.append(f"threads stopped ({len(own)}):")
         for t in own[:20]:
             mark = "*" if t.current else " "
