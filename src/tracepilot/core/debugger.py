@@ -156,22 +156,28 @@ class Debugger:
     # -- execution -----------------------------------------------------------------------------------
 
     async def resume(self, thread: str | int | None = None, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
-        """Resume all threads (or one); with timeout > 0 wait that long for the next stop."""
+        """Resume all threads (every stop already seen, every pause), or only `thread`; with timeout > 0 wait
+        that long for a new stop. A stop of another thread no call has returned yet is the answer at once.
+        The semantics (each stop delivered once, counted suspensions) are in session.py and threads.py."""
         return await self.session.resume(thread, timeout, self._actor(actor))
 
     async def pause(self, thread: str | int | None = None, actor: Actor | None = None) -> WaitResult:
+        """Suspend all threads (or one; a thread inside a call that did not return is suspended there)."""
         return await self.session.pause(thread, self._actor(actor))
 
     async def step(self, kind: str = "over", thread: str | int | None = None, count: int = 1, timeout: float = 5.0,
                    actor: Actor | None = None) -> WaitResult:
-        """Step "over", "into" or "out" (also "line"/"instruction" granularity via kind "stepi")."""
+        """Step one thread "over", "into" or "out" (kind "stepi": one instruction). After a step out or over
+        a call the stop carries the returned value (`return_value`, `returned_from`)."""
         return await self.session.step(kind, thread, count, timeout, self._actor(actor))
 
     async def run_to(self, location: str, thread: str | int | None = None, timeout: float = 5.0,
                      actor: Actor | None = None) -> WaitResult:
+        """Resume until `location` (deferred until its class loads); the stop says "run to LOCATION"."""
         return await self.session.run_to(location, thread, timeout, self._actor(actor))
 
     async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
+        """The next stop no call has returned yet; the current one at once when every thread is suspended."""
         return await self.session.wait_for_stop(timeout)
 
     # -- breakpoints ---------------------------------------------------------------------------------
