@@ -204,7 +204,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
     @tool(annotations=CONTROL)
     async def resume(thread: Thread = None, timeout: ResumeTimeout = 10.0, ctx: Context | None = None) -> CallToolResult:
         """Resume the program (or one thread) and wait for the next stop: answers with the stop context
-        (reason, source, stack, locals), or "still running" when the timeout passes."""
+        (reason, source, stack, locals), or "still running" when the timeout passes. Each stop is answered
+        once: with several threads stopped, each resume answers the next one."""
         return await stop_context("resume", ctx, timeout,
                                   lambda d: d.resume(_thread(thread), timeout, actor=_agent()))
 
@@ -239,7 +240,8 @@ def register(server: MCPServer, app: McpApp) -> None:  # noqa: C901  (one closur
 
     @tool(annotations=READ)
     async def wait_for_stop(timeout: ResumeTimeout = 10.0, ctx: Context | None = None) -> CallToolResult:
-        """Wait until the program stops (answers at once if it already is); "still running" on timeout."""
+        """Wait for the next stop (a stop of another thread not answered yet comes at once; when every thread
+        is already suspended, the current stop); "still running" on timeout."""
         return await stop_context("wait_for_stop", ctx, timeout, lambda d: d.wait_for_stop(timeout))
 
     # -- breakpoints ----------------------------------------------------------------------------------------
