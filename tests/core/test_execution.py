@@ -209,8 +209,8 @@ async def test_a_call_that_times_out_leaves_the_thread_inside_the_call(debugger,
 # -- failure 5: answers say what happened ------------------------------------------------------------------------------
 
 
-async def test_run_to_says_run_to(debugger, jvm_factory, line_of):
-    await attach(debugger, jvm_factory, "Ticker", "100")
+async def test_run_to_says_run_to(debugger, jvm_factory, line_of, jdk):
+    await attach(debugger, jvm_factory, "Ticker", "100", jdk=jdk)
     line = line_of("ticker-tick")
     result = await debugger.run_to(f"fixtures.Ticker:{line}", timeout=20)
     assert result.stopped and "None" not in result.stop.headline()
@@ -220,8 +220,8 @@ async def test_run_to_says_run_to(debugger, jvm_factory, line_of):
     assert "None" not in both.stop.headline() and "bp-1" in both.stop.headline()
 
 
-async def test_hit_label_counts_from_a_hit_count_update(debugger, jvm_factory, line_of):
-    await attach(debugger, jvm_factory, "HotLoop", "100000")
+async def test_hit_label_counts_from_a_hit_count_update(debugger, jvm_factory, line_of, jdk):
+    await attach(debugger, jvm_factory, "HotLoop", "100000", jdk=jdk)
     bp = await debugger.breakpoint_set(f"fixtures.HotLoop:{line_of('hot-body')}", hit_count=1000)
     first = await debugger.resume(timeout=30)
     assert first.stopped and first.stop.hit_count == 1000
@@ -230,8 +230,8 @@ async def test_hit_label_counts_from_a_hit_count_update(debugger, jvm_factory, l
     assert second.stopped and second.stop.hit_count == 5, second.stop.headline()
 
 
-async def test_an_attached_jvm_killed_reports_no_invented_exit_code(debugger, jvm_factory):
-    jvm = await attach(debugger, jvm_factory, "Ticker", "100000")
+async def test_an_attached_jvm_killed_reports_no_invented_exit_code(debugger, jvm_factory, jdk):
+    jvm = await attach(debugger, jvm_factory, "Ticker", "100000", jdk=jdk)
     await debugger.resume(timeout=0)
     jvm.kill()
     result = await debugger.wait_for_stop(10)
@@ -240,15 +240,15 @@ async def test_an_attached_jvm_killed_reports_no_invented_exit_code(debugger, jv
     assert "exit code" not in render.render(status) and "exit code" not in render.render(result)
 
 
-async def test_a_reconnect_is_named_in_the_answer_that_caused_it(debugger, jvm_factory, free_port):
+async def test_a_reconnect_is_named_in_the_answer_that_caused_it(debugger, jvm_factory, free_port, jdk):
     port = free_port()
-    first = jvm_factory("Ticker", "100000", port=port)
+    first = jvm_factory("Ticker", "100000", port=port, jdk=jdk)
     await debugger.attach(first.address, timeout=10)
     await debugger.resume(timeout=0)
     first.kill()
     dead = await debugger.wait_for_stop(10)
     assert dead.state is SessionState.EXITED
-    jvm_factory("Ticker", "100000", port=port)
+    jvm_factory("Ticker", "100000", port=port, jdk=jdk)
     woke = await debugger.wait_for_stop(10)  # wait_for_stop reconnects exactly as resume would
     assert "reconnected" in render.render(woke)
     assert woke.stopped and woke.stop.kind is StopKind.VM_START
@@ -285,16 +285,16 @@ async def test_a_stop_in_a_virtual_thread_shows_name_line_stack_and_locals(debug
 # -- stepping: lambda proxies, return values ------------------------------------------------------------------------------
 
 
-async def test_step_into_skips_lambda_proxy_frames(debugger, jvm_factory, line_of):
-    await attach(debugger, jvm_factory, "LambdasAndInner")
+async def test_step_into_skips_lambda_proxy_frames(debugger, jvm_factory, line_of, jdk):
+    await attach(debugger, jvm_factory, "LambdasAndInner", jdk=jdk)
     await debugger.run_to(f"fixtures.LambdasAndInner:{line_of('run-all-return') - 5}", timeout=20)  # total = lambda.applyAsInt(1)
     into = await debugger.step("into")
     assert into.stopped and "$$Lambda" not in into.stop.location.class_name
     assert into.stop.location.line == line_of("lambda-body")
 
 
-async def test_step_out_reports_the_returned_value(debugger, jvm_factory, line_of):
-    await attach(debugger, jvm_factory, "Ticker", "100")
+async def test_step_out_reports_the_returned_value(debugger, jvm_factory, line_of, jdk):
+    await attach(debugger, jvm_factory, "Ticker", "100", jdk=jdk)
     await debugger.run_to("fixtures.Ticker.compute", timeout=20)
     x = int((await debugger.evaluate("x")).text)
     out = await debugger.step("out")
@@ -312,8 +312,8 @@ async def test_step_over_a_call_reports_what_it_returned(debugger, jvm_factory, 
     assert f"compute() returned {i * 10}" in over.stop.headline()
 
 
-async def test_run_to_a_class_not_loaded_yet_defers(debugger, jvm_factory, line_of):
-    await attach(debugger, jvm_factory, "LaterLoaded")
+async def test_run_to_a_class_not_loaded_yet_defers(debugger, jvm_factory, line_of, jdk):
+    await attach(debugger, jvm_factory, "LaterLoaded", jdk=jdk)
     line = line_of("later-target")
     result = await debugger.run_to(f"fixtures.LaterLoadedTarget:{line}", timeout=30)
     assert result.stopped and result.stop.location.class_name == "fixtures.LaterLoadedTarget"
