@@ -92,6 +92,7 @@ async def test_storm_every_hit_delivered_once_and_nothing_left_suspended(debugge
         bp = await debugger.breakpoint_set(f"fixtures.Storm:{line}", suspend=policy)
         assert f"suspend {policy}" in render.render(bp)
     seen: list[tuple[str, int]] = []
+    stops_at: dict[int, list] = {}
     while True:
         result = await debugger.resume(timeout=20)
         if result.state is SessionState.EXITED:
@@ -101,10 +102,14 @@ async def test_storm_every_hit_delivered_once_and_nothing_left_suspended(debugge
         hit = (result.stop.thread_name, result.stop.location.line)
         assert hit not in seen, f"delivered twice: {hit}"
         seen.append(hit)
+        stops_at.setdefault(result.stop.location.line, []).append(result)
         await assert_counts_agree(debugger)
         status = render.render(await debugger.status())
         assert result.stop.thread_name in status
     assert sorted(seen) == sorted((f"worker-{i}", line) for i in range(threads) for line in lines)
+    for line in lines:  # each hit has its own number, whatever order the threads' events are handled in
+        labels = sorted(s.stop.hit_count for s in stops_at.get(line, []))
+        assert labels == list(range(1, threads + 1)), labels
     stops = [e for e in await debugger.events(kinds=["stop"], limit=1000) if e.data.get("stop", {}).get("kind") == "BREAKPOINT"]
     assert len(stops) == len(seen)  # each hit once in the history too
     out = await asyncio.to_thread(jvm.wait_for_output, "storm done", 30)

@@ -864,6 +864,7 @@ class BreakpointTracker:
             if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
                 return None
         bp.fired = True
+        hit = bp.info.hits  # this event's hit number: other threads' hits may count on during the awaits below
         await self._arm_dependants(bp)
         if bp.info.log:
             try:
@@ -878,6 +879,8 @@ class BreakpointTracker:
             if message is None:
                 return None
         reason = await self._stop_reason(bp, event, extra)
+        if reason.hit_count is not None:
+            reason.hit_count = hit
         session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
         reason.message = message
         if bp.info.temporary:

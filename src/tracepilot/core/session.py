@@ -58,7 +58,7 @@ from .model import (
 )
 from .sources import SourcePath
 from .states import session_move
-from .threads import Release, ThreadBook, why_suspended
+from .threads import Release, ThreadBook, ThreadState, why_suspended
 from .vm import Vm
 
 if TYPE_CHECKING:
@@ -560,8 +560,8 @@ class Session:
         out = []
         for r in self.threads.suspended():
             why = why_suspended(r, self.threads)
-            if why is None:
-                continue
+            if why is None or (r.state is ThreadState.HELD and is_system(r.name or "", None)):
+                continue  # (JVM housekeeping threads held with the rest are not worth a line)
             out.append(SuspendedThread(r.id, r.name, r.state.value, why,
                                        location=r.stop.location if r.stop is not None else None,
                                        current=r.stop is not None and r.stop is self.stop, delivered=r.delivered))
