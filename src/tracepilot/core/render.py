@@ -661,3 +661,8 @@ def render(obj: Any, depth: int = 0) -> str:
     if isinstance(obj, list | tuple) and not obj:
         return "(none)"
     return _fallback(obj, depth)
+
+
+def removed(ids: Sequence[str]) -> str:
+    """What a remove call took away: "removed bp-1, bp-2" or "nothing removed"."""
+    return ("removed " + ", ".join(ids)) if ids else "nothing removed"

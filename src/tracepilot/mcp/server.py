@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import MCPServer
 
+from ..version import package_version
 from . import resources, tools
 from .app import McpApp
 from .arguments import CheckedServer
@@ -41,7 +42,7 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
                  debugger_factory=debugger_factory or _join_factory(join))
 
     server = CheckedServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
-                       version=_version(), log_level="INFO")
+                       version=package_version(), log_level="INFO")
     tools.register(server, app)
     server.notifier = resources.register(server, app)  # type: ignore[attr-defined]
     return server, app
@@ -68,15 +69,6 @@ def _publish(debugger: Debugger):  # noqa: ANN202
     from ..share.host import publish_soon  # noqa: PLC0415  (loaded with the core, on the first tool call)
 
     return publish_soon(debugger, "mcp")
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    try:
-        return version("tracepilot")
-    except PackageNotFoundError:
-        return "0"
 
 
 def run(read_only: bool, redact: bool, join: str | None, log_file: str | None) -> int:

@@ -1,0 +1,38 @@
+"""Operations that read what happened: the event history, the program's output, call tracing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .spec import Param, Spec
+
+SPECS = (
+    Spec(
+        "events", "The event history (stops, logpoints, thread starts, class loads, ...) with who caused each.",
+        tool="events", method="events", render="events", data_key="events", commands=("events",),
+        call=lambda d, a: d.events(a.since, a.kinds, a.limit),
+        params=(
+            Param("since", int, 0, "only events after this sequence number", ge=0),
+            Param("kinds", list[str] | None, None,
+                  'only these kinds, e.g. ["stop", "log", "thread_start", "exception", "output"]'),
+            Param("limit", int, 100, "at most this many", ge=1, le=10_000),
+        )),
+    Spec(
+        "output", "Output of a launched program (stdout/stderr), read from an offset.",
+        tool="output", method="output", render="output", data_key="chunks", commands=("output",),
+        call=lambda d, a: d.output(a.stream, a.since),
+        params=(
+            Param("stream", Literal["stdout", "stderr", "both"], "both"),
+            Param("since", int, 0, "character offset to read from (the last `end`)", ge=0),
+        )),
+    Spec(
+        "trace", "Count method calls in matching classes for a while without stopping the program: calls and\n"
+        "time per method, and the call tree of the busiest thread.",
+        tool="trace", method="trace", waits_on="duration", waiting_for="tracing", commands=("trace", "untrace"),
+        call=lambda d, a: d.trace(a.pattern, a.duration, a.max_calls, actor=a.actor),
+        params=(
+            Param("pattern", str, description='classes to trace, e.g. "com.acme.*"'),
+            Param("duration", float, 5.0, "seconds to trace", gt=0, le=600),
+            Param("max_calls", int, 100_000, "stop after this many calls", ge=1),
+        )),
+)

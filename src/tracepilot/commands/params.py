@@ -1,0 +1,41 @@
+"""Arguments several operations share, each described once in the words the model reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .spec import Param
+
+
+def thread(default: Any = None) -> Param:
+    return Param("thread", int | str | None, default,
+                 "thread id or name; default: the thread of the current stop (or all threads)")
+
+
+def frame() -> Param:
+    return Param("frame", int, 0, "frame index, 0 = top of the stack", ge=0)
+
+
+def location() -> Param:
+    return Param("location", str, description='a line as people type it: "com.acme.Foo:42", "Foo:42", "Foo.java:42", '
+                 '"src/main/java/com/acme/Foo.java:42", or a method "com.acme.Foo.bar"')
+
+
+def condition() -> Param:
+    return Param("condition", str | None, None, 'Java expression; stop only when true, e.g. "i > 5 && name != null"')
+
+
+def log() -> Param:
+    return Param("log", str | bool | None, None,
+                 'logpoint: do not stop, record a line in events instead (shown in the next stop answer). '
+                 'true: a line saying where it fired (Class.method:line, thread), plus old -> new for a field write; '
+                 'or a message with {expression} parts, e.g. "total={total}", followed by the same')
+
+
+def target() -> Param:
+    return Param("target", str, description='an object handle "@12", a mark "$label", or a Java expression')
+
+
+def wait_timeout(default: float) -> Param:
+    return Param("timeout", float, default,
+                 f"seconds to wait for the next stop (default {default:g}; 0 = don't wait)", ge=0, le=600)
