@@ -13,8 +13,8 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from ..jdwp import JdwpError, JdwpTransportError, VirtualMachine, VMDisconnected
-from .errors import DebuggerError, InvalidArgument, NotConnected, TargetError
+from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
+from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError
 from .model import (
     Actor,
     BreakpointInfo,
@@ -179,6 +179,18 @@ class Debugger:
     async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
         """The next stop no call has returned yet; the current one at once when every thread is suspended."""
         return await self.session.wait_for_stop(timeout)
+
+    async def interrupt(self, thread: str | int | None = None, actor: Actor | None = None) -> str:
+        """Thread.interrupt() on one thread (default: the current stop's): it wakes from sleep, wait or join
+        with InterruptedException once it runs. Suspension is unchanged. Answers what was done."""
+        session = self.session
+        if session.read_only:
+            raise ReadOnlyViolation("interrupt")
+        thread_id = await session.resolve_thread(thread)
+        await session.require_vm().send(ThreadReference.Interrupt, thread_id)
+        name = await session.require_vm().thread_name(thread_id)
+        self.history.add("interrupt", f"interrupted thread {name}", self._actor(actor), thread_id=thread_id)
+        return f"interrupted thread {name} (id {thread_id})"
 
     # -- breakpoints ---------------------------------------------------------------------------------
 
