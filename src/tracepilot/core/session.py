@@ -720,15 +720,24 @@ class Session:
         await self.ensure_connected()
         if thread is not None and thread != "":
             tid = await self.resolve_thread(thread)
+            if self._step is not None and self._step.thread_id == tid:
+                await self._cancel_step()  # resuming the stepping thread: run, don't stop at the step's end
             release = self.threads.release_thread(tid)
             await self._send_release(release)
             self.history.add("resume", f"resumed thread {await self.vm.thread_name(tid)}", actor, thread=tid)
             self._after_release()
             return await self.wait_for_stop(timeout, new_only=True)
+        if self._step is not None:
+            await self._cancel_step()  # a step still under way ("still running") ends with a resume
         if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
             await self._release_all()
             self.history.add("resume", "resumed", actor)
         return await self.wait_for_stop(timeout, new_only=True)
+
+    async def _cancel_step(self) -> None:
+        step, self._step = self._step, None
+        await self._clear_step_request(step)
+        await self._clear_exit_request(step)
 
     async def _release_all(self) -> None:
         # Stops no call has returned yet stay (the next answer is one of them); the current stop counts as
