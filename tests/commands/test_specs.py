@@ -49,6 +49,10 @@ def test_every_tool_spec_says_how_it_runs_and_every_other_spec_says_why_not():
             assert len(params) == len(set(params)), spec.name
             if spec.waits_on:
                 assert spec.waits_on in params, spec.name
+        elif spec.via:
+            tool = by_tool()[spec.via]
+            assert spec.name in [p.name for p in tool.params], f"{spec.name}: {spec.via} has no such argument"
+            assert spec.call is not None and spec.method, spec.name
         else:
             assert spec.person_only, f"{spec.name}: no tool and no reason"
 
@@ -56,7 +60,9 @@ def test_every_tool_spec_says_how_it_runs_and_every_other_spec_says_why_not():
 def test_tool_specs_name_debugger_methods_that_exist():
     from tracepilot.core.debugger import Debugger  # noqa: PLC0415
 
-    for spec in by_tool().values():
+    for spec in SPECS:
+        if not spec.method:
+            continue
         assert callable(getattr(Debugger, spec.method, None)), f"{spec.name}: Debugger.{spec.method}"
 
 

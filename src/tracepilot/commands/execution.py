@@ -15,6 +15,13 @@ async def _pause(d: Any, a: Arguments) -> Any:
     return await d.pause(thread, actor=a.actor)
 
 
+async def _resume(d: Any, a: Arguments) -> Any:
+    thread = thread_arg(a.thread)
+    if a.interrupt:
+        await d.interrupt(thread, actor=a.actor)
+    return await d.resume(thread, a.timeout, actor=a.actor)
+
+
 SPECS = (
     Spec(
         "resume", "Resume the program (or one thread) and wait for the next stop: answers with the stop context\n"
@@ -22,8 +29,14 @@ SPECS = (
         "once: with several threads stopped, each resume answers the next one.",
         Effect.CONTROL, tool="resume", method="resume", stop_context=True, waits_on="timeout",
         commands=("run", "cont", "resume"),
-        call=lambda d, a: d.resume(thread_arg(a.thread), a.timeout, actor=a.actor),
-        params=(params.thread(), params.wait_timeout(10))),
+        call=_resume,
+        params=(params.thread(), params.wait_timeout(10), Param(
+            "interrupt", bool, False, "first interrupt the thread (Thread.interrupt(); default: the current "
+            "stop's): it wakes from sleep, wait or join with InterruptedException"))),
+    Spec(
+        "interrupt", "Interrupt a thread (Thread.interrupt()): wakes it from sleep/wait with InterruptedException.",
+        Effect.CONTROL, method="interrupt", via="resume", commands=("interrupt",),
+        call=lambda d, a: d.interrupt(thread_arg(a.thread), actor=a.actor), params=(params.thread(),)),
     Spec(
         "pause", "Suspend the program (or one thread) now; works while another call is waiting.",
         Effect.CONTROL, tool="pause", method="pause", stop_context=True, call=_pause, commands=("suspend",),

@@ -37,5 +37,5 @@ def target() -> Param:
 
 
 def wait_timeout(default: float) -> Param:
-    return Param("timeout", float, default,
+    return Param("timeout", float, float(default),
                  f"seconds to wait for the next stop (default {default:g}; 0 = don't wait)", ge=0, le=600)

@@ -8,10 +8,8 @@ from typing import Any
 from .spec import Arguments, Effect, Param, Spec, person_only
 
 
-async def _attach(d: Any, a: Arguments) -> Any:
-    if a.sourcepath:
-        d.session.sources.add(*a.sourcepath)  # the facade's attach has no sourcepath argument yet
-    return await d.attach(a.address, a.timeout, actor=a.actor)
+def _attach(d: Any, a: Arguments) -> Any:
+    return d.attach(a.address, a.timeout, sourcepath=a.sourcepath or (), actor=a.actor)
 
 
 def _launch(d: Any, a: Arguments) -> Any:

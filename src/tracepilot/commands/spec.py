@@ -73,7 +73,8 @@ RenderOptions = Callable[[Arguments], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Spec:
-    """One operation. `tool` is None for a command only a person at a prompt uses; `person_only` says why."""
+    """One operation. Without a `tool`, either `via` names the tool that runs it through an argument, or
+    `person_only` says why only a person at a prompt uses it."""
 
     name: str
     help: str  # the first line is the summary; the MCP tool description is all of it
@@ -89,6 +90,7 @@ class Spec:
     waiting_for: str = "waiting for the program to stop"
     stop_context: bool = False  # the answer is a stop (or "still running") with the snapshot around it
     commands: tuple[str, ...] = ()  # the catalog's command names (jdb/gdb syntax) for the same operation
+    via: str | None = None  # the tool that runs it through an argument of this spec's name (resume interrupt=true)
     person_only: str = ""  # why no MCP tool runs it
 
     @property

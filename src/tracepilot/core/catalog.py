@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import render as shared_render
-from .errors import DebuggerError, InvalidArgument, NotFound, ReadOnlyViolation
+from .errors import DebuggerError, InvalidArgument, NotFound
 from .launcher import launch_options
 from .model import (
     Actor,
@@ -656,17 +656,7 @@ async def _resume(ctx: Context, thread: str | int | None = None) -> CommandResul
 @cmd("interrupt", "Interrupt a thread (Thread.interrupt()): wakes it from sleep/wait with InterruptedException.",
      args=[Arg("thread", "thread", required=False)], category="threads", mutates=True)
 async def _interrupt(ctx: Context, thread: str | int | None = None) -> CommandResult:
-    from ..jdwp import ThreadReference  # noqa: PLC0415
-
-    session = ctx.debugger.session
-    if session.read_only:
-        raise ReadOnlyViolation("interrupt")
-    thread_id = await session.resolve_thread(thread if thread is not None else ctx.thread)
-    await session.require_vm().send(ThreadReference.Interrupt, thread_id)
-    name = await session.require_vm().thread_name(thread_id)
-    ctx.debugger.history.add("interrupt", f"interrupted thread {name}", ctx.actor or ctx.debugger.default_actor,
-                             thread_id=thread_id)
-    return ok(f"interrupted thread {name} (id {thread_id})")
+    return ok(await ctx.debugger.interrupt(thread if thread is not None else ctx.thread, actor=ctx.actor))
 
 
 @cmd("timeout", "Show or set how long cont/step/run-to wait for the next stop (seconds).",
