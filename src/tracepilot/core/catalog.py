@@ -41,7 +41,8 @@ from .model import (
     Variable,
     WaitResult,
 )
-from .textview import render, render_wait, source_line
+from .render import command_text as render
+from .render import source_line
 
 if TYPE_CHECKING:
     from .debugger import Debugger
@@ -497,7 +498,7 @@ async def _maybe(value: Any) -> Any:
 
 
 async def _waited(ctx: Context, result: WaitResult) -> CommandResult:
-    text = await render_wait(result, ctx.debugger)
+    text = render(result)
     returned = returned_text(result.stop) if result.stopped else None
     if returned and returned not in text:
         text += f"\n{returned}"

@@ -4,6 +4,9 @@ Every front end shares these: the MCP server sends them as the text of a tool re
 them, the share protocol can quote them. Short, no noise, values summarised; the structured form is
 `to_dict()`. Pure functions over model objects: no I/O, no JDWP.
 
+The line interfaces (REPL, TUI command line, share `line` commands) print `command_text`: the same
+renderings, with a stop followed by its source line the way jdb prints it.
+
 Anything without a renderer of its own falls back to `headline()`/`describe()`/`render()`, then to its
 fields.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .model import (
@@ -45,6 +49,7 @@ from .model import (
     WaitResult,
     WatchInfo,
 )
+from .sources import SourcePath, read_lines
 
 MAX_LOCALS = 12
 MAX_FRAMES = 6
@@ -127,7 +132,8 @@ def vm(info: VmInfo) -> str:
     return f"{info.name} {info.version} (JDWP {info.jdwp_version}) at {info.address}{pid}"
 
 
-def status(st: Status) -> str:
+def status(st: Status, hints: bool = True) -> str:
+    """The session's state; `hints` ends it with the tools an agent calls next (people know the commands)."""
     lines = [st.headline()]
     if st.state is SessionState.STOPPED and st.stop is not None:
         lines = [stop(st.stop)]
@@ -146,7 +152,9 @@ def status(st: Status) -> str:
                      "returns the next")
     if st.last_error and st.state is not SessionState.DISCONNECTED:
         lines.append(f"last error: {st.last_error}")
-    if st.state is SessionState.DISCONNECTED:
+    if not hints:
+        pass
+    elif st.state is SessionState.DISCONNECTED:
         lines.append("next: attach or launch")
     elif st.state is SessionState.STOPPED:
         lines.append("next: snapshot, step, resume")
@@ -666,3 +674,46 @@ def render(obj: Any, depth: int = 0) -> str:
 def removed(ids: Sequence[str]) -> str:
     """What a remove call took away: "removed bp-1, bp-2" or "nothing removed"."""
     return ("removed " + ", ".join(ids)) if ids else "nothing removed"
+
+
+# -- jdb-style text of command results, for the line interfaces -------------------------------------------
+
+
+def source_line(location: CodeLocation | None, sources: SourcePath | None = None) -> str | None:
+    """`57      p.counter++;` for a location whose source is known or found on the source path."""
+    if location is None or location.line < 1:
+        return None
+    path = Path(location.source_path) if location.source_path else (
+        sources.find(location.class_name, location.source_file) if sources is not None else None)
+    if path is None:
+        return None
+    try:
+        lines = read_lines(path)
+    except OSError:
+        return None
+    if location.line > len(lines):
+        return None
+    return f"{location.line:<7} {lines[location.line - 1].strip()}"
+
+
+def stop_with_line(reason: StopReason) -> str:
+    """A stop as jdb prints it: the stop line, then the source line it is at."""
+    text = stop(reason)
+    line = source_line(reason.location)
+    return f"{text}\n{line}" if line else text
+
+
+def command_text(obj: Any) -> str:
+    """The text a line interface prints for any core result."""
+    if obj is None:
+        return ""
+    if isinstance(obj, StopReason):
+        return stop_with_line(obj)
+    if isinstance(obj, WaitResult):
+        if obj.stopped and obj.stop is not None:
+            return stop_with_line(obj.stop)
+        if obj.state is SessionState.RUNNING:
+            return f"still running after {obj.waited_ms / 1000:g}s (`wait` keeps waiting, `suspend` stops it)"
+    if isinstance(obj, Status):
+        return status(obj, hints=False)
+    return render(obj)

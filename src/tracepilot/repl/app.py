@@ -20,7 +20,7 @@ from ..core.catalog import Catalog, CommandResult, Selection, default_catalog, r
 from ..core.debugger import Debugger
 from ..core.errors import DebuggerError
 from ..core.model import Actor, CodeLocation, EventRecord, SessionState
-from ..core.textview import render_stop, source_line
+from ..core.render import source_line, stop_with_line
 from .output import Printer
 
 # Events worth a line of their own when they arrive between commands.
@@ -87,7 +87,7 @@ class Repl:
             self.printer.result(record.text)
             return
         if stop is not None and stop.headline() == record.text:
-            text = render_stop(stop)
+            text = stop_with_line(stop)
             returned = returned_text(stop)
             if returned and returned not in text:
                 text += f"\n{returned}"
