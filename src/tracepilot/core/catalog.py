@@ -358,8 +358,6 @@ class Catalog:
             result = await command.handler(ctx, **invocation.args)
         except DebuggerError as e:
             return CommandResult(False, str(e), command=command.name)
-        except NotImplementedError:
-            return CommandResult(False, f"{command.name}: not available in this build yet", command=command.name)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a bug must not kill the front end; say what broke

@@ -85,9 +85,6 @@ class McpApp:
         except DebuggerError as e:
             log.info("%s: %s", tool, e)
             raise ToolError(str(e)) from e
-        except NotImplementedError as e:
-            log.warning("%s: not implemented: %s", tool, e)
-            raise ToolError(f"{tool} is not available in this build of tracepilot yet") from e
         except Exception as e:
             log.exception("%s failed", tool)
             raise ToolError(

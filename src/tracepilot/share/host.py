@@ -246,7 +246,7 @@ class SessionHost:
         async def quietly(call: Any, default: Any) -> Any:
             try:
                 return await call
-            except (DebuggerError, NotImplementedError):
+            except DebuggerError:
                 return default
 
         status = await d.status()

@@ -652,8 +652,6 @@ class TracepilotApp(App[int]):
             if errors is not None:
                 errors.append(str(e))
             return None
-        except NotImplementedError:
-            return None
         except Exception as e:  # noqa: BLE001 - e.g. the connection dropping mid-call: a repaint never ends the app
             if errors is not None:
                 errors.append(f"{type(e).__name__}: {e}")
@@ -766,8 +764,6 @@ class TracepilotApp(App[int]):
             if show:
                 self.notify(str(e), severity="warning", timeout=6)
             return None
-        except NotImplementedError:
-            return None
 
     def _current_thread(self) -> int | None:
         if self.thread is not None:
@@ -815,9 +811,6 @@ class TracepilotApp(App[int]):
             result = await call()
         except DebuggerError as e:
             self._note(str(e), error=True)
-            return
-        except NotImplementedError:
-            self._note(f"{label}: not available in this build yet", error=True)
             return
         message = getattr(result, "message", "") if result is not None else ""
         stopped = getattr(result, "stopped", True)
@@ -955,7 +948,7 @@ class TracepilotApp(App[int]):
     async def _load_children(self, message: VariablesPane.ExpandRequested) -> None:
         try:
             ins = await self.debugger.inspect(message.target, self.frame, self._current_thread(), message.start, PAGE)
-        except (DebuggerError, NotImplementedError) as e:
+        except DebuggerError as e:
             message.pane.fill(message.node, [], message.start, None, note=str(e) or "cannot expand")
             return
         children = list(getattr(ins, "children", []) or [])
