@@ -11,6 +11,8 @@ is covered).
 
 from __future__ import annotations
 
+import functools
+
 from . import breakpoints, code, execution, inspection, observation, session, watchers
 from .spec import REQUIRED, ArgumentError, Arguments, Effect, Param, Spec
 
@@ -22,11 +24,13 @@ SPECS: tuple[Spec, ...] = (
 __all__ = ["REQUIRED", "SPECS", "ArgumentError", "Arguments", "Effect", "Param", "Spec", "by_command", "by_tool"]
 
 
+@functools.cache
 def by_tool() -> dict[str, Spec]:
     """The specs the MCP server offers, by tool name, in the order they are listed."""
     return {spec.tool: spec for spec in SPECS if spec.tool}
 
 
+@functools.cache
 def by_command() -> dict[str, Spec]:
     """The spec each catalog command (canonical name) runs."""
     return {command: spec for spec in SPECS for command in spec.commands}

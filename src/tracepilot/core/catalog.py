@@ -1,7 +1,8 @@
 """The command catalog: every user action named once, and the jdb/gdb command-line parser over it.
 
 A `Command` has a name, aliases, typed arguments, help, completion hints and a handler that calls the
-`Debugger` facade. Line interfaces (REPL, TUI command line) and the share protocol bind to it:
+`Debugger` facade; `Command.spec` is the operation it runs (tracepilot/commands), which the MCP server
+offers as a tool, or says why only a person at a prompt uses it. Line interfaces (REPL, TUI command line) and the share protocol bind to it:
 
     catalog = default_catalog()
     result = await catalog.execute(debugger, "stop at Foo:12 if x > 3", actor, selection)
@@ -23,6 +24,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..commands import by_command, by_tool
+from ..version import package_version
 from . import render as shared_render
 from .errors import DebuggerError, InvalidArgument, NotFound
 from .launcher import launch_options
@@ -45,6 +48,7 @@ from .render import command_text as render
 from .render import source_line
 
 if TYPE_CHECKING:
+    from ..commands import Spec
     from .debugger import Debugger
 
 DEFAULT_WAIT = 30.0  # seconds cont/step/run-to wait for the next stop before saying "still running"
@@ -114,6 +118,11 @@ class Command:
     @property
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+    @property
+    def spec(self) -> Spec | None:
+        """The operation this command runs (tracepilot/commands): its MCP tool, or why it has none."""
+        return by_command().get(self.name)
 
     def usage(self) -> str:
         return self.syntax or " ".join([self.name, *(a.usage() for a in self.args)])
@@ -557,14 +566,8 @@ async def _status(ctx: Context) -> CommandResult:
 
 @cmd("version", "Versions of tracepilot and of the target VM.", category="connection")
 async def _version(ctx: Context) -> CommandResult:
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    try:
-        __version__ = version("tracepilot")
-    except PackageNotFoundError:
-        __version__ = "(source tree)"
     status = await ctx.debugger.status()
-    lines = [f"tracepilot {__version__}"]
+    lines = [f"tracepilot {package_version()}"]
     if status.vm:
         lines.append(f"{status.vm.name} {status.vm.version} (JDWP {status.vm.jdwp_version})")
         lines.append(status.vm.description)
@@ -573,8 +576,7 @@ async def _version(ctx: Context) -> CommandResult:
     return ok("\n".join(lines), status.vm)
 
 
-@cmd("reset", "Clear breakpoints, watchers and history; keep the connection and the marks.", category="connection",
-     mutates=True)
+@cmd("reset", by_tool()["reset"].help, category="connection", mutates=True)
 async def _reset(ctx: Context) -> CommandResult:
     status = await ctx.debugger.reset(actor=ctx.actor)
     ctx.selection.on_stop()
