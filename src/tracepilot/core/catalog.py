@@ -25,6 +25,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..commands import by_command, by_tool
+from ..commands.syntax import (  # noqa: F401  (importable from here too, as before)
+    ARG_KINDS,
+    BREAK_OPTIONS,
+    Arg,
+    Token,
+    breakpoint_id,
+    split_commands,
+    thread_word,
+    tokenize,
+)
 from ..version import package_version
 from . import render as shared_render
 from .errors import DebuggerError, InvalidArgument, NotFound
@@ -59,43 +69,6 @@ class CommandError(InvalidArgument):
 
 
 # --- the pieces of a command ---------------------------------------------------------------------------
-
-# Argument kinds double as completion hints.
-ARG_KINDS = {
-    "location": "class:line, file:line or class.method",
-    "method": "class.method or class.method(types)",
-    "class": "class name or pattern (com.acme.*)",
-    "field": "class.field",
-    "expr": "a Java expression",
-    "target": "a handle (@12), a mark ($x) or an expression",
-    "thread": "thread id or name",
-    "frame": "frame index (0 = top)",
-    "breakpoint": "breakpoint id (bp-1 or 1)",
-    "watch": "watcher id",
-    "mark": "mark label",
-    "int": "an integer",
-    "number": "a number",
-    "word": "a word",
-    "text": "free text",
-    "path": "a file or directory",
-    "command": "a command line",
-}
-
-
-@dataclass(frozen=True)
-class Arg:
-    name: str
-    kind: str
-    help: str = ""
-    required: bool = True
-    choices: tuple[str, ...] = ()
-    rest: bool = False  # takes the rest of the line (expressions, text)
-
-    def usage(self) -> str:
-        inner = "|".join(self.choices) if self.choices else self.name.upper()
-        inner += "..." if self.rest and self.kind not in ("expr", "command", "text") else ""
-        return inner if self.required else f"[{inner}]"
-
 
 Handler = Callable[..., Awaitable["CommandResult"]]
 ArgParser = Callable[[str], dict[str, Any]]
@@ -191,77 +164,6 @@ class Context:
     @property
     def frame(self) -> int:
         return self.selection.frame
-
-
-# --- tokens ----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Token:
-    text: str  # unquoted
-    start: int
-    end: int
-    depth: int  # bracket depth at the token start (keywords only count at depth 0)
-    quoted: bool = False
-
-
-def tokenize(line: str) -> list[Token]:
-    """Whitespace-separated tokens; quotes group, brackets keep expressions like `f(a, b)` together."""
-    tokens: list[Token] = []
-    i, n, depth = 0, len(line), 0
-    while i < n:
-        if line[i].isspace():
-            i += 1
-            continue
-        start, token_depth, buf, quoted = i, depth, [], False
-        while i < n and (depth > 0 or not line[i].isspace()):
-            ch = line[i]
-            if ch in "\"'":
-                quoted = True
-                j = i + 1
-                while j < n and line[j] != ch:
-                    j += 2 if line[j] == "\\" and j + 1 < n else 1
-                body = line[i + 1:j]
-                buf.append(body.encode().decode("unicode_escape") if "\\" in body and ch == '"' and depth == 0 else body)
-                if depth > 0:
-                    buf[-1] = line[i:j + 1]
-                i = j + 1
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth = max(0, depth - 1)
-            buf.append(ch)
-            i += 1
-        tokens.append(Token("".join(buf), start, i, token_depth, quoted))
-    return tokens
-
-
-def split_commands(text: str) -> list[str]:
-    """Split `stop at Foo:12; cont; where` on `;` and newlines outside quotes and brackets."""
-    parts: list[str] = []
-    buf: list[str] = []
-    quote: str | None = None
-    depth = 0
-    for ch in text:
-        if quote:
-            buf.append(ch)
-            if ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth = max(0, depth - 1)
-        elif ch in ";\n" and depth == 0:
-            parts.append("".join(buf).strip())
-            buf = []
-            continue
-        buf.append(ch)
-    parts.append("".join(buf).strip())
-    return [p for p in parts if p and not p.startswith("#")]
 
 
 _TAKES_A_WORD = {"suspend", "thread"}
@@ -467,22 +369,10 @@ def _convert(command: Command, spec: Arg, text: str) -> Any:
         except ValueError:
             raise CommandError(f"{command.name}: {spec.name} must be a number, not {text!r}") from None
     if spec.kind == "thread":
-        return _thread_arg(text)
+        return thread_word(text)
     if spec.kind == "breakpoint":
         return breakpoint_id(text)
     return text
-
-
-def _thread_arg(text: str) -> str | int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        return text
-
-
-def breakpoint_id(text: str) -> str:
-    """gdb numbers and jdb-free forms: "3" -> "bp-3"; "bp-3" and "all" unchanged."""
-    return f"bp-{text}" if text.isdigit() else text
 
 
 # --- the commands ----------------------------------------------------------------------------------------
@@ -670,9 +560,6 @@ async def _timeout(ctx: Context, seconds: float | None = None) -> CommandResult:
 
 # breakpoints --------------------------------------------------------------------------------------------
 
-BREAK_OPTIONS = ("if", "hit", "hits", "count", "log", "thread", "after", "temporary", "temp", "once", "disabled",
-                 "suspend")
-
 
 def _breakpoint_options(options: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -690,7 +577,7 @@ def _breakpoint_options(options: dict[str, str]) -> dict[str, Any]:
                 raise CommandError("`log` needs a message", 'e.g. log "x={x}"')
             out["log"] = value
         elif key == "thread":
-            out["thread"] = _thread_arg(value)
+            out["thread"] = thread_word(value)
         elif key == "after":
             out["after"] = breakpoint_id(value)
         elif key in ("temporary", "temp", "once"):
@@ -1030,12 +917,12 @@ def parse_where(rest: str) -> dict[str, Any]:
     if words[0] == "all":
         return {"all_threads": True}
     if words[0] in ("full", "locals"):
-        return {"with_locals": True, **({"thread": _thread_arg(words[1])} if len(words) > 1 else {})}
+        return {"with_locals": True, **({"thread": thread_word(words[1])} if len(words) > 1 else {})}
     if len(words) == 1:
         try:
             return {"count": int(words[0])}
         except ValueError:
-            return {"thread": _thread_arg(words[0])}
+            return {"thread": thread_word(words[0])}
     raise CommandError(f"where: unexpected {rest!r}", "usage: where [all|THREAD|COUNT|full]")
 
 

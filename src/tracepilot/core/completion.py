@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .catalog import BREAK_OPTIONS, Catalog, Command, Selection, tokenize
+from ..commands.syntax import BREAK_OPTIONS, tokenize
 from .session import no_side_effects
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the catalog imports this module when it completes: no import back at run time
+    from .catalog import Catalog, Command, Selection
     from .debugger import Debugger
 
 _WORD = re.compile(r"[^\s]*$")
