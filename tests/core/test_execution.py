@@ -68,7 +68,7 @@ async def test_evaluate_with_a_call_after_a_conditional_suspend_all_stop(debugge
     line = line_of("ticker-tick")
     await debugger.breakpoint_set(f"fixtures.Ticker:{line}", condition="i % 2 == 1")
     first = await debugger.resume(timeout=20)
-    assert first.stopped and first.stop.location.line == line
+    assert first.stopped and first.stop.location.line == line and first.stop.all_threads
     await assert_counts_agree(debugger)
     i = int((await debugger.evaluate("i")).text)
     assert (await debugger.evaluate("compute(i)")).text == str(i * 10)  # the call runs: one suspension, by the event
@@ -121,7 +121,7 @@ async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, li
     await attach(debugger, jvm_factory, "Storm", "4", "1", jdk=jdk)
     await debugger.breakpoint_set(f"fixtures.Storm:{line_of('storm-work')}", suspend="thread")
     first = await debugger.resume(timeout=20)
-    assert first.stopped
+    assert first.stopped and first.stop.all_threads is False  # only the worker is suspended (DAP says so)
     others = []
     while len(others) < 3:  # the other workers' stops, one per wait, never the first one again
         got = await debugger.wait_for_stop(20)

@@ -141,6 +141,7 @@ class StopReason(Model):
     object: ValueView | None = None  # watchpoint instance
     message: str | None = None  # e.g. why a condition error stopped the thread
     also: list[str] = dataclasses.field(default_factory=list)  # other breakpoint ids hit at the same place
+    all_threads: bool = True  # the stop suspended every thread (False: only its own, suspend thread)
     time: float = dataclasses.field(default_factory=time.time)  # (`field` is shadowed by the attribute above)
 
     def headline(self) -> str:

@@ -1086,6 +1086,7 @@ class Session:
         """A thread is suspended by a stop of its own. It is recorded once in the history now, becomes the
         current stop if there is none, and waits in the set until a waiting call takes it."""
         tid = reason.thread_id or 0
+        reason.all_threads = vm_wide
         self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)

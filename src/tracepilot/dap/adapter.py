@@ -544,7 +544,9 @@ class Adapter:
 
     def _send_stopped(self, stop: dict[str, Any], queued: bool = False) -> None:
         kind = str(stop.get("kind", ""))
-        body: dict[str, Any] = {"reason": STOP_REASONS.get(kind, "pause"), "allThreadsStopped": True}
+        # A suspend-thread stop leaves the other threads running: the editor must not show them all stopped.
+        body: dict[str, Any] = {"reason": STOP_REASONS.get(kind, "pause"),
+                                "allThreadsStopped": bool(stop.get("all_threads", True))}
         if stop.get("thread_id"):
             body["threadId"] = stop["thread_id"]
         if queued:
