@@ -180,6 +180,11 @@ class Debugger:
         """The next stop no call has returned yet; the current one at once when every thread is suspended."""
         return await self.session.wait_for_stop(timeout)
 
+    async def thread_id(self, thread: str | int | None = None) -> int:
+        """The id of a thread given by id, numeric string or name (None: the current stop's); an error
+        that names the live threads when there is no such thread."""
+        return await self.session.resolve_thread(thread)
+
     async def interrupt(self, thread: str | int | None = None, actor: Actor | None = None) -> str:
         """Thread.interrupt() on one thread (default: the current stop's): it wakes from sleep, wait or join
         with InterruptedException once it runs. Suspension is unchanged. Answers what was done."""
