@@ -11,7 +11,7 @@ from .spec import Arguments, Effect, Param, Spec, person_only, thread_arg
 async def _pause(d: Any, a: Arguments) -> Any:
     thread = thread_arg(a.thread)
     if thread is not None:  # a thread that does not exist is an error, even when already stopped
-        await d.session.resolve_thread(thread)
+        await d.thread_id(thread)
     return await d.pause(thread, actor=a.actor)
 
 
