@@ -1207,6 +1207,24 @@ class TracepilotApp(App[int]):
                                 lambda name=pane.name.lower(): self.action_focus_pane(name))
         yield SystemCommand("Help", "every key and command (F1)", self.action_help)
         yield SystemCommand("Quit tracepilot", "asks first if a launched target still runs (q)", self.action_quit)
+        yield from self._command_line_entries()
+
+    def _command_line_entries(self) -> Iterable[SystemCommand]:
+        """Every command of the command line (the catalog, bound to the operation specs), by its name: the
+        palette types it on the command line, where its arguments go."""
+        from ..core.catalog import default_catalog  # noqa: PLC0415
+
+        for command in default_catalog().commands:
+            if command.name in ("help", "exit"):  # Help and Quit are above, with the TUI's own behaviour
+                continue
+            yield SystemCommand(f"Command: {command.name}", command.help.splitlines()[0],
+                                lambda name=command.name: self._type_command(name))
+
+    def _type_command(self, name: str) -> None:
+        line = self.query_one(CommandLine)
+        line.value = f"{name} "
+        line.cursor_position = len(line.value)
+        line.focus()
 
     def _target_alive(self) -> bool:
         status = self.view.status
