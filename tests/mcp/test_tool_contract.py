@@ -28,3 +28,16 @@ async def test_tool_list_matches_the_checked_in_contract(mcp_session):
     assert sorted(listed) == sorted(contract), "tools added or removed"
     for name, expected in contract.items():
         assert listed[name] == expected, name
+
+
+async def test_tool_list_is_the_specs_with_a_tool_name(mcp_session):
+    from tracepilot.commands import by_tool  # noqa: PLC0415
+
+    async with mcp_session("memory") as s:
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+    specs = by_tool()
+    assert sorted(tools) == sorted(specs)
+    for name, spec in specs.items():
+        assert list(tools[name].input_schema.get("properties", {})) == [p.name for p in spec.params], name
+        assert tools[name].description == spec.help, name
+        assert tools[name].annotations.read_only_hint is spec.read_only, name
