@@ -160,7 +160,7 @@ async def test_locks_at_a_stop_of_one_thread_sees_the_running_ones(jvm_factory, 
 
 
 def test_condition_rate_warns_once_past_the_limit():
-    from tracepilot.core.hot_conditions import ConditionRate
+    from tracepilot.core.breakpoints.hot_conditions import ConditionRate
 
     rate = ConditionRate()
     assert all(rate.tick(200, now=100 + i / 100) is None for i in range(101))  # 100/s: under the limit

@@ -42,7 +42,7 @@ async def test_source_of_an_unknown_method_says_what_exists(at_compute):
 
 
 async def test_cut_class_list_says_how_many_more_and_how(at_compute, monkeypatch):
-    import tracepilot.core.inspector as inspector
+    import tracepilot.core.inspect.inspector as inspector
 
     monkeypatch.setattr(inspector, "MAX_CLASSES", 20)
     reply = await at_compute.ok("classes", pattern="java.*")

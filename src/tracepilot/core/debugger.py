@@ -15,6 +15,7 @@ from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
 from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError
+from .inspect.inspector import Inspector
 from .model import (
     Actor,
     BreakpointInfo,
@@ -68,8 +69,6 @@ class Debugger:
         self.session = Session(read_only=read_only, redact=redact, sourcepath=sourcepath)
         if logpoint_rate is not None:  # log lines/s per logpoint before it is throttled (<= 0: never)
             self.session.breakpoints.logpoint_rate = logpoint_rate
-        from .inspector import Inspector  # noqa: PLC0415  (inspector imports session; keep the graph simple)
-
         self.inspector = Inspector(self.session)
         self.session.inspector = self.inspector
         self.default_actor = default_actor

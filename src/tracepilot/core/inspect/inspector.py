@@ -1,7 +1,7 @@
-"""Inspector: seeing and changing state at a stop — threads, stacks, locals, values, sources, classes,
+"""The inspector facade: seeing and changing state at a stop — threads, stacks, locals, values, sources, classes,
 locks, heap, watchers, marks, tracing and code changes (issue 4).
 
-The logic lives in small modules under core/inspect/; this class wires them to the session (current
+The logic lives in the small modules beside it in core/inspect/; this class wires them to the session (current
 stop, stop generation, history, read-only and redact flags) and keeps per-VM state (handles, caches).
 """
 
@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..jdwp import (
+from ...jdwp import (
     JdwpError,
     ObjectReference,
     StackFrame,
@@ -23,8 +23,8 @@ from ..jdwp import (
     Value,
     VirtualMachine,
 )
-from . import render
-from .errors import (
+from .. import render
+from ..errors import (
     DebuggerError,
     EvaluationError,
     InvalidArgument,
@@ -33,20 +33,7 @@ from .errors import (
     TargetError,
     Unsupported,
 )
-from .inspect import hotswap as hotswap_mod
-from .inspect import paths
-from .inspect.handles import HandleTable
-from .inspect.heap import instance_counts, match_classes, referring
-from .inspect.locks import Locks
-from .inspect.marks import Marks
-from .inspect.owners import via
-from .inspect.sourceview import render_view, resolve_text
-from .inspect.stack import Frames
-from .inspect.threads import Threads
-from .inspect.trace import Tracer, tap_events
-from .inspect.values import Values, is_secret_name
-from .inspect.watchers import Watchers
-from .model import (
+from ..model import (
     Actor,
     ClassSummary,
     CodeLocation,
@@ -71,10 +58,23 @@ from .model import (
     Variable,
     WatchInfo,
 )
-from .vm import Vm
+from ..vm import Vm
+from . import hotswap as hotswap_mod
+from . import paths
+from .handles import HandleTable
+from .heap import instance_counts, match_classes, referring
+from .locks import Locks
+from .marks import Marks
+from .owners import via
+from .sourceview import render_view, resolve_text
+from .stack import Frames
+from .threads import Threads
+from .trace import Tracer, tap_events
+from .values import Values, is_secret_name
+from .watchers import Watchers
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted ("... N more")
 
@@ -331,7 +331,7 @@ class Inspector:
         """The session's one Evaluator (its caches make repeated conditions cheap). Imported on first use:
         tree-sitter stays off the start path."""
         if self._evaluator is None:
-            from .evaluator.interpreter import Evaluator  # noqa: PLC0415
+            from ..evaluator.interpreter import Evaluator  # noqa: PLC0415
 
             self._evaluator = Evaluator(self.session)
         return self._evaluator
@@ -438,7 +438,7 @@ class Inspector:
         p = await self._ready()
         types = [t for t in match_classes(await p.vm.all_classes(refresh=True), pattern) if not t.is_array]
         if not types:
-            from .locations import suggest
+            from ..locations import suggest
 
             close = suggest(pattern, [t.name for t in p.vm.types.values() if not t.is_array])
             hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"
@@ -745,7 +745,7 @@ class Inspector:
 
         At a field event `this` is the object whose field was read or written (bound as `$this`), not the
         frame of the code doing it, and a bare name that is no local there reads that object's field."""
-        from .evaluator.template import split_template
+        from ..evaluator.template import split_template
 
         out = []
         for part in split_template(template):

@@ -1,0 +1,288 @@
+"""Firing: what a breakpoint event does: hit counts, conditions (and their cost), logpoints with their throttle,
+sampling, chains (arming dependants) and the stop reason it becomes."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from ...jdwp import (
+    EventKind,
+    EventRequest,
+    JdwpError,
+    Mod,
+    ObjectReference,
+    ReferenceType,
+    StringReference,
+    Value,
+)
+from ..errors import DebuggerError, EvaluationError
+from ..instrument.jvm import EVENT_THREAD
+from ..model import Actor, CodeLocation, ExceptionInfo, StopKind, StopReason
+from . import hot_conditions
+from .throttle import MAX_SAMPLING, TokenBucket
+from .tracker import Breakpoint, TrackerBase
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+
+class Firing(TrackerBase):
+    # -- events --------------------------------------------------------------------------------------
+
+    async def on_class_prepare(self, event: Any) -> None:
+        bp = self._prepare_owner.get(event.request_id)
+        if bp is None or bp.info.id not in self._bps:
+            return
+        vm = self.session.require_vm()
+        info = await vm.type(event.type_id, event.ref_type_tag)
+        was_verified = bp.info.verified
+        event_thread = EVENT_THREAD.set(event.thread)  # nothing of the class ran yet: it may be instrumented
+        try:
+            if bp.info.kind == "line":
+                await self._bind_line(bp, info)
+            elif bp.info.kind in ("method_entry", "method_exit"):
+                await self._bind_method(bp, info)
+            elif bp.info.kind == "exception":
+                await self._bind_exception(bp, info)
+            elif bp.info.kind == "watchpoint":
+                await self._bind_watchpoint(bp, info)
+        except DebuggerError as exc:
+            bp.info.message = exc.message
+        finally:
+            EVENT_THREAD.reset(event_thread)
+        if bp.info.verified and not was_verified:
+            self.session.history.add("breakpoint_verified", f"{bp.info.id} bound in {info.name}", Actor.TARGET,
+                                     breakpoint=bp.info.id)
+
+    async def on_event(self, event: Any) -> tuple[StopReason, bool] | None:
+        """Decide what a breakpoint-like event means: a stop (and whether to suspend all), or nothing."""
+        bp = self._by_request.get(event.request_id)
+        if bp is None:
+            return None
+        if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
+            return await self.in_jvm.on_event(bp, event)
+        if bp.info.mode is not None and bp.info.mode != "in-JVM":  # may move into the JVM once its method returns
+            await self.in_jvm.maybe_upgrade(bp, event)
+        kind = type(event).KIND
+        if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
+            return None
+        session = self.session
+        if bp.info.log and not await self._logpoint_allowed(bp, event):
+            return None
+        extra: dict[str, Value] = {}
+        if kind == EventKind.EXCEPTION:
+            extra["$exception"] = event.exception
+        elif kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
+            extra["$return"] = event.value
+        elif kind == EventKind.FIELD_MODIFICATION:
+            extra["$new"] = event.value_to_be
+            old = await self._field_value(event)
+            if old is not None:
+                extra["$old"] = old
+        if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION) and event.object.value:
+            extra["$this"] = event.object  # `this` in a field log or condition: the object read or written
+        # Hit counting.
+        if bp.jvm_counts and bp.hit_rule is not None:
+            bp.info.hits += bp.hit_rule.n if bp.hit_rule.mode != "ge" or not bp.fired else 1
+            await self._rearm_count(bp, event)
+        message = None
+        if bp.info.condition:
+            await self._measure_condition(bp, event)
+            try:
+                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
+            except NotImplementedError:
+                ok, message = True, "conditions are not evaluated yet in this build: stopped unconditionally"
+            except (EvaluationError, DebuggerError) as exc:
+                ok, message = True, f"condition error, stopped: {exc}"
+            if not ok:
+                return None
+        if not bp.jvm_counts:
+            bp.info.hits += bp.sample_every  # a sampled logpoint stands for that many hits
+            if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
+                return None
+        bp.fired = True
+        hit = bp.info.hits  # this event's hit number: other threads' hits may count on during the awaits below
+        await self._arm_dependants(bp)
+        if bp.info.log:
+            try:
+                text = await session.inspector.format_log(bp.info.log, event.thread, extra)
+            except NotImplementedError:
+                text = bp.info.log
+            except DebuggerError as exc:
+                text = f"{bp.info.log} [log error: {exc}]"
+            where, details = await session.inspector.log_details(bp.info, event, extra)
+            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                **details)
+            if message is None:
+                return None
+        reason = await self._stop_reason(bp, event, extra)
+        if reason.hit_count is not None:
+            reason.hit_count = hit
+        session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
+        reason.message = message
+        if bp.info.temporary:
+            with contextlib.suppress(DebuggerError):
+                await self.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
+        needs_vm_suspend = bp.client_filter and bp.info.suspend == "all"
+        return reason, needs_vm_suspend
+
+    async def _measure_condition(self, bp: Breakpoint, event: Any) -> None:
+        """A condition's evaluation rate (see hot_conditions): warned about once, in the history and on the
+        breakpoint; `sample` (breakpoint_update) is the throttle it offers."""
+        if bp.sample_every > 1 and not bp.info.log:
+            await self._rearm_sample(bp, event)  # a sampled condition's Count modifier expired as it fired
+        rate = bp.condition_rate.tick(0 if bp.internal else self.logpoint_rate)
+        if rate is None:
+            return
+        bp.info.message = hot_conditions.message(rate)
+        self.session.history.add("condition_hot", hot_conditions.warning(bp.info.id, rate, f" at {bp.info.spec}"),
+                                 Actor.TARGET, breakpoint=bp.info.id, rate=round(rate))
+
+    async def _logpoint_allowed(self, bp: Breakpoint, event: Any) -> bool:
+        """The logpoint throttle: a token bucket per breakpoint. Beyond the rate, the JVM samples the hits
+        (a Count modifier, doubled each time the rate is exceeded again) so the target is not slowed by a
+        round trip per hit; the change is recorded in the history and on the breakpoint."""
+        if bp.sample_every > 1:
+            await self._rearm_sample(bp, event)
+        rate = self.logpoint_rate
+        if rate <= 0 or bp.internal:
+            return True
+        if bp.bucket is None or bp.bucket.rate != rate:
+            bp.bucket = TokenBucket(rate)
+        if bp.bucket.take():
+            return True
+        if bp.sample_every >= MAX_SAMPLING or bp.jvm_counts:
+            return False  # already sampled as far as it goes (or counted by the JVM): drop this line
+        bp.sample_every = min(bp.sample_every * 2 if bp.sample_every > 1 else 16, MAX_SAMPLING)
+        bp.info.sampled = bp.sample_every
+        bp.info.message = (f"throttled: fired faster than {rate:g} log lines/s; the JVM now reports 1 hit in "
+                           f"{bp.sample_every}")
+        self.session.history.add(
+            "breakpoint_throttled",
+            f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would slow the target, so only 1 hit in "
+            f"{bp.sample_every} is logged (breakpoint_update {bp.info.id} resets it)",
+            Actor.TARGET, breakpoint=bp.info.id, sample_every=bp.sample_every, rate=rate)
+        await self._uninstall(bp)
+        message, sampled = bp.info.message, bp.info.sampled
+        await self._install(bp)
+        bp.info.message, bp.info.sampled = message, sampled
+        return False
+
+    async def _rearm_sample(self, bp: Breakpoint, event: Any) -> None:
+        """A Count modifier expires when it fires: re-create the sampled request with the same filters."""
+        kind = bp.requests.pop(event.request_id, None)
+        mods = bp.request_mods.pop(event.request_id, None)
+        self._by_request.pop(event.request_id, None)
+        if kind is None or mods is None:
+            return
+        mods = [m for m in mods if not isinstance(m, Mod.Count)] + [Mod.Count(bp.sample_every)]
+        reply = await self.session.require_vm().send(EventRequest.Set, kind, self._policy(bp), mods)
+        bp.requests[reply.request_id] = kind
+        bp.request_mods[reply.request_id] = mods
+        self._by_request[reply.request_id] = bp
+
+    async def _rearm_count(self, bp: Breakpoint, event: Any) -> None:
+        """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""
+        if bp.hit_rule is None or bp.hit_rule.mode == "eq":
+            return
+        kind = bp.requests.pop(event.request_id, None)
+        self._by_request.pop(event.request_id, None)
+        if kind is None:
+            return
+        mods: list[Any] = []
+        if kind == EventKind.BREAKPOINT:
+            mods.append(Mod.LocationOnly(event.location))
+        if bp.hit_rule.mode == "every":
+            mods.append(Mod.Count(bp.hit_rule.n))
+        if bp.thread_id:
+            mods.append(Mod.ThreadOnly(bp.thread_id))
+        vm = self.session.require_vm()
+        reply = await vm.send(EventRequest.Set, kind, self._policy(bp), mods)
+        bp.requests[reply.request_id] = kind
+        self._by_request[reply.request_id] = bp
+
+    async def _arm_dependants(self, bp: Breakpoint) -> None:
+        for other in self._bps.values():
+            if other.info.after == bp.info.id and not other.info.armed:
+                other.info.armed = True
+                self.session.history.add("breakpoint_armed", f"{other.info.id} armed ({bp.info.id} fired)",
+                                         Actor.TARGET, breakpoint=other.info.id)
+                await self._install(other)
+
+    async def _field_value(self, event: Any) -> Value | None:
+        vm = self.session.require_vm()
+        try:
+            if event.object.value:
+                return (await vm.send(ObjectReference.GetValues, event.object.value, [event.field_id])).values[0]
+            return (await vm.send(ReferenceType.GetValues, event.type_id, [event.field_id])).values[0]
+        except JdwpError:
+            return None
+
+    async def _stop_reason(self, bp: Breakpoint, event: Any, extra: dict[str, Value]) -> StopReason:
+        session = self.session
+        vm = session.require_vm()
+        kind = type(event).KIND
+        location = await session.code_location(event.location)
+        reason = StopReason(StopKind.BREAKPOINT, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
+                            location=location, breakpoint_id=None if bp.internal else bp.info.id,
+                            hit_count=bp.info.hits)
+        if bp.info.kind == "method_entry":
+            reason.kind = StopKind.METHOD_ENTRY
+        if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
+            reason.kind = StopKind.METHOD_EXIT
+            reason.return_value = await _view(session, event.value)
+        elif kind == EventKind.EXCEPTION:
+            reason.kind = StopKind.EXCEPTION
+            reason.exception = await self._exception_info(event, location)
+        elif kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
+            reason.kind = StopKind.WATCHPOINT_ACCESS if kind == EventKind.FIELD_ACCESS else StopKind.WATCHPOINT_MODIFY
+            reason.field = bp.info.spec
+            current = extra.get("$old") if kind == EventKind.FIELD_MODIFICATION else await self._field_value(event)
+            name = bp.info.spec.rpartition(".")[2]  # the field's name decides redaction
+            if kind == EventKind.FIELD_MODIFICATION:
+                reason.old_value = await _view(session, current, name) if current is not None else None
+                reason.new_value = await _view(session, event.value_to_be, name)
+            elif current is not None:
+                reason.old_value = await _view(session, current, name)
+            if event.object.value:
+                reason.object = await _view(session, event.object)
+        return reason
+
+    async def _exception_info(self, event: Any, thrown_at: CodeLocation) -> ExceptionInfo:
+        session = self.session
+        vm = session.require_vm()
+        exc_id = event.exception.value
+        ref = await vm.send(ObjectReference.ReferenceType, exc_id)
+        info = await vm.type(ref.type_id, ref.ref_type_tag)
+        message = None
+        try:
+            for f in await vm.all_fields(ref.type_id):
+                if f.name == "detailMessage":
+                    value = (await vm.send(ObjectReference.GetValues, exc_id, [f.id])).values[0]
+                    if value.value:
+                        message = (await vm.send(StringReference.Value, value.value)).string_value
+                    break
+        except JdwpError:
+            pass
+        catch = None if event.catch_location.is_null else await session.code_location(event.catch_location)
+        view = await _view(session, event.exception)
+        return ExceptionInfo(info.name, message, view.handle if view else None, thrown_at, catch, catch is not None)
+
+
+async def _view(session: Session, value: Value, name: str | None = None) -> Any:
+    if name and session.redact:
+        from ..inspect.values import REDACTED, is_secret_name
+
+        if is_secret_name(name):
+            from ..model import ValueView
+
+            return ValueView(type="?", text=REDACTED, kind="redacted")
+    try:
+        return await session.inspector.view(value)
+    except NotImplementedError:
+        from ..model import ValueView
+
+        return ValueView(type=value.tag.name.lower(), text=str(value.value))
+
+

@@ -1,0 +1,468 @@
+"""The breakpoint tracker's state: breakpoints and their one id space (bp-1, bp-2, ...), hit rules, creation,
+update and removal, and what happens to them when the VM goes or the session resets."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
+from ..instrument.jvm import InJvm
+from ..locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
+from ..model import Actor, BreakpointInfo
+from ..sources import class_name_for_file
+from .codelines import looks_code_free
+from .hot_conditions import ConditionRate
+from .throttle import DEFAULT_LOGPOINT_RATE, MAX_SAMPLING, TokenBucket
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+
+@dataclass
+class HitRule:
+    """When a breakpoint fires by hit count: the n-th hit ("eq"), every n-th ("every"), from the n-th on ("ge")."""
+
+    mode: str
+    n: int
+
+    @staticmethod
+    def parse(value: str | int | None) -> HitRule | None:
+        if value is None or value == "" or value == 0:
+            return None
+        text = str(value).strip().replace(" ", "")
+        try:
+            if text.startswith("%") or text.lower().startswith("every"):
+                rule = HitRule("every", int(text.lstrip("%").lower().removeprefix("every")))
+            elif text.startswith(">="):
+                rule = HitRule("ge", int(text[2:]))
+            elif text.startswith(">"):
+                rule = HitRule("ge", int(text[1:]) + 1)
+            else:
+                rule = HitRule("eq", int(text.lstrip("=")))
+        except ValueError:
+            raise InvalidArgument(f"bad hit count '{value}'", "use N (the N-th hit), %N (every N-th) or >=N") from None
+        if rule.n < 1:
+            raise InvalidArgument(f"hit count must be at least 1, got {rule.n}")
+        return rule
+
+    def __str__(self) -> str:
+        return {"eq": str(self.n), "every": f"%{self.n}", "ge": f">={self.n}"}[self.mode]
+
+    def passes(self, hits: int) -> bool:
+        if self.mode == "eq":
+            return hits == self.n
+        if self.mode == "every":
+            return hits % self.n == 0
+        return hits >= self.n
+
+
+@dataclass
+class Breakpoint:
+    info: BreakpointInfo
+    spec: Any  # LineSpec | MethodSpec | exception class name | (class, field)
+    hit_rule: HitRule | None = None
+    thread_id: int | None = None
+    internal: bool = False  # run_to's temporary breakpoint
+    requests: dict[int, int] = field(default_factory=dict)  # request id -> event kind
+    prepare_requests: list[int] = field(default_factory=list)
+    bound: set[tuple[int, int, int]] = field(default_factory=set)  # (type, method, index)
+    bound_types: set[int] = field(default_factory=set)
+    method_ids: set[tuple[int, int]] = field(default_factory=set)  # method breakpoints: (type, method)
+    instance_id: int | None = None
+    fired: bool = False
+    request_mods: dict[int, list[Any]] = field(default_factory=dict)  # request id -> its modifiers
+    bucket: TokenBucket | None = None  # logpoint throttle
+    sample_every: int = 1  # > 1: a throttled logpoint (or sampled condition): the JVM's Count modifier
+    condition_rate: ConditionRate = field(default_factory=ConditionRate)  # hot-condition measurement
+
+    def unbind(self) -> None:
+        """Forget every binding in the VM (its requests were cleared, or died with the VM)."""
+        self.requests.clear()
+        self.request_mods.clear()
+        self.prepare_requests.clear()
+        self.bound.clear()
+        self.bound_types.clear()
+        self.method_ids.clear()
+        self.info.verified = False
+        self.info.locations = []
+
+    @property
+    def jvm_counts(self) -> bool:
+        """A pure hit count (no condition) is left to the JVM's Count modifier."""
+        return self.hit_rule is not None and not self.info.condition
+
+    @property
+    def client_filter(self) -> bool:
+        """Must the client see every hit (condition, log message, client-side counting, method exit filter)?"""
+        return bool(self.info.condition or self.info.log or (self.hit_rule and not self.jvm_counts)
+                    or self.info.kind == "method_exit")
+
+
+
+class TrackerBase:
+    """The breakpoints of one session, by id and by JDWP request id."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._bps: dict[str, Breakpoint] = {}
+        self._next_id = 1
+        self._by_request: dict[int, Breakpoint] = {}
+        self._prepare_owner: dict[int, Breakpoint] = {}
+        self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
+        self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def list(self, include_internal: bool = False) -> list[BreakpointInfo]:
+        return [bp.info for bp in self._bps.values() if include_internal or not bp.internal]
+
+    def get(self, bp_id: str) -> Breakpoint:
+        bp = self._bps.get(bp_id) or self._bps.get(f"bp-{bp_id}")
+        if bp is None:
+            raise NotFound(f"no breakpoint {bp_id}", suggest(bp_id, list(self._bps)),
+                           "breakpoint_list shows the ids")
+        return bp
+
+    # -- creation ------------------------------------------------------------------------------------
+
+    def _new_id(self) -> str:
+        """The id the next breakpoint will get. It is taken only when the breakpoint is added (see `_add`),
+        so a breakpoint_set that fails does not use up an id."""
+        return f"bp-{self._next_id}"
+
+    def _take_id(self, bp: Breakpoint) -> int:
+        """Give `bp` the next free id now (another set may have taken the one it was shown); returns its number."""
+        number = self._next_id
+        self._next_id += 1
+        bp.info.id = f"bp-{number}"
+        return number
+
+    async def _resolve_thread_filter(self, thread: str | int | None) -> int | None:
+        if thread is None or thread == "":
+            return None
+        return await self.session.resolve_thread(thread)
+
+    def _check_chain(self, bp_id: str, after: str | None) -> None:
+        if not after:
+            return
+        if after not in self._bps:
+            raise NotFound(f"breakpoint {after} (for after=) does not exist", suggest(after, list(self._bps)))
+        seen = {bp_id}
+        current: str | None = after
+        while current:
+            if current in seen:
+                raise InvalidArgument(f"chaining {bp_id} after {after} would make a cycle",
+                                      "a breakpoint cannot (indirectly) wait for itself")
+            seen.add(current)
+            nxt = self._bps.get(current)
+            current = nxt.info.after if nxt else None
+
+    async def _add(self, bp: Breakpoint, actor: Actor) -> BreakpointInfo:
+        number = None if bp.internal else self._take_id(bp)
+        self._bps[bp.info.id] = bp
+        if bp.info.after and not self._bps[bp.info.after].fired:
+            bp.info.armed = False
+        if self.session.conn is not None and not self.session.conn.is_closed:
+            try:
+                await self._install(bp)
+            except DebuggerError:
+                # A request that cannot be right (no such method or field) leaves nothing behind, not
+                # even a used-up id (unless another breakpoint took the next one meanwhile).
+                await self._uninstall(bp)
+                self._bps.pop(bp.info.id, None)
+                if number is not None and self._next_id == number + 1:
+                    self._next_id = number
+                raise
+        if not bp.internal:
+            self.session.history.add("breakpoint_set", f"set {bp.info.describe()}", actor, breakpoint=bp.info.id)
+        return bp.info
+
+    async def set_line(self, location: str, *, condition: str | None = None, hit_count: str | int | None = None,
+                       log: str | None = None, thread: str | int | None = None, temporary: bool = False,
+                       suspend: str = "all", after: str | None = None, enabled: bool = True,
+                       actor: Actor = Actor.PERSON, internal: bool = False) -> BreakpointInfo:
+        spec = parse_location(location)
+        if isinstance(spec, MethodSpec):
+            return await self.set_method(location, on="entry", condition=condition, log=log, thread=thread,
+                                         actor=actor, hit_count=hit_count, temporary=temporary, suspend=suspend,
+                                         after=after, enabled=enabled)
+        spec = self._normalise_line_spec(spec)
+        _check_suspend(suspend)
+        bp_id = self._new_id() if not internal else f"run-to-{self._next_id}"
+        if internal:
+            self._next_id += 0
+        self._check_chain(bp_id, after)
+        info = BreakpointInfo(id=bp_id, kind="line", spec=str(spec), enabled=enabled, condition=condition or None,
+                              log=log or None, temporary=temporary, suspend=suspend, after=after or None)
+        bp = Breakpoint(info, spec, HitRule.parse(hit_count), internal=internal)
+        info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        self._refuse_line_without_code(spec)
+        return await self._add(bp, actor)
+
+    def _refuse_line_without_code(self, spec: LineSpec) -> None:
+        """A line past the end of its file, or after the file's last code, can never bind: say so at once,
+        with the nearest line that can (only the source can tell; without it the breakpoint waits)."""
+        path = self._spec_source(spec)
+        if path is None:
+            return
+        from ..sources import read_lines  # noqa: PLC0415
+
+        lines = read_lines(path)
+        last_code = next((n for n in range(len(lines), 0, -1) if not looks_code_free(lines[n - 1])), None)
+        if last_code is None or spec.line <= last_code:
+            return
+        where = spec.class_name or spec.file
+        why = (f"{path.name} has only {len(lines)} lines" if spec.line > len(lines)
+               else f"line {spec.line} of {path.name} and the lines after it have no code")
+        raise InvalidArgument(f"{where}:{spec.line} can never be reached: {why}",
+                              f"the nearest line with code is {last_code}: use {where}:{last_code}")
+
+    def _spec_source(self, spec: LineSpec) -> Path | None:
+        """The source file a line spec means, when it can be found without the VM."""
+        sources = self.session.sources
+        try:
+            if spec.class_name and "." in spec.class_name:
+                return sources.find(spec.class_name)
+            name = f"{spec.class_name.split('$', 1)[0]}.java" if spec.class_name else spec.file
+            found = sources.files_named(name) if name else []
+            return found[0] if len(found) == 1 else None  # two files of that name: cannot tell which
+        except DebuggerError:  # a file outside the source roots: not read, so not judged
+            return None
+
+    def _validate_expressions(self, bp: Breakpoint) -> None:
+        _check_expressions(bp.info.condition, bp.info.log)
+
+    def _normalise_line_spec(self, spec: LineSpec) -> LineSpec:
+        """File paths become class names when the file is on disk (its package tells the class)."""
+        if spec.file and ("/" in spec.file or "\\" in spec.file):
+            try:
+                path = self.session.sources.find_file(spec.file)
+            except DebuggerError:  # outside the source roots: not read, so its file name must do
+                path = None
+            if path is not None:
+                return LineSpec(spec.line, class_name=class_name_for_file(path), file=path.name)
+            return LineSpec(spec.line, file=spec.file.replace("\\", "/").rsplit("/", 1)[-1])
+        if spec.file:
+            return spec
+        if spec.is_simple_name:
+            return spec
+        return spec
+
+    async def set_method(self, method: str, *, on: str = "entry", condition: str | None = None,
+                         log: str | None = None, thread: str | int | None = None, actor: Actor = Actor.PERSON,
+                         hit_count: str | int | None = None, temporary: bool = False, suspend: str = "all",
+                         after: str | None = None, enabled: bool = True) -> BreakpointInfo:
+        if on not in ("entry", "exit"):
+            raise InvalidArgument(f"on='{on}'", "use on='entry' or on='exit'")
+        spec = parse_method(method)
+        _check_suspend(suspend)
+        bp_id = self._new_id()
+        self._check_chain(bp_id, after)
+        info = BreakpointInfo(id=bp_id, kind=f"method_{on}", spec=str(spec), enabled=enabled,
+                              condition=condition or None, log=log or None, temporary=temporary, suspend=suspend,
+                              after=after or None)
+        bp = Breakpoint(info, spec, HitRule.parse(hit_count))
+        info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    async def set_exception(self, exception: str = "*", *, caught: bool = True, uncaught: bool = True,
+                            condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                            enabled: bool = True, actor: Actor = Actor.PERSON) -> BreakpointInfo:
+        name = (exception or "*").strip()
+        if name not in ("*", "all") and not all(part.replace("$", "").isidentifier() for part in name.split(".")):
+            raise InvalidArgument(f"'{exception}' is not an exception class name",
+                                  "use a class like java.lang.NullPointerException, or * for all")
+        if not caught and not uncaught:
+            raise InvalidArgument("neither caught nor uncaught exceptions selected", "set caught and/or uncaught")
+        bp_id = self._new_id()
+        info = BreakpointInfo(id=bp_id, kind="exception", spec="*" if name in ("*", "all") else name,
+                              enabled=enabled, condition=condition or None, log=log or None, caught=caught,
+                              uncaught=uncaught)
+        bp = Breakpoint(info, info.spec)
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    async def set_watchpoint(self, field_name: str, *, access: bool = False, modify: bool = True,
+                             instance: str | None = None, condition: str | None = None, log: str | None = None,
+                             thread: str | int | None = None, actor: Actor = Actor.PERSON) -> BreakpointInfo:
+        class_name, _, fname = (field_name or "").strip().rpartition(".")
+        if not class_name or not fname:
+            raise InvalidArgument(f"'{field_name}' is not Class.field", "use e.g. com.acme.Order.totalCents")
+        if not access and not modify:
+            raise InvalidArgument("neither access nor modify selected", "set access and/or modify")
+        bp_id = self._new_id()
+        info = BreakpointInfo(id=bp_id, kind="watchpoint", spec=f"{class_name}.{fname}", condition=condition or None,
+                              log=log or None, access=access, modify=modify, instance=instance)
+        bp = Breakpoint(info, (class_name, fname))
+        if instance:
+            bp.instance_id = await self.session.inspector.object_id_of(instance)
+        bp.thread_id = await self._resolve_thread_filter(thread)
+        info.thread = str(thread) if thread not in (None, "") else None
+        self._validate_expressions(bp)
+        return await self._add(bp, actor)
+
+    # -- update / remove -----------------------------------------------------------------------------
+
+    async def update(self, bp_id: str, *, actor: Actor = Actor.PERSON, **options: Any) -> BreakpointInfo:
+        bp = self.get(bp_id)
+        allowed = {"condition", "hit_count", "log", "thread", "temporary", "suspend", "after", "enabled", "sample"}
+        unknown = set(options) - allowed
+        if unknown:
+            raise InvalidArgument(f"unknown option(s) {', '.join(sorted(unknown))}", f"use {', '.join(sorted(allowed))}")
+        options = {k: v for k, v in options.items() if v is not None}
+        _check_expressions(options.get("condition"), options.get("log"))  # before anything changes
+        if "after" in options:
+            self._check_chain(bp.info.id, options["after"] or None)
+            bp.info.after = options["after"] or None
+            bp.info.armed = not bp.info.after or self._bps[bp.info.after].fired
+        if "condition" in options:
+            bp.info.condition = options["condition"] or None
+        if "hit_count" in options:
+            bp.hit_rule = HitRule.parse(options["hit_count"])
+            bp.info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
+            # The new rule counts from now on, and so does the hit label the user sees ("hit 5" is the 5th
+            # hit since the update, not the 1,000,005th since the breakpoint was set).
+            bp.info.hits = 0
+            bp.fired = False
+        if "log" in options:
+            bp.info.log = options["log"] or None
+        if "thread" in options:
+            bp.thread_id = await self._resolve_thread_filter(options["thread"])
+            bp.info.thread = str(options["thread"]) if options["thread"] not in (None, "") else None
+        if "temporary" in options:
+            bp.info.temporary = bool(options["temporary"])
+        if "suspend" in options:
+            _check_suspend(options["suspend"])
+            bp.info.suspend = options["suspend"]
+        if "enabled" in options:
+            bp.info.enabled = bool(options["enabled"])
+        if bp.sample_every > 1:  # a change starts the logpoint throttle afresh
+            bp.sample_every, bp.bucket, bp.info.sampled = 1, None, None
+            if bp.info.message and bp.info.message.startswith("throttled"):
+                bp.info.message = None
+        if "sample" in options:  # the throttle a hot condition offers: the JVM reports 1 hit in N
+            bp.sample_every = _sample(options["sample"])
+            bp.info.sampled = bp.sample_every if bp.sample_every > 1 else None
+            bp.condition_rate = ConditionRate()
+            if bp.info.message and bp.info.message.startswith("hot:"):
+                bp.info.message = None
+        if self.session.conn is not None and not self.session.conn.is_closed \
+                and not await self.in_jvm.update(bp):  # in-JVM: a new condition may only redefine its probe
+            await self._uninstall(bp)
+            await self._install(bp)
+        self.session.history.add("breakpoint_changed", f"changed {bp.info.describe()}", actor, breakpoint=bp.info.id)
+        return bp.info
+
+    async def remove(self, bp_id: str, *, actor: Actor = Actor.PERSON, quiet: bool = False) -> list[str]:
+        targets = [b for b in self._bps.values() if not b.internal] if bp_id == "all" else [self.get(bp_id)]
+        removed = []
+        for bp in targets:
+            await self._uninstall(bp)
+            self._bps.pop(bp.info.id, None)
+            removed.append(bp.info.id)
+            for other in self._bps.values():  # dependants of a removed breakpoint are armed for good
+                if other.info.after == bp.info.id:
+                    other.info.after = None
+                    if not other.info.armed:
+                        other.info.armed = True
+                        if self.session.conn is not None:
+                            await self._install(other)
+        if removed and not quiet:
+            self.session.history.add("breakpoint_removed", f"removed {', '.join(removed)}", actor, breakpoints=removed)
+        return removed
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def install_all(self) -> None:
+        """After (re)connecting: install every breakpoint we know, under the same ids."""
+        # First learn where the target's sources are (its working directory's project layout, sources jars
+        # of its class path): binding and the line checks read the source.
+        with contextlib.suppress(DebuggerError):
+            await self.session.sources.learn_from_vm(self.session.require_vm())
+        for bp in list(self._bps.values()):
+            bp.unbind()
+            await self._install(bp)
+
+    def forget_vm(self) -> None:
+        """The VM is gone: requests died with it; breakpoints stay, unverified, for a reconnect."""
+        self.in_jvm.forget_vm()
+        self._by_request.clear()
+        self._prepare_owner.clear()
+        for bp in list(self._bps.values()):
+            if bp.internal:
+                self._bps.pop(bp.info.id, None)
+                continue
+            bp.unbind()
+
+    def clear_all_local(self) -> None:
+        self.in_jvm.forget_vm()
+        self._bps.clear()
+        self._by_request.clear()
+        self._prepare_owner.clear()
+        self._next_id = 1
+
+    async def clear_in_vm(self) -> None:
+        for bp in list(self._bps.values()):
+            await self._uninstall(bp)
+
+    async def reinstall_class(self, type_id: int) -> None:
+        """After a class was redefined: re-bind breakpoints that were bound in it."""
+        self.in_jvm.class_redefined(type_id)
+        for bp in self._bps.values():
+            if type_id in bp.bound_types:
+                await self._uninstall(bp)
+                await self._install(bp)
+
+
+
+def _check_expressions(condition: str | None, log_message: str | None) -> None:
+    """Parse a condition and a log template now, so a typo is an error at set time, not at every hit."""
+    from ..evaluator.parse import ExpressionSyntaxError, parse_expression  # noqa: PLC0415
+    from ..evaluator.template import TemplateError, split_template  # noqa: PLC0415
+
+    if isinstance(condition, str) and condition:
+        try:
+            parse_expression(condition)
+        except ExpressionSyntaxError as exc:
+            raise EvaluationError(f"condition does not parse: {exc}", "fix the expression") from None
+    if isinstance(log_message, str) and log_message:  # (log=True is a plain logpoint: no template)
+        try:
+            parts = split_template(log_message)
+        except TemplateError as exc:
+            raise EvaluationError(f"log message does not parse: {exc}",
+                                  'put Java expressions in {braces}: "total={order.total()}"') from None
+        for part in parts:
+            if isinstance(part, tuple):
+                try:
+                    parse_expression(part[0])
+                except ExpressionSyntaxError as exc:
+                    raise EvaluationError(f"log message part {{{part[0]}}} does not parse: {exc}",
+                                          "fix the expression inside the braces") from None
+
+
+def _sample(value: Any) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1:
+        raise InvalidArgument(f"sample={value!r}", "use sample=N (N >= 1): the JVM reports 1 hit in N; 1 reports every hit")
+    return min(n, MAX_SAMPLING)
+
+
+def _check_suspend(suspend: str) -> None:
+    if suspend not in ("all", "thread"):
+        raise InvalidArgument(f"suspend='{suspend}'", "use suspend='all' or suspend='thread'")
+
+

@@ -1,0 +1,186 @@
+"""Event dispatch: composite event packets handled as one unit; stop events stay suspended, monitoring
+events resume at once (seed 001)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from ...jdwp import (
+    EventKind,
+    JdwpConnection,
+    JdwpError,
+    StepDepth,
+    SuspendPolicy,
+    Tag,
+    ThreadReference,
+    VirtualMachine,
+    VMDisconnected,
+)
+from ..errors import DebuggerError, NotConnected
+from ..model import (
+    Actor,
+    SessionState,
+    StopKind,
+    StopReason,
+)
+from .base import STOP_EVENT_KINDS, SessionBase, StepState, forget_reply
+
+log = logging.getLogger(__name__)
+
+
+class Events(SessionBase):
+    # -- events --------------------------------------------------------------------------------------
+
+    async def _event_loop(self, conn: JdwpConnection) -> None:
+        """Events are handled as they arrive (see on_event in _connect); this task notices the end."""
+        try:
+            await conn.wait_closed()
+        finally:
+            if not self._detaching and self.conn is conn:
+                await self._on_vm_gone(conn)
+
+    async def _handle_composite(self, composite: Any) -> None:
+        try:
+            await self._process_composite(composite)
+        except (VMDisconnected, NotConnected, asyncio.CancelledError):
+            pass  # the VM went away while we handled its last events
+        except Exception as exc:  # never let one bad event wedge the target
+            log.exception("event handling failed")
+            self.history.add("error", f"internal error while handling an event: {exc}", Actor.TARGET)
+            with contextlib.suppress(Exception):
+                await self._resume_for_policy(composite)
+
+    async def _process_composite(self, composite: Any) -> None:
+        stops: list[tuple[StopReason, bool]] = []
+        vm = self.require_vm()
+        policy = composite.suspend_policy
+        event_thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+        # Count the suspension this packet made before anything else runs (a resume must find it).
+        if policy != SuspendPolicy.NONE:
+            self.threads.event_suspended(event_thread, vm_wide=policy == SuspendPolicy.ALL)
+        for event in composite.events:
+            kind = type(event).KIND
+            if kind == EventKind.VM_START:
+                self.history.add("vm_start", "VM started", Actor.TARGET, thread=event.thread)
+                if policy != SuspendPolicy.NONE:
+                    stops.append((StopReason(StopKind.VM_START, thread_id=event.thread,
+                                             thread_name=await vm.thread_name(event.thread)), False))
+            elif kind == EventKind.VM_DEATH:
+                self.history.add("vm_death", "the VM is terminating", Actor.TARGET)
+            elif kind == EventKind.CLASS_PREPARE:
+                vm.class_prepared(event.type_id, event.ref_type_tag, event.signature, event.status)
+                await self.breakpoints.on_class_prepare(event)
+            elif kind == EventKind.CLASS_UNLOAD:
+                vm.class_unloaded(event.signature)
+            elif kind == EventKind.THREAD_START:
+                name = await vm.thread_name(event.thread)
+                self.threads.thread_started(event.thread, name)
+                self.history.add("thread_start", f"thread {name} started", Actor.TARGET, thread=event.thread)
+            elif kind == EventKind.THREAD_DEATH:
+                self.history.add("thread_death", f"thread {await vm.thread_name(event.thread)} ended", Actor.TARGET,
+                                 thread=event.thread)
+                self.threads.thread_ended(event.thread)
+                vm.thread_died(event.thread)
+            elif self._step is not None and event.request_id == self._step.exit_request_id and self._step.exit_request_id:
+                if event.value.tag != Tag.VOID:  # no suspension: only remembered (a void method returns nothing)
+                    self._step.returned = (event.location, event.value)
+            elif kind in STOP_EVENT_KINDS:
+                if self.threads.get(event.thread).call:
+                    self.history.add("suppressed", f"{type(event).__name__} during an evaluation was not stopped at",
+                                     Actor.TARGET, thread=event.thread, request=event.request_id)
+                    continue
+                if kind == EventKind.SINGLE_STEP:
+                    decision = await self._on_step(event)
+                else:
+                    decision = await self.breakpoints.on_event(event)
+                if decision is not None:
+                    stops.append(decision)
+        if not stops:
+            await self._resume_for_policy(composite)
+            return
+        # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`.
+        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None))
+        reason, needs_vm_suspend = stops[0]
+        reason.also = [s.breakpoint_id for s, _ in stops[1:] if s.breakpoint_id and s.breakpoint_id != reason.breakpoint_id]
+        if any(s.kind is StopKind.BREAKPOINT and s.breakpoint_id is None for s, _ in stops) and self._run_to_target:
+            reason.run_to = self._run_to_target  # run_to's own temporary breakpoint is one of them
+            self._run_to_target = None
+        step = self._step
+        if step and step.thread_id == reason.thread_id:
+            if reason.kind is StopKind.STEP:
+                await self._attach_return_value(step, reason)
+            await self._clear_step_request(step)
+            await self._clear_exit_request(step)
+            self._step = None
+        vm_wide = policy == SuspendPolicy.ALL
+        if needs_vm_suspend and reason.thread_id:
+            # A suspend-all breakpoint whose condition/log is checked here arrives suspending only its thread.
+            # Suspend the rest, then take the event's own suspension back: the thread is suspended exactly
+            # once, as an invocation (evaluate) requires.
+            await vm.send(VirtualMachine.Suspend)
+            await vm.send(ThreadReference.Resume, reason.thread_id)
+            self.threads.convert_to_vm_wide(reason.thread_id)
+            vm_wide = True
+        elif policy != SuspendPolicy.NONE:
+            self.threads.event_kept(event_thread, vm_wide=vm_wide)
+        await self._become_stopped(reason, vm_wide)
+
+    async def _attach_return_value(self, step: StepState, reason: StopReason) -> None:
+        if step.returned is None:
+            return
+        location, value = step.returned
+        with contextlib.suppress(JdwpError, DebuggerError):
+            method = await self.require_vm().method(location.class_id, location.method_id)
+            reason.returned_from = method.name
+            reason.return_value = await self.inspector.view(value)
+
+    async def _resume_for_policy(self, composite: Any) -> None:
+        conn = self.conn
+        if conn is None or conn.is_closed:
+            return
+        thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+        if composite.suspend_policy == SuspendPolicy.ALL:
+            self.threads.event_resumed(None, vm_wide=True)
+            forget_reply(conn.send_nowait(VirtualMachine.Resume))
+        elif composite.suspend_policy == SuspendPolicy.EVENT_THREAD and thread:
+            self.threads.event_resumed(thread, vm_wide=False)
+            forget_reply(conn.send_nowait(ThreadReference.Resume, thread))
+        conn.flush()  # the target waits for this: don't hold it until the end of the loop turn
+
+    async def _on_step(self, event: Any) -> tuple[StopReason, bool] | None:
+        step = self._step
+        if step is None or event.request_id != step.request_id:
+            return None  # a stale step request: ignore it (its thread is resumed by policy)
+        vm = self.require_vm()
+        method = await vm.line_table(event.location.class_id, event.location.method_id)
+        class_name = (await vm.type(event.location.class_id)).name
+        skip = (method.is_synthetic and not method.is_lambda_body) or method.is_bridge or method.is_static_initializer
+        # Lambda proxies (Feat$$Lambda$1/0x….test) have no line info: go on into the lambda body, as the JDK does.
+        proxy = "$$Lambda" in class_name or (not method.lines and not method.is_native and step.depth is StepDepth.INTO)
+        if (skip or proxy) and step.skips < 20:
+            # IDE behaviour: don't stop in accessors, bridges, lambda proxies or class initialisers.
+            step.skips += 1
+            await self._request_step(step, StepDepth.OUT if method.is_static_initializer else step.depth)
+            return None
+        step.remaining -= 1
+        if step.remaining > 0:
+            await self._request_step(step)
+            return None
+        location = await self.code_location(event.location)
+        return StopReason(StopKind.STEP, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
+                          location=location), False
+
+    async def _become_stopped(self, reason: StopReason, vm_wide: bool) -> None:
+        """A thread is suspended by a stop of its own. It is recorded once in the history now, becomes the
+        current stop if there is none, and waits in the set until a waiting call takes it."""
+        tid = reason.thread_id or 0
+        reason.all_threads = vm_wide
+        self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
+        if self.stop is None or self.state is not SessionState.STOPPED:
+            await self._select(reason)  # (before the history record: watchers read the state with it)
+        self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
+        self._notify_waiters()
+

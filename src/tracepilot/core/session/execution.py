@@ -1,0 +1,395 @@
+"""Execution control: waiting for a stop, resume, pause, step and run_to (each stop delivered once)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from ...jdwp import (
+    EventKind,
+    EventRequest,
+    JdwpError,
+    Mod,
+    StepDepth,
+    StepSize,
+    SuspendPolicy,
+    ThreadGroupReference,
+    ThreadReference,
+    VirtualMachine,
+)
+from ..errors import InvalidArgument, NotStopped
+from ..inspect.threads import is_system
+from ..model import (
+    Actor,
+    CodeLocation,
+    SessionState,
+    StopKind,
+    StopReason,
+    WaitResult,
+)
+from ..states import session_move
+from ..threads import Release
+from .base import SessionBase, StepState
+
+log = logging.getLogger(__name__)
+
+
+class Execution(SessionBase):
+    # -- waiting -------------------------------------------------------------------------------------
+
+    def _notify_waiters(self) -> None:
+        for waiter in list(self._waiters):
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    async def wait_for_stop(self, timeout: float, *, new_only: bool = False) -> WaitResult:
+        """The next stop not delivered yet (each stop is delivered to exactly one waiting call); when none
+        comes, the current stop (unless `new_only`: resume or step of one thread wants a new one), or
+        "still running" after `timeout` seconds. On a dead VM with a remembered target it reconnects, as
+        every other call does, and says so."""
+        started = time.monotonic()
+        deadline = started + max(timeout, 0.0)
+        if self.state is SessionState.EXITED and self.target and self.launched is None and timeout > 0:
+            # The VM died: try the remembered target once, as every other call does (and say so if it answers).
+            # A zero timeout only asks for the state: it does not reconnect.
+            with contextlib.suppress(Exception):
+                await self.ensure_connected(min(timeout, 2.0))
+        while True:
+            if not self._stopping:
+                pending = self.threads.undelivered()
+                if pending:
+                    return await self._deliver(pending[0], started)
+                if self.state is SessionState.STOPPED and self.stop is not None and not new_only and self._all_held():
+                    return self._result(True, started, self.stop)  # already stopped, and nothing else can stop
+            if self.state in (SessionState.EXITED, SessionState.DISCONNECTED):
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.add(waiter)
+            try:
+                await asyncio.wait_for(asyncio.shield(waiter), remaining)
+            except TimeoutError:
+                break
+            finally:
+                self._waiters.discard(waiter)
+        if self.state is SessionState.EXITED:
+            return self._result(False, started, self.stop, "the VM terminated")
+        if self.state is SessionState.DISCONNECTED:
+            return self._result(False, started, None, "not attached: call attach or launch")
+        if self.state is SessionState.STOPPED and self.stop is not None and not new_only:
+            return self._result(True, started, self.stop, f"no other thread stopped within {timeout:g}s; "
+                                "still stopped here (the other threads keep running)")
+        if timeout > 0:
+            message = f"still running after {timeout:g}s"
+            if self.state is SessionState.STOPPED and self.stop is not None:
+                message += f" (no new stop; still stopped: {self.stop.headline()})"
+            return self._result(False, started, None, message)
+        return self._result(False, started, None, "running")
+
+    def _all_held(self) -> bool:
+        """Is every thread suspended by the debugger (so no new stop can come until something is resumed)?"""
+        book = self.threads
+        return book.vm_holds > 0 and not any(r.credit or r.call for r in book.records.values())
+
+    def _result(self, stopped: bool, started: float, stop: StopReason | None, message: str = "") -> WaitResult:
+        note, self._reconnect_note = self._reconnect_note, None
+        if note:
+            message = f"{note}; {message}" if message else note
+        return WaitResult(stopped, self.state, stop, int((time.monotonic() - started) * 1000), message,
+                          pending=len([r for r in self.threads.undelivered() if r.stop is not stop]),
+                          reconnected=note)
+
+    async def _deliver(self, record: Any, started: float) -> WaitResult:
+        """Hand one stop to the waiting call: it becomes delivered and the current stop."""
+        record.delivered = True
+        await self._select(record.stop)
+        return self._result(True, started, record.stop)
+
+    async def _select(self, reason: StopReason | None) -> None:
+        """Make `reason` the current stop (watchers and changed values are computed for it once)."""
+        hooked = reason is not None and self._hooked.get(id(reason)) is reason
+        if reason is self.stop and (reason is None or hooked):
+            return
+        if reason is not self.stop:  # (_after_release may have made it current already: the hook still runs)
+            self.stop = reason
+            self.stop_generation += 1
+        if reason is None:
+            return
+        self._set_state(SessionState.STOPPED, "select a stop")
+        if self._hooked.get(id(reason)) is reason:
+            return
+        if len(self._hooked) >= 10_000:
+            self._hooked.clear()
+        self._hooked[id(reason)] = reason
+        self._stopping = True
+        try:
+            if reason.kind not in (StopKind.VM_START, StopKind.VM_DEATH):  # nothing has run yet: no values
+                await self.inspector.on_stop()
+        except NotImplementedError:
+            pass
+        except Exception as exc:  # watchers failing must not lose the stop
+            log.warning("on_stop hook failed: %s", exc)
+        finally:
+            self._stopping = False
+
+    def _set_state(self, new: SessionState, why: str) -> None:
+        self.state = session_move(self.state, new, why)
+
+    def _after_release(self) -> None:
+        """After threads were resumed: the current stop is the newest remaining one, or none (RUNNING)."""
+        remaining = self.threads.stops()
+        if self.stop is not None and any(r.stop is self.stop for r in remaining):
+            return
+        delivered = [r for r in remaining if r.delivered]
+        choice = (delivered or remaining or [None])[-1 if delivered else 0]
+        self.stop_generation += 1
+        if choice is None:
+            self.stop = None
+            if self.state is SessionState.STOPPED:
+                self._set_state(SessionState.RUNNING, "last stop released")
+        else:
+            self.stop = choice.stop
+
+    # -- execution -----------------------------------------------------------------------------------
+
+    async def resume(self, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
+        """Resume all threads, or one. All: every delivered stop and pause is released; a stop of another
+        thread that no call has returned yet stays suspended and is returned at once. One thread: only its
+        suspensions are released (the others stay as they are) and the call waits for a *new* stop."""
+        await self.ensure_connected()
+        if thread is not None and thread != "":
+            tid = await self.resolve_thread(thread)
+            if self._step is not None and self._step.thread_id == tid:
+                await self._cancel_step()  # resuming the stepping thread: run, don't stop at the step's end
+            release = self.threads.release_thread(tid)
+            await self._send_release(release)
+            self.history.add("resume", f"resumed thread {await self.vm.thread_name(tid)}", actor, thread=tid)
+            self._after_release()
+            return await self.wait_for_stop(timeout, new_only=True)
+        if self._step is not None:
+            await self._cancel_step()  # a step still under way ("still running") ends with a resume
+        if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
+            await self._release_all()
+            self.history.add("resume", "resumed", actor)
+        return await self.wait_for_stop(timeout, new_only=True)
+
+    async def _cancel_step(self) -> None:
+        step, self._step = self._step, None
+        await self._clear_step_request(step)
+        await self._clear_exit_request(step)
+
+    async def _release_all(self) -> None:
+        # Stops no call has returned yet stay (the next answer is one of them); the current stop counts as
+        # seen even if no call returned it (status showed it), so resume releases it.
+        keep = {r.id for r in self.threads.undelivered() if r.stop is not self.stop}
+        release = self.threads.release_all(keep)
+        await self._send_release(release)
+        self._after_release()
+
+    async def _send_release(self, release: Release) -> None:
+        conn = self.conn
+        if conn is None or conn.is_closed or not release:
+            return
+        # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
+        futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
+        futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
+        futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
+        conn.flush()
+        for r in await asyncio.gather(*futures, return_exceptions=True):
+            if isinstance(r, JdwpError):
+                log.debug("resume: %s", r)
+
+    async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
+        """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
+        call that did not return is suspended where the call is."""
+        started = time.monotonic()
+        vm = await self.ensure_connected()
+        if thread is not None and thread != "":
+            tid = await self.resolve_thread(thread)
+            record = self.threads.get(tid)
+            if record.stop is not None and not record.call:
+                record.delivered = True
+                await self._select(record.stop)
+                return self._result(True, started, record.stop, f"thread {record.name or tid} is already stopped")
+            await vm.send(ThreadReference.Suspend, tid)
+            self.threads.pause_thread(tid)
+            vm_wide = False
+        else:
+            all_ids = (await vm.send(VirtualMachine.AllThreads)).threads
+            everything_held = all_ids and all(self.threads.expected_count(t) > 0 and not self.threads.get(t).call
+                                              for t in all_ids)
+            if everything_held and self.stop is not None:
+                return self._result(True, started, self.stop, "every thread is already suspended")
+            await vm.send(VirtualMachine.Suspend)
+            self.threads.pause_all()
+            tid = 0
+            vm_wide = True
+        summaries = await self._where_threads_are()
+        if not tid:
+            free = [s for s in summaries if self.threads.get(s[0]).stop is None]
+            tid = next((t for t, name, loc in free if name == "main" and loc), 0) or next(
+                (t for t, _n, loc in free if loc), 0) or next((t for t, _n, loc in summaries if loc), 0) or next(
+                (t for t, name, _l in summaries if name == "main"), 0) or next((t for t, _n, _l in summaries), 0)
+        location = next((loc for t, _n, loc in summaries if t == tid), None)
+        if tid and location is None:
+            with contextlib.suppress(JdwpError):
+                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
+                location = await self.code_location(frames[0].location) if frames else None
+        where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
+        self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
+        tid = tid or next(iter((await vm.send(VirtualMachine.AllThreads)).threads), 0)
+        # (A thread with no Java frame yet, e.g. main right after VM start, still carries the pause.)
+        reason = StopReason(StopKind.PAUSE, thread_id=tid or None, thread_name=await vm.thread_name(tid) if tid else None,
+                            location=location)
+        record = self.threads.get(tid)
+        if record.stop is None or record.call:
+            self.threads.add_stop(tid, reason, vm_wide, "pause")
+            self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
+        record.delivered = True
+        await self._select(record.stop)
+        self._notify_waiters()
+        return self._result(True, started, record.stop)
+
+    async def _where_threads_are(self) -> list[tuple[int, str, CodeLocation | None]]:
+        """Each non-system thread's name and top location (for pause reports)."""
+        vm = self.require_vm()
+        threads = (await vm.send(VirtualMachine.AllThreads)).threads
+        out: list[tuple[int, str, CodeLocation | None]] = []
+
+        async def one(tid: int) -> tuple[int, str, CodeLocation | None] | None:
+            try:
+                name = await vm.thread_name(tid)
+                group = (await vm.send(ThreadReference.ThreadGroup, tid)).group
+                group_name = (await vm.send(ThreadGroupReference.Name, group)).group_name if group else None
+                if is_system(name, group_name):
+                    return None
+                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
+                loc = await self.code_location(frames[0].location) if frames else None
+                return tid, name, loc
+            except JdwpError as exc:
+                log.debug("no location for thread %s: %s", tid, exc)
+                return None
+
+        for item in await asyncio.gather(*(one(t) for t in threads)):
+            if item is not None:
+                out.append(item)
+        return out
+
+    async def code_location(self, location: Any) -> CodeLocation:
+        loc = await self.require_vm().code_location(location)
+        loc.source_path = self._source_path(loc.class_name, loc.source_file)
+        return loc
+
+    def _source_path(self, class_name: str, source_file: str | None) -> str | None:
+        # Searching the source path stats (and globs) directories: remember answers for a second, so a
+        # stop in a hot loop costs no file system calls while a file created meanwhile is still found.
+        key = (class_name, source_file, tuple(self.sources.extra))
+        now = time.monotonic()
+        hit = self._source_cache.get(key)
+        if hit is not None and now - hit[1] < 1.0:
+            return hit[0]
+        path = self.sources.find(class_name, source_file)
+        if len(self._source_cache) > 512:
+            self._source_cache.clear()
+        self._source_cache[key] = (str(path) if path else None, now)
+        return self._source_cache[key][0]
+
+    async def step(self, kind: str, thread: str | int | None, count: int, timeout: float, actor: Actor) -> WaitResult:
+        """Step one thread. From a suspend-all stop the other threads run while it steps and are all
+        suspended again when the step ends (as jdb and IntelliJ do: a step that waits for another thread, or a
+        program that exits meanwhile, never hangs); stops of other threads not delivered yet stay suspended.
+        From a suspend-thread stop only this thread moves; the others keep doing what they did."""
+        await self.ensure_connected()
+        self.require_stopped()
+        kinds = {"over": (StepDepth.OVER, StepSize.LINE), "next": (StepDepth.OVER, StepSize.LINE),
+                 "into": (StepDepth.INTO, StepSize.LINE), "in": (StepDepth.INTO, StepSize.LINE),
+                 "out": (StepDepth.OUT, StepSize.LINE), "up": (StepDepth.OUT, StepSize.LINE),
+                 "stepi": (StepDepth.INTO, StepSize.MIN), "instruction": (StepDepth.INTO, StepSize.MIN)}
+        if kind not in kinds:
+            raise InvalidArgument(f"unknown step kind '{kind}'", "use over, into or out")
+        if count < 1:
+            raise InvalidArgument(f"step count {count} must be at least 1")
+        tid = await self.resolve_thread(thread)
+        record = self.threads.get(tid)
+        if record.call:
+            raise NotStopped(f"thread {record.name or tid} is inside a call to {record.call}",
+                             "pause it first, or wait for the call to return")
+        if self.threads.expected_count(tid) == 0:
+            raise NotStopped(f"thread {record.name or tid} is running", "pause it, or step a stopped thread")
+        depth, size = kinds[kind]
+        if self._step is not None:
+            await self._clear_step_request(self._step)
+            await self._clear_exit_request(self._step)
+        vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
+        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
+        await self._request_step(self._step)
+        await self._request_return_values(self._step)
+        self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
+        if vm_wide:
+            await self._release_all()
+        else:
+            await self._send_release(self.threads.release_thread(tid))
+            self._after_release()
+        return await self.wait_for_stop(timeout, new_only=True)
+
+    async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
+        vm = self.require_vm()
+        await self._clear_step_request(step)
+        mods = [Mod.Step(step.thread_id, step.size, depth if depth is not None else step.depth)]
+        mods += [Mod.ClassExclude(p) for p in self.step_filters]
+        mods.append(Mod.Count(1))
+        policy = SuspendPolicy.ALL if step.vm_wide else SuspendPolicy.EVENT_THREAD
+        reply = await vm.send(EventRequest.Set, EventKind.SINGLE_STEP, policy, mods)
+        step.request_id = reply.request_id
+
+    async def _request_return_values(self, step: StepState) -> None:
+        """Method exits of the stepping thread with their return values (no suspension): the last one
+        before the step ends is what a step out / over a call returned (IntelliJ's "returned 659")."""
+        vm = self.require_vm()
+        if step.size is not StepSize.LINE:  # (JDWP 1.6+, every JVM this debugger attaches to, has the event)
+            return
+        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in self.step_filters]
+        with contextlib.suppress(JdwpError):
+            reply = await vm.send(EventRequest.Set, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, mods)
+            step.exit_request_id = reply.request_id
+
+    async def _clear_exit_request(self, step: StepState | None) -> None:
+        if step and step.exit_request_id and self.conn and not self.conn.is_closed:
+            with contextlib.suppress(JdwpError):
+                await self.conn.send(EventRequest.Clear, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, step.exit_request_id)
+            step.exit_request_id = 0
+
+    async def _clear_step_request(self, step: StepState | None) -> None:
+        if step and step.request_id and self.conn and not self.conn.is_closed:
+            with contextlib.suppress(JdwpError):
+                await self.conn.send(EventRequest.Clear, EventKind.SINGLE_STEP, step.request_id)
+            step.request_id = 0
+
+    async def run_to(self, location: str, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
+        """Resume all threads until `location` (a temporary breakpoint; deferred like breakpoint_set when its
+        class is not loaded yet). The stop says "run to LOCATION"."""
+        await self.ensure_connected()
+        info = await self.breakpoints.set_line(location, temporary=True, thread=thread, actor=actor, internal=True)
+        if not info.verified and not waits_for_class(info.message):
+            await self.breakpoints.remove(info.id, actor=actor, quiet=True)
+            raise InvalidArgument(f"cannot run to {location}: {info.message or 'no code there'}",
+                                  "pick a line with code")
+        self._run_to_target = location
+        result = await self.resume(None, timeout, actor)
+        if not result.stopped:
+            result.message = (result.message + "; " if result.message else "") + f"run to {location} is still armed"
+        return result
+
+
+
+def waits_for_class(message: str | None) -> bool:
+    """Is an unverified breakpoint only waiting for its class to load (so run_to may defer like breakpoint_set)?"""
+    text = (message or "").lower()
+    return "not loaded" in text or "pending" in text and "no code" not in text
+
