@@ -139,7 +139,9 @@ def test_a_person_walks_the_demo_in_a_terminal(demo):
     screen = demo.wait_for(lambda s: "NullPointerException" in status_line(s), "the NPE", timeout=90)
     # run on again: the program ends; the footer offers Restart and no stepping
     demo.keys("F5")
-    screen = demo.wait_for(lambda s: "EXITED" in status_line(s), "the program's end")
+    # (the status bar and the footer are painted on separate refreshes: wait for the footer's own change)
+    screen = demo.wait_for(lambda s: "EXITED" in status_line(s) and "Restart" in s.splitlines()[-1],
+                           "the program's end, with Restart in the footer")
     footer = screen.splitlines()[-1]
     assert "Restart" in footer and "F10" not in footer and "F5" not in footer
 
