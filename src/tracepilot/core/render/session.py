@@ -1,40 +1,19 @@
-"""Compact plain-text renderings of the core's results, written for a model (or a person) to read.
-
-Every front end shares these: the MCP server sends them as the text of a tool result, the REPL prints
-them, the share protocol can quote them. Short, no noise, values summarised; the structured form is
-`to_dict()`. Pure functions over model objects: no I/O, no JDWP.
-
-The line interfaces (REPL, TUI command line, share `line` commands) print `command_text`: the same
-renderings, with a stop followed by its source line the way jdb prints it.
-
-Anything without a renderer of its own falls back to `headline()`/`describe()`/`render()`, then to its
-fields.
-"""
+"""Session text: status, waits, breakpoints, threads, frames, events, program output, source and the
+snapshot of a stop (a wait answers with it)."""
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-from .model import (
+from ..model import (
     BreakpointInfo,
-    CallNode,
-    ClassSummary,
     CodeLocation,
     EventRecord,
-    ExceptionInfo,
-    FrameChange,
     FrameInfo,
-    HeapCount,
-    HotswapResult,
-    Inspection,
-    LockReport,
-    MarkInfo,
     OutputChunk,
-    Referrers,
     SessionState,
     Snapshot,
     SourceView,
@@ -42,87 +21,21 @@ from .model import (
     StopKind,
     StopReason,
     ThreadInfo,
-    TraceResult,
-    ValueView,
-    Variable,
     VmInfo,
     WaitResult,
     WatchInfo,
 )
-from .sources import SourcePath, read_lines
-
-MAX_LOCALS = 12
-MAX_FRAMES = 6
-MAX_EVENTS = 50
-MAX_VALUE = 200
-STILL_RUNNING = "still running"
-
-
-def _clip(text: str, limit: int = MAX_VALUE) -> str:
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# -- small pieces ------------------------------------------------------------------------------------
-
-
-def location(loc: CodeLocation | None) -> str:
-    return str(loc) if loc is not None else "?"
-
-
-def value(v: ValueView | Any) -> str:
-    if isinstance(v, ValueView):
-        text = _clip(v.text)
-        if v.handle and v.handle not in text:
-            text += f" {v.handle}"
-        return text
-    return _clip(str(v))
-
-
-def variable(var: Variable) -> str:
-    mark = " (changed)" if var.changed else ""
-    return f"{var.name} = {value(var.value)}{mark}"
-
-
-def variables(vars_: Sequence[Variable], limit: int = MAX_LOCALS) -> str:
-    if not vars_:
-        return "(no variables)"
-    lines = [variable(v) for v in vars_[:limit]]
-    if len(vars_) > limit:
-        lines.append(f"... {len(vars_) - limit} more: locals lists them all")
-    return "\n".join(lines)
-
-
-def all_variables(vars_: Sequence[Variable]) -> str:
-    """Every variable (the answer of `locals`, which is where a cut list of them points)."""
-    return variables(vars_, limit=max(len(vars_), 1))
-
-
-def exception(exc: ExceptionInfo) -> str:
-    text = exc.class_name + (f": {exc.message}" if exc.message else "")
-    if exc.handle:
-        text += f" {exc.handle}"
-    if exc.thrown_at:
-        text += f"\n  thrown at {exc.thrown_at}"
-    text += f"\n  caught at {exc.catch_location}" if exc.catch_location else "\n  not caught (uncaught)"
-    return text
-
-
-def stop(reason: StopReason | None) -> str:
-    """The headline of a stop plus its details (exception, watchpoint values, return value)."""
-    if reason is None:
-        return "not stopped"
-    lines = [reason.headline()]
-    if reason.exception is not None and reason.kind is StopKind.EXCEPTION:
-        lines.append("exception " + exception(reason.exception))
-    if reason.object is not None:
-        lines.append(f"object {value(reason.object)}")
-    if reason.also:
-        lines.append("also hit: " + ", ".join(reason.also))
-    if reason.returned_from and reason.kind is not StopKind.STEP:
-        lines.append(reason.returned())
-    return "\n".join(lines)
-
+from .pieces import (
+    MAX_EVENTS,
+    MAX_FRAMES,
+    MAX_LOCALS,
+    STILL_RUNNING,
+    _clip,
+    stop,
+    value,
+    variable,
+    variables,
+)
 
 # -- session -------------------------------------------------------------------------------------------
 
@@ -391,6 +304,35 @@ def source_view(src: SourceView) -> str:
     return body
 
 
+# -- watchers (a snapshot lists them) ----------------------------------------------------------------
+
+
+MAX_WATCH_HISTORY = 6
+
+
+def watch(w: WatchInfo) -> str:
+    at = f" [at {w.breakpoint}]" if w.breakpoint else ""
+    val = f"error: {w.error}" if w.error else (value(w.value) if w.value is not None else "(not evaluated yet)")
+    return f"{w.id} {w.expression} = {val}{' (changed)' if w.changed else ''}{at}" + watch_history(w)
+
+
+def watch_history(w: WatchInfo, limit: int = MAX_WATCH_HISTORY) -> str:
+    """The values of the last stops, oldest first, repeats counted: "; history: 10 ×2 → 20 → 30"."""
+    if len(w.history) < 2:
+        return ""
+    runs: list[list[Any]] = []  # [text, count]
+    for sample in w.history:
+        text = _clip("error" if sample.error else sample.text, 40)
+        if runs and runs[-1][0] == text:
+            runs[-1][1] += 1
+        else:
+            runs.append([text, 1])
+    shown = runs[-limit:]
+    parts = [text + (f" ×{count}" if count > 1 else "") for text, count in shown]
+    older = "… → " if len(runs) > len(shown) else ""
+    return f"; history ({len(w.history)} stops): {older}" + " → ".join(parts)
+
+
 # -- snapshot (the one-call picture of a stop) ---------------------------------------------------------------
 
 
@@ -439,281 +381,3 @@ def other_stops(snap: Snapshot, reason: StopReason | None) -> list[str]:
     return lines
 
 
-# -- values opened up, classes, locks, heap --------------------------------------------------------------
-
-
-def inspection(ins: Inspection) -> str:
-    lines = [f"{ins.target} = {value(ins.value)} ({ins.value.type})"]
-    if ins.string is not None:
-        end = ins.start + len(ins.string)
-        lines.append(f"chars [{ins.start}..{end}) of {ins.total}:")
-        lines.append(ins.string)
-    for child in ins.children:
-        lines.append("  " + variable(child))
-    for entry in ins.entries:
-        lines.append(f"  {value(entry.key)} => {value(entry.value)}")
-    if ins.more:
-        shown = len(ins.string) if ins.string is not None else len(ins.children) + len(ins.entries)
-        lines.append(f"  ... {ins.total - ins.start - shown} more: inspect with start={ins.start + shown}")
-    return "\n".join(lines)
-
-
-def class_summary(c: ClassSummary) -> str:
-    text = f"{c.name} ({c.kind}" + (f", {c.source_file})" if c.source_file else ")")
-    members = (c.fields or []) + (c.methods or [])
-    for m in members:
-        where = ""
-        if m.lines:
-            where = f"  lines {m.lines[0]}-{m.lines[-1]}" if len(m.lines) > 1 else f"  line {m.lines[0]}"
-        text += f"\n  {'static ' if m.static else ''}{m.signature}{where}"
-    return text
-
-
-def classes(cs: Sequence[ClassSummary]) -> str:
-    if not cs:
-        return "no loaded class matches"
-    return "\n".join([*(class_summary(c) for c in cs), *_cut_note(cs, "class(es)", 'narrow the pattern, e.g. "com.acme.*"')])
-
-
-def _cut_note(items: Sequence[Any], what: str, how: str) -> list[str]:
-    """The line a cut list ends with: how many more there are and how to see them (none if complete)."""
-    more = getattr(items, "more", 0)
-    return [f"... {more} more {what} not shown ({getattr(items, 'total', '?')} in all): {how}"] if more > 0 else []
-
-
-def lock_report(report: LockReport) -> str:
-    lines = [report.headline()]
-    for t in report.threads:
-        text = f"  {t.thread} ({t.state})" + (f" at {t.at}" if t.at is not None else "")
-        parts = []
-        if t.holds:
-            parts.append("holds " + ", ".join(value(h) for h in t.holds))
-        if t.waits_for is not None:
-            wait = f"waits ({t.wait_kind or 'monitor'}) for {value(t.waits_for)}"
-            parts.append(wait + (f" held by {t.owner}" if t.owner else ""))
-        lines.append(text + (": " + "; ".join(parts) if parts else ""))
-    return "\n".join(lines)
-
-
-def heap(counts: Sequence[HeapCount]) -> str:
-    if not counts:
-        return "no loaded class matches"
-    return "\n".join([*(f"{c.count:>10}  {c.class_name}" for c in counts),
-                      *_cut_note(counts, "class(es)", 'narrow the pattern, e.g. "com.acme.*"')])
-
-
-def referrers(refs: Referrers) -> str:
-    lines = [f"objects referring to {value(refs.target)}:"]
-    for r in refs.referrers:
-        via = f" via {', '.join(r.via)}" if r.via else ""
-        lines.append(f"  {value(r.value)} ({r.value.type}){via}")
-    if not refs.referrers:
-        lines.append("  (none)")
-    if refs.more:
-        lines.append("  ... more: raise limit")
-    return "\n".join(lines)
-
-
-MAX_WATCH_HISTORY = 6
-
-
-def watch(w: WatchInfo) -> str:
-    at = f" [at {w.breakpoint}]" if w.breakpoint else ""
-    val = f"error: {w.error}" if w.error else (value(w.value) if w.value is not None else "(not evaluated yet)")
-    return f"{w.id} {w.expression} = {val}{' (changed)' if w.changed else ''}{at}" + watch_history(w)
-
-
-def watch_history(w: WatchInfo, limit: int = MAX_WATCH_HISTORY) -> str:
-    """The values of the last stops, oldest first, repeats counted: "; history: 10 ×2 → 20 → 30"."""
-    if len(w.history) < 2:
-        return ""
-    runs: list[list[Any]] = []  # [text, count]
-    for sample in w.history:
-        text = _clip("error" if sample.error else sample.text, 40)
-        if runs and runs[-1][0] == text:
-            runs[-1][1] += 1
-        else:
-            runs.append([text, 1])
-    shown = runs[-limit:]
-    parts = [text + (f" ×{count}" if count > 1 else "") for text, count in shown]
-    older = "… → " if len(runs) > len(shown) else ""
-    return f"; history ({len(w.history)} stops): {older}" + " → ".join(parts)
-
-
-def mark(m: MarkInfo) -> str:
-    return f"${m.label} = {value(m.value)}" + (" (collected)" if m.collected else "")
-
-
-def trace(t: TraceResult) -> str:
-    lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by})"]
-    for m in t.methods[:15]:
-        lines.append(f"  {m.calls:>8}  {m.total_ms:>9.1f} ms  {m.mean_us:>9.1f} us/call  {m.method}")
-    if len(t.methods) > 15:
-        lines.append(f"  ... {len(t.methods) - 15} more method(s): a narrower pattern shows them")
-    if t.call_tree:
-        lines.append(f"call tree of {t.busiest_thread or 'the busiest thread'}:")
-        lines.extend(_tree(t.call_tree, 1, [0]))
-    if t.dropped:
-        lines.append(f"({t.dropped} entries not kept: memory bound)")
-    return "\n".join(lines)
-
-
-def _tree(nodes: Sequence[CallNode], depth: int, budget: list[int]) -> list[str]:
-    out: list[str] = []
-    for node in nodes:
-        if budget[0] >= 30 or depth > 8:
-            break
-        budget[0] += 1
-        out.append(f"{'  ' * depth}{node.method} x{node.calls} {node.total_ms:.1f} ms")
-        out.extend(_tree(node.children, depth + 1, budget))
-    return out
-
-
-def frame_change(fc: FrameChange) -> str:
-    text = fc.message
-    if fc.location is not None:
-        text += f"\nnow at {fc.location}, thread {fc.thread}"
-    if fc.value is not None:
-        text += f"\nreturned {value(fc.value)}"
-    return text
-
-
-# -- anything ------------------------------------------------------------------------------------------------
-
-
-def _fallback(obj: Any, depth: int = 0) -> str:
-    if obj is None:
-        return "ok"
-    for name in ("headline", "describe", "render"):
-        method = getattr(obj, name, None)
-        if callable(method):
-            try:
-                text = method()
-            except TypeError:
-                continue
-            if isinstance(text, str):
-                return text
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        obj = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
-    if isinstance(obj, Mapping):
-        lines = []
-        for key, val in obj.items():
-            if val is None or val == [] or val == {}:
-                continue
-            if isinstance(val, str | int | float | bool):
-                lines.append(f"{key}: {_clip(str(val))}")
-            elif depth < 2:
-                inner = render(val, depth + 1)
-                lines.append(f"{key}:" + ("\n  " + inner.replace("\n", "\n  ") if "\n" in inner else f" {inner}"))
-        return "\n".join(lines) if lines else "ok"
-    if isinstance(obj, list | tuple):
-        if not obj:
-            return "(none)"
-        return "\n".join(render(item, depth + 1) for item in obj)
-    if hasattr(obj, "value") and isinstance(getattr(obj, "value", None), str):  # enums
-        return obj.value
-    return _clip(str(obj), 2000)
-
-
-_BY_TYPE: dict[type, Any] = {
-    Status: status,
-    WaitResult: wait_result,
-    StopReason: stop,
-    BreakpointInfo: breakpoint_info,
-    ThreadInfo: thread,
-    FrameInfo: frame,
-    Variable: variable,
-    ValueView: value,
-    EventRecord: event,
-    ExceptionInfo: exception,
-    CodeLocation: location,
-    VmInfo: vm,
-    Snapshot: snapshot,
-    SourceView: source_view,
-    Inspection: inspection,
-    ClassSummary: class_summary,
-    LockReport: lock_report,
-    Referrers: referrers,
-    WatchInfo: watch,
-    MarkInfo: mark,
-    TraceResult: trace,
-    HotswapResult: lambda h: h.headline(),
-    FrameChange: frame_change,
-}
-
-_LIST_BY_TYPE: dict[type, Any] = {
-    BreakpointInfo: breakpoints,
-    ThreadInfo: threads,
-    FrameInfo: frames,
-    Variable: variables,
-    EventRecord: events,
-    OutputChunk: output,
-    ClassSummary: classes,
-    HeapCount: heap,
-    WatchInfo: lambda ws: "\n".join(watch(w) for w in ws),
-    MarkInfo: lambda ms: "\n".join(mark(m) for m in ms),
-}
-
-
-def render(obj: Any, depth: int = 0) -> str:
-    """The compact text of any core result."""
-    if isinstance(obj, str):
-        return obj
-    for cls, fn in _BY_TYPE.items():
-        if isinstance(obj, cls):
-            return fn(obj)
-    if isinstance(obj, list | tuple) and obj:
-        for cls, fn in _LIST_BY_TYPE.items():
-            if all(isinstance(item, cls) for item in obj):
-                return fn(obj)
-    if isinstance(obj, list | tuple) and not obj:
-        return "(none)"
-    return _fallback(obj, depth)
-
-
-def removed(ids: Sequence[str]) -> str:
-    """What a remove call took away: "removed bp-1, bp-2" or "nothing removed"."""
-    return ("removed " + ", ".join(ids)) if ids else "nothing removed"
-
-
-# -- jdb-style text of command results, for the line interfaces -------------------------------------------
-
-
-def source_line(location: CodeLocation | None, sources: SourcePath | None = None) -> str | None:
-    """`57      p.counter++;` for a location whose source is known or found on the source path."""
-    if location is None or location.line < 1:
-        return None
-    path = Path(location.source_path) if location.source_path else (
-        sources.find(location.class_name, location.source_file) if sources is not None else None)
-    if path is None:
-        return None
-    try:
-        lines = read_lines(path)
-    except OSError:
-        return None
-    if location.line > len(lines):
-        return None
-    return f"{location.line:<7} {lines[location.line - 1].strip()}"
-
-
-def stop_with_line(reason: StopReason) -> str:
-    """A stop as jdb prints it: the stop line, then the source line it is at."""
-    text = stop(reason)
-    line = source_line(reason.location)
-    return f"{text}\n{line}" if line else text
-
-
-def command_text(obj: Any) -> str:
-    """The text a line interface prints for any core result."""
-    if obj is None:
-        return ""
-    if isinstance(obj, StopReason):
-        return stop_with_line(obj)
-    if isinstance(obj, WaitResult):
-        if obj.stopped and obj.stop is not None:
-            return stop_with_line(obj.stop)
-        if obj.state is SessionState.RUNNING:
-            return f"still running after {obj.waited_ms / 1000:g}s (`wait` keeps waiting, `suspend` stops it)"
-    if isinstance(obj, Status):
-        return status(obj, hints=False)
-    return render(obj)

@@ -1,0 +1,134 @@
+"""Text of what is seen at a stop beyond the snapshot: opened values, classes, locks, heap, referrers, marks,
+traces and frame changes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..model import (
+    CallNode,
+    ClassSummary,
+    FrameChange,
+    HeapCount,
+    Inspection,
+    LockReport,
+    MarkInfo,
+    Referrers,
+    TraceResult,
+)
+from .pieces import value, variable
+
+# -- values opened up, classes, locks, heap --------------------------------------------------------------
+
+
+def inspection(ins: Inspection) -> str:
+    lines = [f"{ins.target} = {value(ins.value)} ({ins.value.type})"]
+    if ins.string is not None:
+        end = ins.start + len(ins.string)
+        lines.append(f"chars [{ins.start}..{end}) of {ins.total}:")
+        lines.append(ins.string)
+    for child in ins.children:
+        lines.append("  " + variable(child))
+    for entry in ins.entries:
+        lines.append(f"  {value(entry.key)} => {value(entry.value)}")
+    if ins.more:
+        shown = len(ins.string) if ins.string is not None else len(ins.children) + len(ins.entries)
+        lines.append(f"  ... {ins.total - ins.start - shown} more: inspect with start={ins.start + shown}")
+    return "\n".join(lines)
+
+
+def class_summary(c: ClassSummary) -> str:
+    text = f"{c.name} ({c.kind}" + (f", {c.source_file})" if c.source_file else ")")
+    members = (c.fields or []) + (c.methods or [])
+    for m in members:
+        where = ""
+        if m.lines:
+            where = f"  lines {m.lines[0]}-{m.lines[-1]}" if len(m.lines) > 1 else f"  line {m.lines[0]}"
+        text += f"\n  {'static ' if m.static else ''}{m.signature}{where}"
+    return text
+
+
+def classes(cs: Sequence[ClassSummary]) -> str:
+    if not cs:
+        return "no loaded class matches"
+    return "\n".join([*(class_summary(c) for c in cs), *_cut_note(cs, "class(es)", 'narrow the pattern, e.g. "com.acme.*"')])
+
+
+def _cut_note(items: Sequence[Any], what: str, how: str) -> list[str]:
+    """The line a cut list ends with: how many more there are and how to see them (none if complete)."""
+    more = getattr(items, "more", 0)
+    return [f"... {more} more {what} not shown ({getattr(items, 'total', '?')} in all): {how}"] if more > 0 else []
+
+
+def lock_report(report: LockReport) -> str:
+    lines = [report.headline()]
+    for t in report.threads:
+        text = f"  {t.thread} ({t.state})" + (f" at {t.at}" if t.at is not None else "")
+        parts = []
+        if t.holds:
+            parts.append("holds " + ", ".join(value(h) for h in t.holds))
+        if t.waits_for is not None:
+            wait = f"waits ({t.wait_kind or 'monitor'}) for {value(t.waits_for)}"
+            parts.append(wait + (f" held by {t.owner}" if t.owner else ""))
+        lines.append(text + (": " + "; ".join(parts) if parts else ""))
+    return "\n".join(lines)
+
+
+def heap(counts: Sequence[HeapCount]) -> str:
+    if not counts:
+        return "no loaded class matches"
+    return "\n".join([*(f"{c.count:>10}  {c.class_name}" for c in counts),
+                      *_cut_note(counts, "class(es)", 'narrow the pattern, e.g. "com.acme.*"')])
+
+
+def referrers(refs: Referrers) -> str:
+    lines = [f"objects referring to {value(refs.target)}:"]
+    for r in refs.referrers:
+        via = f" via {', '.join(r.via)}" if r.via else ""
+        lines.append(f"  {value(r.value)} ({r.value.type}){via}")
+    if not refs.referrers:
+        lines.append("  (none)")
+    if refs.more:
+        lines.append("  ... more: raise limit")
+    return "\n".join(lines)
+
+
+def mark(m: MarkInfo) -> str:
+    return f"${m.label} = {value(m.value)}" + (" (collected)" if m.collected else "")
+
+
+def trace(t: TraceResult) -> str:
+    lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by})"]
+    for m in t.methods[:15]:
+        lines.append(f"  {m.calls:>8}  {m.total_ms:>9.1f} ms  {m.mean_us:>9.1f} us/call  {m.method}")
+    if len(t.methods) > 15:
+        lines.append(f"  ... {len(t.methods) - 15} more method(s): a narrower pattern shows them")
+    if t.call_tree:
+        lines.append(f"call tree of {t.busiest_thread or 'the busiest thread'}:")
+        lines.extend(_tree(t.call_tree, 1, [0]))
+    if t.dropped:
+        lines.append(f"({t.dropped} entries not kept: memory bound)")
+    return "\n".join(lines)
+
+
+def _tree(nodes: Sequence[CallNode], depth: int, budget: list[int]) -> list[str]:
+    out: list[str] = []
+    for node in nodes:
+        if budget[0] >= 30 or depth > 8:
+            break
+        budget[0] += 1
+        out.append(f"{'  ' * depth}{node.method} x{node.calls} {node.total_ms:.1f} ms")
+        out.extend(_tree(node.children, depth + 1, budget))
+    return out
+
+
+def frame_change(fc: FrameChange) -> str:
+    text = fc.message
+    if fc.location is not None:
+        text += f"\nnow at {fc.location}, thread {fc.thread}"
+    if fc.value is not None:
+        text += f"\nreturned {value(fc.value)}"
+    return text
+
+
