@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
-from ..core.catalog import returned_text
+from ..core.catalog import Selection, default_catalog, returned_text
 from ..core.errors import DebuggerError
 from ..core.launcher import launch_options as java_launch_options
 from ..core.model import (
@@ -226,7 +226,7 @@ class TracepilotApp(App[int]):
         self.sources = SourceCache()
         self._output_offsets = {"stdout": 0, "stderr": 0}
         self._driving = "you"
-        self._selection: Any = None  # catalog.Selection of the command line
+        self._selection: Selection | None = None  # of the command line
         self._long_labels: dict[str, Binding] = {}  # footer bindings as declared (restored in the wide layout)
         self._shown_state: Any = None  # the session state the footer's keys were chosen for
         self._prefer_user_frame = False  # after a pause: select the nearest frame of the program's own code
@@ -392,7 +392,7 @@ class TracepilotApp(App[int]):
             self._driving = "agent"
         elif record.actor is Actor.PERSON:
             self._driving = "you"
-        self._selection: Any = None  # catalog.Selection of the command line
+        self._selection: Selection | None = None  # of the command line
         if record.kind in QUIET_KINDS:
             return
         if record.kind == "launch":  # a new process (restart): its output starts again at 0
@@ -1033,34 +1033,29 @@ class TracepilotApp(App[int]):
         command.remember(line)
         self._execute(line)
 
-    def selection(self) -> Any:
+    def selection(self) -> Selection:
         """The catalog's view of what the command line acts on: the selected thread and frame."""
-        catalog = self._catalog()
-        if self._selection is None and catalog is not None:
-            self._selection = catalog.Selection(confirm=self._confirm)
-        if self._selection is not None:
-            self._selection.thread = self.thread
-            self._selection.frame = self.frame
+        if self._selection is None:
+            self._selection = Selection(confirm=self._confirm)
+        self._selection.thread = self.thread
+        self._selection.frame = self.frame
         return self._selection
 
     @work(group="command")
     async def _execute(self, line: str) -> None:
-        catalog = self._catalog()
-        if catalog is not None and line.split()[0] in ("help", "h", "?") and len(line.split()) == 1:
-            self.action_help(catalog.default_catalog().help())  # a screen, not a 9-row console
+        words = line.split()
+        if words[0] in ("help", "h", "?") and len(words) == 1:
+            self.action_help(default_catalog().help())  # a screen, not a 9-row console
             return
-        if catalog is not None and line.split()[0] in ("restart", "rerun") and len(line.split()) == 1:
+        if words[0] in ("restart", "rerun") and len(words) == 1:
             self.action_restart()  # as Ctrl+R: launched again and run to the first breakpoint
             return
         output = self.query_one(OutputPane)
         output.write(Text(f"› {line}", style="bold cyan"))
         self._show_tab("tab-console")
-        if catalog is None:
-            output.write("! the command catalog is not available in this build yet — use the keys (F1 lists them)")
-            return
         selection = self.selection()
         self._note(f"{line}…")
-        result = await catalog.default_catalog().execute(self.debugger, line, Actor.PERSON, selection)
+        result = await default_catalog().execute(self.debugger, line, Actor.PERSON, selection)
         self._note("")
         if result.text:
             output.write(Text(result.text, style="" if result.ok else "red"))
@@ -1077,19 +1072,8 @@ class TracepilotApp(App[int]):
         """A yes/no question from a command (`delete` with no id): a dialog; Esc answers no."""
         return bool(await self.push_screen_wait(ConfirmQuitScreen(question)))
 
-    @staticmethod
-    def _catalog() -> Any:
-        try:
-            from ..core import catalog  # noqa: PLC0415 - imported on first use (keeps start-up light)
-        except ImportError:
-            return None
-        return catalog
-
     async def _complete(self, text: str) -> list[str]:
-        catalog = self._catalog()
-        if catalog is None:
-            return []
-        start, candidates = await catalog.default_catalog().completions(self.debugger, text, self.selection())
+        start, candidates = await default_catalog().completions(self.debugger, text, self.selection())
         return [text[:start] + candidate for candidate in candidates]
 
     def _show_tab(self, tab_id: str) -> None:
@@ -1212,8 +1196,6 @@ class TracepilotApp(App[int]):
     def _command_line_entries(self) -> Iterable[SystemCommand]:
         """Every command of the command line (the catalog, bound to the operation specs), by its name: the
         palette types it on the command line, where its arguments go."""
-        from ..core.catalog import default_catalog  # noqa: PLC0415
-
         for command in default_catalog().commands:
             if command.name in ("help", "exit"):  # Help and Quit are above, with the TUI's own behaviour
                 continue
