@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -13,13 +13,22 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
 if TYPE_CHECKING:
-    from .app import Repl
+    from ..core.catalog import Catalog, Selection
+
+
+class Completing(Protocol):
+    """What completion needs of the REPL (a Protocol, so this module does not import repl/app.py, which
+    imports it)."""
+
+    catalog: Catalog
+    debugger: Any
+    selection: Selection
 
 
 class CatalogCompleter(Completer):
     """Completes the last word from the catalog (commands, classes, members, locals, threads, ids)."""
 
-    def __init__(self, repl: Repl) -> None:
+    def __init__(self, repl: Completing) -> None:
         self.repl = repl
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
@@ -35,7 +44,7 @@ class CatalogCompleter(Completer):
             yield Completion(word, start_position=-typed)
 
 
-def make_prompt_session(repl: Repl, history_file: Path, **io: Any) -> PromptSession:
+def make_prompt_session(repl: Completing, history_file: Path, **io: Any) -> PromptSession:
     """`io` may give prompt_toolkit's `input`/`output` (tests drive the prompt through a pipe)."""
     try:
         history_file.parent.mkdir(parents=True, exist_ok=True)
