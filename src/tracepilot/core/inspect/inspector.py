@@ -1,7 +1,8 @@
 """The inspector facade: seeing and changing state at a stop — threads, stacks, locals, values, sources, classes,
 locks, heap, watchers, marks, tracing and code changes (issue 4).
 
-The logic lives in the small modules beside it in core/inspect/; this class wires them to the session (current
+Code changes (changes.py) and conditions and logpoints (conditions.py) are mixed in; the logic lives in
+the small modules beside it in core/inspect/; this class wires them to the session (current
 stop, stop generation, history, read-only and redact flags) and keeps per-VM state (handles, caches).
 """
 
@@ -17,13 +18,10 @@ from typing import TYPE_CHECKING, Any
 from ...jdwp import (
     JdwpError,
     ObjectReference,
-    StackFrame,
     Tag,
-    ThreadReference,
     Value,
     VirtualMachine,
 )
-from .. import render
 from ..errors import (
     DebuggerError,
     EvaluationError,
@@ -31,17 +29,14 @@ from ..errors import (
     NotFound,
     ReadOnlyViolation,
     TargetError,
-    Unsupported,
 )
 from ..model import (
     Actor,
     ClassSummary,
     CodeLocation,
     CutList,
-    FrameChange,
     FrameInfo,
     HeapCount,
-    HotswapResult,
     Inspection,
     LockReport,
     MarkInfo,
@@ -59,7 +54,6 @@ from ..model import (
     WatchInfo,
 )
 from ..vm import Vm
-from . import hotswap as hotswap_mod
 from . import paths
 from .handles import HandleTable
 from .heap import instance_counts, match_classes, referring
@@ -75,6 +69,8 @@ from .watchers import Watchers
 
 if TYPE_CHECKING:
     from ..session import Session
+from .changes import CodeChanges
+from .conditions import Conditions
 
 MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted ("... N more")
 
@@ -88,7 +84,7 @@ class _Parts:
     locks: Locks
 
 
-class Inspector:
+class Inspector(CodeChanges, Conditions):
     def __init__(self, session: Session) -> None:
         self.session = session
         self.handles = HandleTable()
@@ -593,208 +589,3 @@ class Inspector:
         result = await tracer.result(pattern, (time.monotonic() - started) * 1000)
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
         return result
-
-    # -- changing code -------------------------------------------------------------------------------
-
-    async def hotswap(self, path: str, since: float | None, actor: Actor) -> HotswapResult:
-        if self.session.read_only:
-            raise ReadOnlyViolation("hotswap")
-        p = await self._ready()
-        if not p.vm.capabilities.get("can_redefine_classes"):
-            raise Unsupported("this JVM cannot redefine classes")
-        result = HotswapResult()
-        pairs: list[tuple[str, int, bytes]] = []
-        for file in hotswap_mod.class_files(path, since):
-            data = file.read_bytes()
-            try:
-                name = hotswap_mod.class_name_of(data)
-            except (ValueError, KeyError, IndexError) as exc:
-                result.errors[str(file)] = f"unreadable class file: {exc}"
-                continue
-            loaded = await p.vm.classes_by_name(name)
-            if not loaded:
-                result.not_loaded.append(name)
-                continue
-            pairs.extend((name, t.id, data) for t in loaded)
-        result.errors.update(await hotswap_mod.redefine(p.vm, pairs))
-        for name, type_id, _ in pairs:
-            if name in result.errors:
-                continue
-            if name not in result.redefined:
-                result.redefined.append(name)
-            p.vm.forget(type_id)
-            p.values.objects._fields.pop(type_id, None)
-            p.values.objects._instance_fields.pop(type_id, None)
-            before = {b.id: b.locations for b in self.session.breakpoints.list()}
-            await self.session.breakpoints.reinstall_class(type_id)
-            for b in self.session.breakpoints.list():
-                if b.id in before and any(outer_name(loc.class_name) == outer_name(name) for loc in b.locations) \
-                        and b.id not in result.breakpoints_reinstalled:
-                    result.breakpoints_reinstalled.append(b.id)
-        self.session.stop_generation += 1  # frames of redefined methods are obsolete
-        if result.redefined and self._evaluator is not None:
-            self._evaluator.reset()  # cached plans and member facts describe the old class versions
-        self.session.history.add("hotswap", result.headline(), actor, redefined=result.redefined, errors=result.errors)
-        return result
-
-    async def pop_frames(self, frame: int, thread: Any, actor: Actor) -> FrameChange:
-        if self.session.read_only:
-            raise ReadOnlyViolation("pop_frames")
-        p, tid, f = await self._thread_frame(thread, frame)
-        if not p.vm.capabilities.get("can_pop_frames"):
-            raise Unsupported("this JVM cannot pop frames")
-        try:
-            await p.vm.send(StackFrame.PopFrames, tid, f.frame_id)
-        except JdwpError as exc:
-            raise TargetError(f"the JVM refused to pop frames: {exc}",
-                              "native frames and frames below a native one cannot be popped") from None
-        self.session.stop_generation += 1
-        top = await p.frames.frame(tid, self.session.stop_generation, 0)
-        loc = await p.vm.code_location(top.location)
-        if self.session.stop is not None and self.session.stop.thread_id == tid:
-            self.session.stop.location = loc
-        name = await p.vm.thread_name(tid)
-        message = f"popped {frame + 1} frame(s); {name} is back in {loc} and re-executes the call when resumed"
-        self.session.history.add("pop_frames", message, actor, thread=tid)
-        return FrameChange(name, message, loc)
-
-    async def force_return(self, value: str, thread: Any, actor: Actor) -> FrameChange:
-        if self.session.read_only:
-            raise ReadOnlyViolation("force_return")
-        p, tid, f = await self._thread_frame(thread, 0)
-        if not p.vm.capabilities.get("can_force_early_return"):
-            raise Unsupported("this JVM cannot force an early return")
-        method = await p.vm.method(f.location.class_id, f.location.method_id)
-        if method.return_type == "void":
-            if value.strip():
-                raise InvalidArgument(f"{method.display()} returns void: it cannot return {value.strip()}",
-                                      "force-return with no value leaves a void method at once")
-            result = Value(Tag.VOID, None)
-        else:
-            text = value.strip()
-            if len(text) >= 2 and text[0] == text[-1] == '"':
-                result = Value(Tag.STRING, (await p.vm.send(VirtualMachine.CreateString, text[1:-1])).string_object)
-            else:
-                result, _ = await self._evaluate_value(text, tid, 0)
-            result = paths.coerce(result, method.return_type)
-        try:
-            await p.vm.send(ThreadReference.ForceEarlyReturn, tid, result)
-        except JdwpError as exc:
-            raise TargetError(f"the JVM refused the early return: {exc}",
-                              "the value must match the method's return type, and native frames cannot return early") from None
-        view = await p.values.view(result, method.return_type)
-        name = await p.vm.thread_name(tid)
-        message = f"{method.display()} will return {view.text} when {name} resumes"
-        self.session.history.add("force_return", message, actor, thread=tid)
-        return FrameChange(name, message, await p.vm.code_location(f.location), view)
-
-    # -- conditions and logpoints --------------------------------------------------------------------
-
-    async def evaluate_condition(self, expression: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
-        """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError).
-
-        The evaluator's condition path caches its plan per location: one round trip per repeat hit."""
-        expression, extra = self._handles_as_symbols(_this_as_bound(expression, extra), extra)
-        try:
-            return await self.evaluator.condition(expression, thread_id, extra)
-        except JdwpError as exc:
-            raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
-        except EvaluationError as exc:
-            hint = _event_value_hint(expression, extra, in_template=False)
-            if not hint:
-                raise
-            raise EvaluationError(exc.message + hint, exc.hint) from None
-
-    async def log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
-        """Where a log line fired, so no template has to say it: "at Invoice.normalise:41 [main]", and at a
-        field event the object and old -> new, at a method exit the value returned, at an exception its class.
-        Returns the text to append to the line and the structured part of the history record."""
-        try:
-            return await self._log_details(info, event, extra)
-        except (DebuggerError, JdwpError) as exc:  # the line itself matters more than where it came from
-            return f" (location unknown: {exc})", {}
-
-    async def _log_details(self, info: Any, event: Any, extra: dict[str, Value]) -> tuple[str, dict[str, Any]]:
-        p = self._p()
-        loc = await self.session.code_location(event.location)
-        text, data = render.log_where(loc, await p.vm.thread_name(event.thread))
-        if info.kind == "watchpoint":
-            field_name = info.spec.rpartition(".")[2]
-            target = extra.get("$this")
-            owner = (await p.values.view(target, None, 1)).text if target is not None else info.spec.rpartition(".")[0]
-            data["object"] = owner
-            data["field"] = field_name
-            if "$new" in extra:
-                old = extra.get("$old")
-                old_text = (await p.values.view(old, None, 1, field_name)).text if old is not None else "?"
-                new_text = (await p.values.view(extra["$new"], None, 1, field_name)).text
-                data["old"], data["new"] = old_text, new_text
-                text += f" {_clip_text(owner)}.{field_name}: {old_text} -> {new_text}"
-            else:
-                text += f" read {_clip_text(owner)}.{field_name}"
-        elif "$return" in extra:
-            data["returned"] = (await p.values.view(extra["$return"], None, 1)).text
-            text += f" returned {data['returned']}"
-        elif "$exception" in extra:
-            data["exception"] = (await p.values.view(extra["$exception"], None, 2)).type
-            text += f" threw {data['exception']}"
-        return text, data
-
-    async def format_log(self, template: str, thread_id: int, extra: dict[str, Value] | None = None) -> str:
-        """Expand a logpoint template: text with {expression} parts evaluated in the top frame.
-
-        At a field event `this` is the object whose field was read or written (bound as `$this`), not the
-        frame of the code doing it, and a bare name that is no local there reads that object's field."""
-        from ..evaluator.template import split_template
-
-        out = []
-        for part in split_template(template):
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            expression = _this_as_bound(part[0], extra)
-            try:
-                try:
-                    value, static = await self._evaluate_value(expression, thread_id, 0, extra)
-                except EvaluationError:
-                    if not (extra and "$this" in extra and part[0].strip().isidentifier()):
-                        raise
-                    value, static = await self._evaluate_value(f"$this.{part[0].strip()}", thread_id, 0, extra)
-                view = await self._p().values.view(value, static, 1, self._secret(expression))
-                out.append(view.text[1:-1] if view.kind == "string" and view.text.endswith('"') else view.text)
-            except (DebuggerError, JdwpError) as exc:
-                out.append(f"<{expression}: {exc}{_event_value_hint(expression, extra)}>")
-        return "".join(out)
-
-
-_EVENT_VALUES = {"$exception": "the exception", "$return": "the value returned", "$new": "the value written"}
-
-
-def _event_value_hint(expression: str, extra: dict[str, Value] | None, in_template: bool = True) -> str:
-    """A log part that failed at an exception (method exit, field write) may have meant the event's value:
-    `{getMessage()}` runs in the throwing frame, `{$exception.getMessage()}` asks the exception."""
-    for name, what in _EVENT_VALUES.items():
-        if extra and name in extra and name not in expression:
-            if name == "$exception":
-                written = f"{name}.{expression.strip()}"
-                return f" — {what} is {name}: write " + (f"{{{written}}}" if in_template else written)
-            return f" — {what} is {name}"
-    return ""
-
-
-def _clip_text(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_THIS = re.compile(r"(?<![\w$.\"'])this\b(?!\s*\()")
-
-
-def _this_as_bound(expression: str, extra: dict[str, Value] | None) -> str:
-    """At a field event the evaluator gets the written object as `$this`: `this` in the user's text means it."""
-    if not extra or "$this" not in extra or "this" not in expression:
-        return expression
-    return _THIS.sub("$this", expression)
-
-
-def outer_name(class_name: str) -> str:
-    return class_name.split("$", 1)[0]

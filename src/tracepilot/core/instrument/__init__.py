@@ -3,7 +3,9 @@
     classfile.py  read/write class files byte for byte (constant pool, members, Code and its tables)
     bytecode.py   instruction lengths and branch operands
     insert.py     insert straight-line code at a line, shifting branches, switches, tables, stack map frames
-    compile.py    type a condition (the evaluator's AST) with Java's rules and emit it as bytecode
+    shapes.py     what the condition compiler works on: class and member shapes, the site, captures, typed nodes
+    compile.py    type a condition (the evaluator's AST) with Java's rules (the checker)
+    emit.py       write the typed condition as bytecode
     assemble.py   a small assembler with labels, and the writer of the probe class
     probe.py      the probe class (check/hit/error/handover) and the call inserted in the user's method
     plan.py       class bytes + breakpoints -> instrumented bytes + probe classes (no JDWP)

@@ -1,7 +1,8 @@
 """Compile a condition (the evaluator's AST) to JVM bytecode with Java's static semantics.
 
 Two passes: ``Checker`` types the tree (names resolved against the breakpoint's locals and class, members
-and overloads through a ``Resolver``) and inserts the implicit conversions; ``Emitter`` writes the code.
+and overloads through a ``Resolver``) and inserts the implicit conversions; ``Emitter`` (emit.py) writes the code.
+The shapes both passes share are in shapes.py.
 What the probe cannot reach from another class is a *capture*: a local, ``this``, a field of ``this`` or a
 static of the breakpoint's class, loaded by the instructions inserted in the user's method and passed to
 the probe as an argument. Loading a capture never throws, so the inserted code cannot change what the
@@ -16,131 +17,36 @@ raises NotCompilable with the reason: the breakpoint then uses the round-trip pa
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from typing import Protocol
-
 from ..evaluator import ast as A
-from . import bytecode as bc
-from .assemble import Assembler, Label, return_descriptor, slot_size, split_arguments
+from .assemble import return_descriptor, split_arguments
+from .shapes import (
+    ACC_PRIVATE,
+    ACC_PUBLIC,
+    ACC_STATIC,
+    BOX_OF,
+    BOXES,
+    NULL,
+    NUMERIC,
+    OBJECT,
+    PRIMITIVES,
+    STRING,
+    WIDENS,
+    Capture,
+    ClassShape,
+    MemberShape,
+    NotCompilable,
+    Resolver,
+    Site,
+    Typed,
+    binary_promotion,
+    class_of_descriptor,
+    descriptor_of_class,
+    is_reference,
+    package_of,
+    unboxed,
+)
 
-__all__ = ["Capture", "Checker", "ClassShape", "Emitter", "MemberShape", "NotCompilable", "Resolver", "Site",
-           "Typed"]
-
-STRING = "Ljava/lang/String;"
-OBJECT = "Ljava/lang/Object;"
-NULL = "null"
-PRIMITIVES = {"boolean": "Z", "byte": "B", "char": "C", "short": "S", "int": "I", "long": "J", "float": "F",
-              "double": "D"}
-BOXES = {"Ljava/lang/Boolean;": "Z", "Ljava/lang/Byte;": "B", "Ljava/lang/Character;": "C",
-         "Ljava/lang/Short;": "S", "Ljava/lang/Integer;": "I", "Ljava/lang/Long;": "J", "Ljava/lang/Float;": "F",
-         "Ljava/lang/Double;": "D"}
-BOX_OF = {v: k for k, v in BOXES.items()}
-UNBOX_METHOD = {"Z": "booleanValue", "B": "byteValue", "C": "charValue", "S": "shortValue", "I": "intValue",
-                "J": "longValue", "F": "floatValue", "D": "doubleValue"}
-NUMERIC = "BCSIJFD"
-# Widening primitive conversions (JLS 5.1.2).
-WIDENS = {"B": "SIJFD", "S": "IJFD", "C": "IJFD", "I": "JFD", "J": "FD", "F": "D", "D": "", "Z": ""}
-ACC_PUBLIC, ACC_PRIVATE, ACC_PROTECTED, ACC_STATIC, ACC_INTERFACE = 0x1, 0x2, 0x4, 0x8, 0x200
-ACC_VARARGS = 0x80
-
-
-class NotCompilable(Exception):
-    """The condition needs something the in-JVM compiler does not do; the message says what."""
-
-
-@dataclass
-class MemberShape:
-    name: str
-    descriptor: str
-    access: int
-
-
-@dataclass
-class ClassShape:
-    name: str  # internal name
-    access: int
-    superclass: str | None
-    interfaces: list[str]
-    fields: list[MemberShape]
-    methods: list[MemberShape]
-
-    @property
-    def is_interface(self) -> bool:
-        return bool(self.access & ACC_INTERFACE)
-
-
-class Resolver(Protocol):
-    async def shape(self, internal_name: str) -> ClassShape | None:
-        """The class as the breakpoint's class loader sees it, or None when it is not loaded."""
-
-
-@dataclass(frozen=True)
-class Capture:
-    """A value the inserted code loads in the user's method: kind is "local", "this", "field" (of this)
-    or "static" (of the breakpoint's class)."""
-
-    kind: str
-    descriptor: str
-    slot: int = 0
-    owner: str = ""
-    name: str = ""
-
-
-@dataclass
-class Site:
-    """Where the condition runs: the class, whether the method is static, the locals live there."""
-
-    class_name: str  # internal name
-    is_static: bool
-    locals: dict[str, tuple[int, str]]  # name -> (slot, descriptor)
-    this_usable: bool = True  # False before a constructor's super() call
-    has_variable_table: bool = True  # compiled with -g (locals have names)
-
-    @property
-    def package(self) -> str:
-        return self.class_name.rpartition("/")[0]
-
-
-@dataclass
-class Typed:
-    """A typed node: ``kind`` names the operation, ``type`` its JVM descriptor (NULL for the null literal)."""
-
-    kind: str
-    type: str
-    args: list[Typed] = field(default_factory=list)
-    value: object = None  # a constant, an operator, a capture index, a member reference...
-
-
-def package_of(internal_name: str) -> str:
-    return internal_name.rpartition("/")[0]
-
-
-def descriptor_of_class(internal_name: str) -> str:
-    return internal_name if internal_name.startswith("[") else f"L{internal_name};"
-
-
-def class_of_descriptor(descriptor: str) -> str | None:
-    if descriptor.startswith("L"):
-        return descriptor[1:-1]
-    if descriptor.startswith("["):
-        return descriptor
-    return None
-
-
-def is_reference(descriptor: str) -> bool:
-    return descriptor == NULL or descriptor[0] in "L["
-
-
-def unboxed(descriptor: str) -> str:
-    return BOXES.get(descriptor, descriptor)
-
-
-def binary_promotion(a: str, b: str) -> str:
-    for t in "DFJ":
-        if t in (a, b):
-            return t
-    return "I"
+__all__ = ["Capture", "Checker", "ClassShape", "MemberShape", "NotCompilable", "Resolver", "Site", "Typed"]
 
 
 class Checker:
@@ -647,214 +553,3 @@ def describe(node: A.Expr) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-# ------------------------------------------------------------------------------------------- emitting
-
-ARITH_BASE = {"+": bc.IADD, "-": bc.ISUB, "*": bc.IMUL, "/": bc.IDIV, "%": bc.IREM, "<<": bc.ISHL, ">>": bc.ISHR,
-              ">>>": bc.IUSHR, "&": bc.IAND, "|": bc.IOR, "^": bc.IXOR}
-TYPE_OFFSET = {"I": 0, "Z": 0, "J": 1, "F": 2, "D": 3}
-LOAD_BASE = {"I": bc.ILOAD, "Z": bc.ILOAD, "B": bc.ILOAD, "C": bc.ILOAD, "S": bc.ILOAD, "J": bc.LLOAD,
-             "F": bc.FLOAD, "D": bc.DLOAD}
-IF_OF = {"==": bc.IFEQ, "!=": bc.IFNE, "<": bc.IFLT, ">=": bc.IFGE, ">": bc.IFGT, "<=": bc.IFLE}
-ICMP_OF = {"==": bc.IF_ICMPEQ, "!=": bc.IF_ICMPNE, "<": bc.IF_ICMPLT, ">=": bc.IF_ICMPGE, ">": bc.IF_ICMPGT,
-           "<=": bc.IF_ICMPLE}
-NEGATE = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-CONVERSIONS = {("I", "J"): [bc.I2L], ("I", "F"): [bc.I2F], ("I", "D"): [bc.I2D], ("J", "I"): [bc.L2I],
-               ("J", "F"): [bc.L2F], ("J", "D"): [bc.L2D], ("F", "I"): [bc.F2I], ("F", "J"): [bc.F2L],
-               ("F", "D"): [bc.F2D], ("D", "I"): [bc.D2I], ("D", "J"): [bc.D2L], ("D", "F"): [bc.D2F],
-               ("I", "B"): [bc.I2B], ("I", "C"): [bc.I2C], ("I", "S"): [bc.I2S]}
-APPEND_TYPES = {"Z", "C", "I", "J", "F", "D", STRING}
-
-
-class Emitter:
-    """Writes a typed tree as bytecode; captures are read from the method's argument slots."""
-
-    def __init__(self, asm: Assembler, capture_slots: list[int]) -> None:
-        self.asm = asm
-        self.slots = capture_slots
-
-    def value(self, node: Typed) -> None:
-        a = self.asm
-        kind = node.kind
-        if kind == "same":
-            self.value(node.args[0])
-        elif kind == "const":
-            self.constant(node.type, node.value)
-        elif kind == "capture":
-            slot = self.slots[node.value]  # type: ignore[index]
-            a.local(LOAD_BASE.get(node.type, bc.ALOAD), slot)
-        elif kind == "getstatic":
-            a.field(bc.GETSTATIC, *node.value)  # type: ignore[misc]
-        elif kind == "getfield":
-            self.value(node.args[0])
-            a.field(bc.GETFIELD, *node.value)  # type: ignore[misc]
-        elif kind == "arraylength":
-            self.value(node.args[0])
-            a.op(bc.ARRAYLENGTH)
-        elif kind == "aload":
-            self.value(node.args[0])
-            self.value(node.args[1])
-            element = node.type
-            a.op({"I": 0x2E, "J": 0x2F, "F": 0x30, "D": 0x31, "B": 0x33, "Z": 0x33, "C": 0x34, "S": 0x35}.get(element, 0x32))
-        elif kind in ("neg", "inv"):
-            self.value(node.args[0])
-            if kind == "neg":
-                a.op(bc.INEG + TYPE_OFFSET[node.type])
-            else:
-                self.constant(node.type, -1)
-                a.op(bc.IXOR + TYPE_OFFSET[node.type])
-        elif kind == "arith":
-            self.value(node.args[0])
-            self.value(node.args[1])
-            a.op(ARITH_BASE[node.value] + TYPE_OFFSET[node.type])  # type: ignore[index]
-        elif kind == "concat":
-            self.concat(node.args)
-        elif kind in ("invokestatic", "invokevirtual", "invokeinterface"):
-            for arg in node.args:
-                self.value(arg)
-            owner, name, descriptor, interface = node.value  # type: ignore[misc]
-            opcode = {"invokestatic": bc.INVOKESTATIC, "invokevirtual": bc.INVOKEVIRTUAL,
-                      "invokeinterface": bc.INVOKEINTERFACE}[kind]
-            a.invoke(opcode, owner, name, descriptor, interface)
-        elif kind == "convert":
-            self.value(node.args[0])
-            self.primitive_conversion(node.args[0].type, node.type)
-        elif kind == "box":
-            self.value(node.args[0])
-            primitive = BOXES[node.type]
-            a.invoke(bc.INVOKESTATIC, node.type[1:-1], "valueOf", f"({primitive}){node.type}")
-        elif kind == "unbox":
-            self.value(node.args[0])
-            box = BOX_OF[node.type]
-            a.invoke(bc.INVOKEVIRTUAL, box[1:-1], UNBOX_METHOD[node.type], f"(){node.type}")
-        elif kind == "checkcast":
-            self.value(node.args[0])
-            a.u2(bc.CHECKCAST, a.pool.add_class(node.value))  # type: ignore[arg-type]
-        elif kind == "instanceof":
-            self.value(node.args[0])
-            a.u2(bc.INSTANCEOF, a.pool.add_class(node.value))  # type: ignore[arg-type]
-        elif kind == "cond":
-            otherwise, end = Label(), Label()
-            self.jump(node.args[0], otherwise, False)
-            self.value(node.args[1])
-            a.branch(bc.GOTO, end)
-            a.place(otherwise)
-            self.value(node.args[2])
-            a.place(end)
-        elif node.type == "Z":  # comparisons and logic as a value: 1 or 0
-            false, end = Label(), Label()
-            self.jump(node, false, False)
-            a.op(bc.ICONST_0 + 1)
-            a.branch(bc.GOTO, end)
-            a.place(false)
-            a.op(bc.ICONST_0)
-            a.place(end)
-        else:
-            raise AssertionError(f"cannot emit {kind}")
-
-    def jump(self, node: Typed, target: Label, when: bool) -> None:
-        """Jump to target when the boolean node's value is `when`; fall through otherwise."""
-        a = self.asm
-        kind = node.kind
-        if kind == "const" and node.type == "Z":
-            if bool(node.value) == when:
-                a.branch(bc.GOTO, target)
-        elif kind == "not":
-            self.jump(node.args[0], target, not when)
-        elif kind == "logic":
-            left, right = node.args
-            if (node.value == "&&") != when:  # && jumping on true, || jumping on false: both must agree
-                self.jump(left, target, when)
-                self.jump(right, target, when)
-            else:
-                skip = Label()
-                self.jump(left, skip, not when)
-                self.jump(right, target, when)
-                a.place(skip)
-        elif kind == "compare":
-            op, operands = node.value  # type: ignore[misc]
-            op = op if when else NEGATE[op]
-            self.value(node.args[0])
-            self.value(node.args[1])
-            if operands == "I":
-                a.branch(ICMP_OF[op], target)
-                return
-            original = node.value[0]  # type: ignore[index]
-            if operands == "J":
-                a.op(bc.LCMP)
-            elif operands == "F":
-                a.op(bc.FCMPG if original in ("<", "<=") else bc.FCMPL)
-            else:
-                a.op(bc.DCMPG if original in ("<", "<=") else bc.DCMPL)
-            a.branch(IF_OF[op], target)
-        elif kind == "refcompare":
-            self.value(node.args[0])
-            self.value(node.args[1])
-            equal = (node.value == "==") == when
-            a.branch(bc.IF_ACMPEQ if equal else bc.IF_ACMPNE, target)
-        elif kind == "isnull":
-            self.value(node.args[0])
-            null = (node.value == "==") == when
-            a.branch(bc.IFNULL if null else bc.IFNONNULL, target)
-        else:
-            self.value(node)
-            a.branch(bc.IFNE if when else bc.IFEQ, target)
-
-    def constant(self, descriptor: str, value: object) -> None:
-        a = self.asm
-        if descriptor == NULL:
-            a.op(bc.ACONST_NULL)
-        elif descriptor == STRING:
-            a.ldc(a.pool.add_string(value))  # type: ignore[arg-type]
-        elif descriptor in ("I", "C", "S", "B", "Z"):
-            a.push_int(int(value))  # type: ignore[call-overload]
-        elif descriptor == "J":
-            if value in (0, 1):
-                a.op(bc.LCONST_0 + int(value))  # type: ignore[call-overload]
-            else:
-                a.ldc(a.pool.add_long(int(value)), wide2=True)  # type: ignore[call-overload]
-        elif descriptor == "F":
-            v = float(value)  # type: ignore[arg-type]
-            if v in (0.0, 1.0, 2.0) and math.copysign(1, v) > 0:
-                a.op(bc.FCONST_0 + int(v))
-            else:
-                a.ldc(a.pool.add_float(v))
-        elif descriptor == "D":
-            v = float(value)  # type: ignore[arg-type]
-            if v in (0.0, 1.0) and math.copysign(1, v) > 0:
-                a.op(bc.DCONST_0 + int(v))
-            else:
-                a.ldc(a.pool.add_double(v), wide2=True)
-        else:
-            raise AssertionError(f"no constant of type {descriptor}")
-
-    def primitive_conversion(self, source: str, target: str) -> None:
-        source = "I" if source in "BSCZ" else source
-        if source == target:
-            return
-        if target in "BSC" and source != "I":
-            self.asm.op(*CONVERSIONS[(source, "I")])
-            source = "I"
-        self.asm.op(*CONVERSIONS[(source, target)])
-
-    def concat(self, parts: list[Typed]) -> None:
-        a = self.asm
-        builder = "java/lang/StringBuilder"
-        a.u2(bc.NEW, a.pool.add_class(builder))
-        a.op(bc.DUP)
-        a.invoke(bc.INVOKESPECIAL, builder, "<init>", "()V")
-        for part in parts:
-            self.value(part)
-            kind = part.type if part.type in APPEND_TYPES else "I" if part.type in "BS" else OBJECT
-            if part.type == NULL:
-                kind = OBJECT
-            a.invoke(bc.INVOKEVIRTUAL, builder, "append", f"({kind})L{builder};")
-        a.invoke(bc.INVOKEVIRTUAL, builder, "toString", f"(){STRING}")
-
-
-def capture_slots(captures: list[Capture]) -> tuple[list[int], int]:
-    """Argument slots of the captures in the probe method, and the slots they take in all."""
-    slots, next_slot = [], 0
-    for c in captures:
-        slots.append(next_slot)
-        next_slot += slot_size(c.descriptor)
-    return slots, next_slot

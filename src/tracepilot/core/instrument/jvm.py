@@ -11,6 +11,10 @@ old code, and the JVM drops every breakpoint in a redefined class: so a class is
 thread can be inside the method, which is known at class preparation (nothing of the class has run) or when
 every thread is suspended and none has a frame in it. Otherwise the breakpoint stays on the round trip and
 says why.
+
+One piece: `InJvm` is one protocol with the target (define the probe, redefine, answer the probe's events,
+restore), and every step reads and updates the same per-class records under the same ordering rules; the
+pure parts (planning the bytes, compiling, the probe class) are already the modules beside it.
 """
 
 from __future__ import annotations

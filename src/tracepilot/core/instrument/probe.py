@@ -34,7 +34,8 @@ from .assemble import (
     slot_size,
 )
 from .classfile import ConstantPool
-from .compile import STRING, Capture, Emitter, Typed, capture_slots
+from .emit import Emitter, capture_slots
+from .shapes import STRING, Capture, Typed
 
 SEPARATOR = "\u001e"  # between the lines of a logpoint batch (ASCII record separator)
 # Around each String value in a log line: the debugger escapes and cuts it as its own rendering does.
