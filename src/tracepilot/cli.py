@@ -135,13 +135,6 @@ def _installed_version() -> str:
         return "(not installed)"
 
 
-def split_launch_args(java_args: Sequence[str]) -> list[str]:
-    args = list(java_args)
-    if args and args[0] == "--":
-        args = args[1:]
-    return args
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     ns = parser.parse_args(argv)

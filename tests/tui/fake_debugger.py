@@ -4,7 +4,9 @@ use the real core against real JVMs."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from support.jvm import line_of, source_path_of
 from tracepilot.core.errors import NotFound
@@ -13,6 +15,7 @@ from tracepilot.core.model import (
     Actor,
     BreakpointInfo,
     CodeLocation,
+    EventRecord,
     FrameInfo,
     Inspection,
     OutputChunk,
@@ -48,6 +51,20 @@ class FakeDebugger:
         self.history.add("breakpoint_set", "bp-1 at fixtures.Playground:" + str(self.line), Actor.PERSON)
         self.history.add("stop", self._stop().headline())
 
+    # DebuggerApi's synchronous reads
+
+    @property
+    def current_stop(self) -> StopReason | None:
+        # The fake paints only from what its calls answer (status, stack, ...): no stop is held to paint from
+        # ahead of them, as before the facade had this read.
+        return None
+
+    @property
+    def sourcepath(self) -> list[str]:
+        return [str(Path(self.path).parent)]
+
+    read_only = False
+
     def _loc(self, line: int, method: str = "main") -> CodeLocation:
         return CodeLocation(CLASS, method, line, "Playground.java", str(self.path))
 
@@ -76,49 +93,53 @@ class FakeDebugger:
     async def breakpoint_list(self) -> list[BreakpointInfo]:
         return list(self.bps)
 
-    async def breakpoint_set(self, location: str, **_) -> BreakpointInfo:
+    async def breakpoint_set(self, location: str, condition: str | None = None, hit_count: str | int | None = None,
+                             log: str | None = None, thread: str | int | None = None, temporary: bool = False,
+                             suspend: str = "all", after: str | None = None, enabled: bool = True,
+                             actor: Actor | None = None) -> BreakpointInfo:
         line = int(location.rpartition(":")[2])
         bp = BreakpointInfo(f"bp-{len(self.bps) + 1}", "line", location, verified=True, locations=[self._loc(line)])
         self.bps.append(bp)
         self.history.add("breakpoint_set", f"{bp.id} at {location}", Actor.PERSON)
         return bp
 
-    async def breakpoint_remove(self, id: str, **_) -> list[str]:  # noqa: A002
+    async def breakpoint_remove(self, id: str, actor: Actor | None = None) -> list[str]:  # noqa: A002
         self.bps = [b for b in self.bps if b.id != id]
         self.history.add("breakpoint_removed", id, Actor.PERSON)
         return [id]
 
-    async def breakpoint_update(self, id: str, **options) -> BreakpointInfo:  # noqa: A002
+    async def breakpoint_update(self, id: str, actor: Actor | None = None, **options: Any) -> BreakpointInfo:  # noqa: A002
         bp = next(b for b in self.bps if b.id == id)
         for k, v in options.items():
             setattr(bp, k, v)
         self.history.add("breakpoint_updated", id, Actor.PERSON)
         return bp
 
-    async def watches(self) -> list[WatchInfo]:
+    async def watches(self) -> Any:
         return list(self.watch_list)
 
-    async def watch_add(self, expression: str, breakpoint: str | None = None, actor=None) -> WatchInfo:
+    async def watch_add(self, expression: str, breakpoint: str | None = None, actor: Actor | None = None) -> Any:
         w = WatchInfo(f"w-{len(self.watch_list) + 1}", expression, value=ValueView("int", "4"),
                       history=[WatchSample("2", 0, 1), WatchSample("3", 0, 2), WatchSample("4", 0, 3)])
         self.watch_list.append(w)
         self.history.add("watch_add", expression, Actor.PERSON)
         return w
 
-    async def watch_remove(self, id: str, actor=None) -> None:  # noqa: A002
+    async def watch_remove(self, id: str, actor: Actor | None = None) -> Any:  # noqa: A002
         self.watch_list = [w for w in self.watch_list if w.id != id]
 
-    async def threads(self, include_system: bool = False) -> list[ThreadInfo]:
+    async def threads(self, include_system: bool = False, with_locks: bool = False) -> list[ThreadInfo]:
         return [ThreadInfo(1, "main", "main", "running", True, location=self._loc(self.line), current=True),
                 ThreadInfo(22, "worker-1", "main", "sleeping", True, location=self._loc(line_of("worker-body"), "lambda$startWorker$0"))]
 
-    async def stack(self, thread=None, start=0, count=20, locals=False) -> list[FrameInfo]:  # noqa: A002
+    async def stack(self, thread: str | int | None = None, start: int = 0, count: int = 20,
+                    locals: bool = False) -> list[FrameInfo]:  # noqa: A002
         if thread == 22:
             return [FrameInfo(0, CodeLocation("java.lang.Thread", "sleep", -1, None), is_native=True, is_library=True),
                     FrameInfo(1, self._loc(line_of("worker-body"), "lambda$startWorker$0"))]
         return [FrameInfo(0, self._loc(self.line))]
 
-    async def locals(self, frame=0, thread=None) -> list[Variable]:
+    async def locals(self, frame: int = 0, thread: str | int | None = None) -> list[Variable]:
         p = ValueView("fixtures.Playground", "Playground{counter=2, name=\"playground\"}", "object", "@1", expandable=True)
         return [
             Variable("args", ValueView("java.lang.String[]", "String[0] []", "array", "@2", 0, True), "argument"),
@@ -129,7 +150,8 @@ class FakeDebugger:
             Variable("i", ValueView("int", str(self.i)), changed=self._changed),
         ]
 
-    async def inspect(self, target, frame=0, thread=None, start=0, count=50) -> Inspection:
+    async def inspect(self, target: str, frame: int = 0, thread: str | int | None = None, start: int = 0,
+                      count: int = 50) -> Any:
         if target != "@1":
             raise NotFound(f"no object {target}")
         return Inspection(target, ValueView("fixtures.Playground", "Playground", "object", "@1"), children=[
@@ -137,32 +159,130 @@ class FakeDebugger:
             Variable("name", ValueView("java.lang.String", '"playground"', "string", "@3"), "field"),
         ], total=2)
 
-    async def step(self, kind="over", thread=None, count=1, timeout=5.0, actor=None) -> WaitResult:
+    async def step(self, kind: str = "over", thread: str | int | None = None, count: int = 1, timeout: float = 5.0,
+                   actor: Actor | None = None) -> WaitResult:
         self.line += 1
         self._changed = True
         self.history.add("step", f"step {kind}", Actor.PERSON)
         self.history.add("stop", self._stop().headline())
         return WaitResult(True, self.state, self._stop(), 1)
 
-    async def resume(self, thread=None, timeout=0.0, actor=None) -> WaitResult:
+    async def resume(self, thread: str | int | None = None, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
         self.i += 1
         self.line = line_of("loop-body")
         self.history.add("resume", "resumed", Actor.PERSON)
         self.history.add("stop", self._stop().headline())
         return WaitResult(True, self.state, self._stop(), 1)
 
-    async def source(self, location=None, context=5):
+    async def source(self, location: str | None = None, context: int = 5) -> Any:
         raise NotFound("no source")
 
-    async def classes(self, pattern="*", members=False):
+    async def classes(self, pattern: str = "*", members: bool = False) -> Any:
         return []
 
-    async def output(self, stream="both", since=0) -> list[OutputChunk]:
+    async def output(self, stream: str = "both", since: int = 0) -> list[OutputChunk]:
         text = self.stdout if stream == "stdout" else ""
         return [OutputChunk(stream, text[since:], since, len(text))]
 
     async def close(self) -> None:
         self.state = SessionState.EXITED
+
+    # Not scripted: the calls a test of the layout never makes answer that they are not there. (`snapshot`
+    # and `restart` are left out: the TUI asks whether a debugger has them and takes another path without.)
+
+    async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, sourcepath: Sequence[str] = (),
+                     actor: Actor | None = None) -> Status:
+        raise NotFound("the fake debugger does not script attach")
+
+    async def launch(self, main: str | None = None, classpath: str | Sequence[str] | None = None, jar: str | None = None,
+                     source: str | None = None, args: Sequence[str] = (), jvm_args: Sequence[str] = (),
+                     cwd: str | None = None, env: dict[str, str] | None = None, sourcepath: Sequence[str] = (),
+                     suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
+        raise NotFound("the fake debugger does not script launch")
+
+    async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
+        raise NotFound("the fake debugger does not script detach")
+
+    async def reset(self, actor: Actor | None = None) -> Status:
+        raise NotFound("the fake debugger does not script reset")
+
+    async def diagnose(self) -> dict[str, Any]:
+        raise NotFound("the fake debugger does not script diagnose")
+
+    async def add_sourcepath(self, paths: Sequence[str]) -> list[str]:
+        raise NotFound("the fake debugger does not script add_sourcepath")
+
+    async def pause(self, thread: str | int | None = None, actor: Actor | None = None) -> WaitResult:
+        raise NotFound("the fake debugger does not script pause")
+
+    async def run_to(self, location: str, thread: str | int | None = None, timeout: float = 5.0,
+                     actor: Actor | None = None) -> WaitResult:
+        raise NotFound("the fake debugger does not script run_to")
+
+    async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
+        raise NotFound("the fake debugger does not script wait_for_stop")
+
+    async def thread_id(self, thread: str | int | None = None) -> int:
+        raise NotFound("the fake debugger does not script thread_id")
+
+    async def interrupt(self, thread: str | int | None = None, actor: Actor | None = None) -> str:
+        raise NotFound("the fake debugger does not script interrupt")
+
+    async def exception_break(self, exception: str = "*", caught: bool = True, uncaught: bool = True,
+                              condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                              enabled: bool = True, actor: Actor | None = None) -> BreakpointInfo:
+        raise NotFound("the fake debugger does not script exception_break")
+
+    async def watchpoint_set(self, field: str, access: bool = False, modify: bool = True, instance: str | None = None,
+                             condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                             actor: Actor | None = None) -> BreakpointInfo:
+        raise NotFound("the fake debugger does not script watchpoint_set")
+
+    async def method_break(self, method: str, on: str = "entry", condition: str | None = None, log: str | None = None,
+                           thread: str | int | None = None, actor: Actor | None = None) -> BreakpointInfo:
+        raise NotFound("the fake debugger does not script method_break")
+
+    async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:
+        raise NotFound("the fake debugger does not script events")
+
+    async def trace(self, pattern: str, duration: float = 5.0, max_calls: int = 100_000,
+                    actor: Actor | None = None) -> Any:
+        raise NotFound("the fake debugger does not script trace")
+
+    async def evaluate(self, expression: str, frame: int = 0, thread: str | int | None = None,
+                       actor: Actor | None = None) -> ValueView:
+        raise NotFound("the fake debugger does not script evaluate")
+
+    async def set_value(self, target: str, value: str, frame: int = 0, thread: str | int | None = None,
+                        actor: Actor | None = None) -> ValueView:
+        raise NotFound("the fake debugger does not script set_value")
+
+    async def locks(self) -> Any:
+        raise NotFound("the fake debugger does not script locks")
+
+    async def heap(self, pattern: str) -> Any:
+        raise NotFound("the fake debugger does not script heap")
+
+    async def referrers(self, target: str, limit: int = 20) -> Any:
+        raise NotFound("the fake debugger does not script referrers")
+
+    async def mark(self, target: str, label: str, actor: Actor | None = None) -> Any:
+        raise NotFound("the fake debugger does not script mark")
+
+    async def unmark(self, label: str, actor: Actor | None = None) -> Any:
+        raise NotFound("the fake debugger does not script unmark")
+
+    async def marks(self) -> Any:
+        raise NotFound("the fake debugger does not script marks")
+
+    async def hotswap(self, path: str, since: float | None = None, actor: Actor | None = None) -> Any:
+        raise NotFound("the fake debugger does not script hotswap")
+
+    async def pop_frames(self, frame: int = 0, thread: str | int | None = None, actor: Actor | None = None) -> Any:
+        raise NotFound("the fake debugger does not script pop_frames")
+
+    async def force_return(self, value: str, thread: str | int | None = None, actor: Actor | None = None) -> Any:
+        raise NotFound("the fake debugger does not script force_return")
 
 
 def fake_app(**kwargs):

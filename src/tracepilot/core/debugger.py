@@ -1,8 +1,9 @@
 """`Debugger`: the one object every front end drives. Every user action exists here once.
 
-It composes the session (connection, state, stops, execution, breakpoints — session.py and
-breakpoints.py) and the inspector (threads, stacks, values, watchers, marks, tracing, code changes —
-inspector.py). Mutating methods take `actor` so the shared history records who did what.
+It composes the session (connection, state, stops, execution, breakpoints — the packages session/ and
+breakpoints/) and the inspector (threads, stacks, values, watchers, marks, tracing, code changes —
+inspect/inspector.py). Mutating methods take `actor` so the shared history records who did what. Its typed
+surface, which the share client and test fakes also implement, is `DebuggerApi` in api.py.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from .model import (
     EventRecord,
     FrameInfo,
     OutputChunk,
+    SessionState,
     Status,
+    StopReason,
     ThreadInfo,
     ValueView,
     Variable,
@@ -77,6 +80,25 @@ class Debugger:
     @property
     def history(self):  # noqa: ANN201
         return self.session.history
+
+    # What front ends read synchronously (a prompt, a stop's source line) without reaching the session.
+
+    @property
+    def state(self) -> SessionState:
+        return self.session.state
+
+    @property
+    def current_stop(self) -> StopReason | None:
+        """The stop selected among the suspended threads' stops (None while running)."""
+        return self.session.stop
+
+    @property
+    def sourcepath(self) -> list[str]:
+        return [str(root) for root in self.session.sources.roots]
+
+    @property
+    def read_only(self) -> bool:
+        return self.session.read_only
 
     def _actor(self, actor: Actor | None) -> Actor:
         return actor or self.default_actor
@@ -147,6 +169,11 @@ class Debugger:
 
     async def diagnose(self) -> dict[str, Any]:
         return await self.session.diagnose()
+
+    async def add_sourcepath(self, paths: Sequence[str]) -> list[str]:
+        """Add source roots (directories or jars) where sources are looked up; answers the whole sourcepath."""
+        self.session.sources.add(*paths)
+        return self.sourcepath
 
     async def close(self) -> None:
         """End this debugger: detach (terminating a launched target) and release everything."""

@@ -214,3 +214,11 @@ class LaunchedProcess:
                 await asyncio.wait_for(self.proc.wait(), 5)
         for task in self._pumps:
             task.cancel()
+
+
+def split_launch_args(java_args: Sequence[str]) -> list[str]:
+    """The java command line after `tracepilot launch ... --` (the `--` itself dropped)."""
+    args = list(java_args)
+    if args and args[0] == "--":
+        args = args[1:]
+    return args

@@ -3,6 +3,10 @@
 No debugger logic lives here: requests are translated to facade calls and the facade's answers (model
 objects) to DAP bodies; the core's event history is translated to DAP events (stopped, continued,
 thread, output, breakpoint, exited, terminated). What a DAP user does is recorded as the person's.
+
+One piece: `Adapter` answers DAP's request set, a few lines each, over shared id tables (threads, frames,
+variable references) that every request reads and a stop invalidates; split, each part would reach into the
+others' tables.
 """
 
 from __future__ import annotations

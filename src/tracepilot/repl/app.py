@@ -82,7 +82,7 @@ class Repl:
 
     def _show_stop(self, record: EventRecord) -> None:
         self.selection.on_stop()
-        stop = self.debugger.session.stop
+        stop = self.debugger.current_stop
         if record.kind != "stop":
             self.printer.result(record.text)
             return
@@ -122,7 +122,7 @@ class Repl:
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise
-            state = self.debugger.session.state
+            state = self.debugger.state
             hint = " (the program keeps running; `suspend` stops it)" if state is SessionState.RUNNING else ""
             result = CommandResult(False, f"interrupted{hint}", command=self._running or "")
         finally:
@@ -192,13 +192,13 @@ class Repl:
     # -- interactive --------------------------------------------------------------------------------
 
     def prompt_text(self) -> str:
-        session = self.debugger.session
-        if session.state is SessionState.STOPPED and session.stop is not None:
-            thread = self.selection.thread or session.stop.thread_name or "?"
+        state, stop = self.debugger.state, self.debugger.current_stop
+        if state is SessionState.STOPPED and stop is not None:
+            thread = self.selection.thread or stop.thread_name or "?"
             return f"{thread}[{self.selection.frame}]> "
-        if session.state is SessionState.RUNNING:
+        if state is SessionState.RUNNING:
             return "(running)> "
-        return f"({session.state.value.lower()})> "
+        return f"({state.value.lower()})> "
 
     async def interactive(self, **io: object) -> int:
         from .prompt import make_prompt_session  # noqa: PLC0415 (prompt_toolkit only when a person types)

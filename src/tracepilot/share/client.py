@@ -58,7 +58,9 @@ class MirrorHistory(EventHistory):
 
 
 class RemoteSession:
-    """What front ends read synchronously off `debugger.session`, kept current from the event stream."""
+    """The session's state as the host last told it, kept current from the event stream. Front ends read it
+    through `RemoteDebugger`'s `DebuggerApi` properties; the jdb command catalog and its completion (which
+    run on the client for `tracepilot watch`) still read it as `debugger.session`."""
 
     def __init__(self) -> None:
         self.state = SessionState.DISCONNECTED
@@ -93,6 +95,24 @@ class RemoteDebugger:
         self._connect_lock: asyncio.Lock | None = None
         self.latencies: list[float] = []  # seconds from a record's time on the host to its arrival here
         self.arrived: dict[int, float] = {}  # seq -> time.time() of arrival (the last 1000)
+
+    # DebuggerApi's synchronous reads, as the host last told them
+
+    @property
+    def state(self) -> SessionState:
+        return self.session.state
+
+    @property
+    def current_stop(self) -> StopReason | None:
+        return self.session.stop
+
+    @property
+    def sourcepath(self) -> list[str]:
+        return [str(root) for root in self.session.sources.roots]
+
+    @property
+    def read_only(self) -> bool:
+        return self.session.read_only
 
     @classmethod
     async def join(cls, session: str | None = None, **kwargs: Any) -> RemoteDebugger:

@@ -232,8 +232,7 @@ class SessionHost:
                     registry.write_descriptor(self.info)
         if not self.clients:
             return
-        session = self.debugger.session
-        message = protocol.event(record, session.state, session.stop)
+        message = protocol.event(record, self.debugger.state, self.debugger.current_stop)
         for client in list(self.clients):
             if client.live:
                 client.send(message)
@@ -251,8 +250,6 @@ class SessionHost:
 
         status = await d.status()
         history = d.history.since(max(0, d.history.last_seq - HISTORY_IN_SNAPSHOT))
-        session = d.session
-        sources = getattr(session, "sources", None)
         return {
             "type": "snapshot", "protocol": protocol.PROTOCOL_VERSION,
             "session": dict(self.info.__dict__) if self.info else {},
@@ -262,8 +259,8 @@ class SessionHost:
             "marks": protocol.encode(await quietly(d.marks(), [])),
             "history": protocol.encode(history),
             "last_seq": d.history.last_seq,
-            "sourcepath": [str(r) for r in getattr(sources, "roots", [])],
-            "read_only": bool(getattr(session, "read_only", False)),
+            "sourcepath": list(d.sourcepath),
+            "read_only": d.read_only,
         }
 
     # -- one client --------------------------------------------------------------------------------------
@@ -306,7 +303,7 @@ class SessionHost:
             client.send(snapshot)
             for record in client.backlog:
                 if record.seq > snapshot["last_seq"]:
-                    client.send(protocol.event(record, self.debugger.session.state, self.debugger.session.stop))
+                    client.send(protocol.event(record, self.debugger.state, self.debugger.current_stop))
             client.backlog.clear()
             client.live = True
             self._clients_now()

@@ -1,6 +1,11 @@
 """The Textual app: lays out the panes, turns keys and clicks into calls on the core `Debugger`, and turns
 core events (the shared history) into repaints. Widgets only display and post messages; every debugger
-action is one facade call made here, in a worker, so the screen never freezes."""
+action is one facade call made here, in a worker, so the screen never freezes.
+
+One piece: for now the App holds what every pane shares (the selected thread and frame, the refresh
+scheduler, the key bindings that act on both) and the panes themselves are already widgets/. Splitting the
+App by feature (start-up, refresh, actions) is the next step of issue 18; it waited while the command line and
+palette code in this file was being rebound to the command specs."""
 
 from __future__ import annotations
 
@@ -408,9 +413,8 @@ class TracepilotApp(App[int]):
     def _paint_stop(self) -> None:
         """The status bar and the current line straight from the stop reason the session already holds (the
         location carries the source path): on screen before any core call returns."""
-        session = getattr(self.debugger, "session", None)
-        stop = getattr(session, "stop", None)
-        if getattr(session, "state", None) is not SessionState.STOPPED or stop is None:
+        stop = self.debugger.current_stop
+        if self.debugger.state is not SessionState.STOPPED or stop is None:
             return
         v = self.view
         v.status = (dataclasses.replace(v.status, state=SessionState.STOPPED, stop=stop) if v.status
@@ -435,9 +439,7 @@ class TracepilotApp(App[int]):
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a failure shows when it is used
 
     def _session_key(self) -> tuple[Any, Any]:
-        session = getattr(self.debugger, "session", None)
-        stop = getattr(session, "stop", None)
-        return getattr(session, "state", None), getattr(stop, "time", None)
+        return self.debugger.state, getattr(self.debugger.current_stop, "time", None)
 
     def _schedule_refresh(self, reset_selection: bool = False, parts: Iterable[str] = PARTS) -> None:
         """Ask for the panes in `parts` to be refreshed. A refresh already under way for the same session state
@@ -1306,8 +1308,8 @@ async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: li
 
 
 def _build(ns: argparse.Namespace) -> TracepilotApp:
-    from ..cli import split_launch_args  # noqa: PLC0415
     from ..core.debugger import Debugger  # noqa: PLC0415
+    from ..core.launcher import split_launch_args  # noqa: PLC0415
 
     sourcepath = list(ns.sourcepath or [])
     command = ns.command

@@ -24,7 +24,7 @@ class WatchApp(TracepilotApp):
         label = f"{info.id} · {info.target or 'no target yet'}" if info else "live session"
         if remote.follow_only:
             label += " · follow-only"
-        super().__init__(remote, None, sourcepath=[str(r) for r in remote.session.sources.roots], clock=clock,
+        super().__init__(remote, None, sourcepath=list(remote.sourcepath), clock=clock,
                          target_label=label)
         self.remote = remote
         self.title = "tracepilot watch"
