@@ -226,6 +226,9 @@ def test_no_front_end_reads_the_debugger_session():
                     text = ast.unparse(node)
                     if text not in NOT_A_DEBUGGER_SESSION or (text == "self.session" and package != SHARED_SERVICE):
                         offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {text}")
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                      and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "session"):
+                    offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node)}")
     assert offenders == []
 
 

@@ -55,15 +55,14 @@ class FakeDebugger:
 
     @property
     def current_stop(self) -> StopReason | None:
-        # The fake paints only from what its calls answer (status, stack, ...): no stop is held to paint from
-        # ahead of them, as before the facade had this read.
-        return None
+        return self._stop() if self.state is SessionState.STOPPED else None
 
     @property
     def sourcepath(self) -> list[str]:
         return [str(Path(self.path).parent)]
 
     read_only = False
+    target = "127.0.0.1:5005"
 
     def _loc(self, line: int, method: str = "main") -> CodeLocation:
         return CodeLocation(CLASS, method, line, "Playground.java", str(self.path))

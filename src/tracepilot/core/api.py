@@ -39,6 +39,7 @@ class DebuggerApi(Protocol):
     current_stop: StopReason | None  # the selected stop among the suspended threads' stops
     sourcepath: list[str]
     read_only: bool
+    target: tuple[str, int] | str | None  # the address attached to ("host:port" as a remote client knows it)
 
     async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, sourcepath: Sequence[str] = (),
                      actor: Actor | None = None) -> Status:
@@ -82,7 +83,7 @@ class DebuggerApi(Protocol):
     async def resume(self, thread: str | int | None = None, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
         """Resume all threads (every stop already seen, every pause), or only `thread`; with timeout > 0 wait
         that long for a new stop. A stop of another thread no call has returned yet is the answer at once.
-        The semantics (each stop delivered once, counted suspensions) are in session.py and threads.py."""
+        The semantics (each stop delivered once, counted suspensions) are in session/ and threads.py."""
         ...
 
     async def pause(self, thread: str | int | None = None, actor: Actor | None = None) -> WaitResult:

@@ -100,6 +100,11 @@ class Debugger:
     def read_only(self) -> bool:
         return self.session.read_only
 
+    @property
+    def target(self) -> tuple[str, int] | None:
+        """The address attached to (kept after VM death, for the reconnect), or None."""
+        return self.session.target
+
     def _actor(self, actor: Actor | None) -> Actor:
         return actor or self.default_actor
 
@@ -184,7 +189,7 @@ class Debugger:
     async def resume(self, thread: str | int | None = None, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
         """Resume all threads (every stop already seen, every pause), or only `thread`; with timeout > 0 wait
         that long for a new stop. A stop of another thread no call has returned yet is the answer at once.
-        The semantics (each stop delivered once, counted suspensions) are in session.py and threads.py."""
+        The semantics (each stop delivered once, counted suspensions) are in session/ and threads.py."""
         return await self.session.resume(thread, timeout, self._actor(actor))
 
     async def pause(self, thread: str | int | None = None, actor: Actor | None = None) -> WaitResult:

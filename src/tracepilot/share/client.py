@@ -114,6 +114,10 @@ class RemoteDebugger:
     def read_only(self) -> bool:
         return self.session.read_only
 
+    @property
+    def target(self) -> str | None:
+        return self.session.target
+
     @classmethod
     async def join(cls, session: str | None = None, **kwargs: Any) -> RemoteDebugger:
         remote = cls(session, **kwargs)

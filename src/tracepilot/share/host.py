@@ -209,8 +209,7 @@ class SessionHost:
             asyncio.get_running_loop().create_task(notify())
 
     def _target(self) -> str | None:
-        session = getattr(self.debugger, "session", None)
-        target = getattr(session, "target", None)
+        target = self.debugger.target
         if isinstance(target, tuple) and len(target) == 2:
             return f"{target[0]}:{target[1]}"
         return str(target) if target else None

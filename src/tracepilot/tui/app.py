@@ -488,9 +488,8 @@ class TracepilotApp(App[int]):
         the most useful first (stack and locals with the source line, then the status, breakpoints,
         watches, threads, the rest of a deep stack). Returns False when the session cannot be reached."""
         d, v = self.debugger, self.view
-        session = getattr(d, "session", None)
         errors: list[str] = []
-        state = getattr(session, "state", None)
+        state = d.state
         tasks: list[asyncio.Task[Any]] = []
 
         def start(method: Callable[..., Awaitable[Any]], *args: Any, report: bool = True) -> asyncio.Task[Any]:
@@ -503,12 +502,7 @@ class TracepilotApp(App[int]):
 
         try:
             status_task = start(d.status)
-            stop = getattr(session, "stop", None)
-            if session is None:  # a facade without a session mirror: the status decides what to ask
-                status = await status_task
-                if status is None:
-                    return False
-                v.status, state, stop = status, status.state, status.stop
+            stop = d.current_stop
             if self._reset_selection:
                 self.thread = stop.thread_id if stop else None
                 self.frame = 0
