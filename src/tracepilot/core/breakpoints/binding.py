@@ -55,14 +55,14 @@ class Binding(TrackerBase):
         reply = await vm.send(EventRequest.Set, kind, self._policy(bp), ordered)
         bp.requests[reply.request_id] = kind
         bp.request_mods[reply.request_id] = ordered
-        self._by_request[reply.request_id] = bp
+        self.by_request[reply.request_id] = bp
         return reply.request_id
 
     async def _uninstall(self, bp: Breakpoint) -> None:
         await self.in_jvm.release(bp)  # the class's original bytes back, when its probe was compiled in
         conn = self.session.conn
         for request_id, kind in list(bp.requests.items()):
-            self._by_request.pop(request_id, None)
+            self.by_request.pop(request_id, None)
             if conn is not None and not conn.is_closed:
                 with contextlib.suppress(JdwpError):
                     await conn.send(EventRequest.Clear, kind, request_id)
@@ -147,7 +147,7 @@ class Binding(TrackerBase):
         for info in candidates:
             if info.status and not info.status & ClassStatus.PREPARED:
                 continue
-            await self._bind_line(bp, info)
+            await self.bind_line(bp, info)
         if not bp.info.verified:
             await self._explain_pending(bp)
 
@@ -174,7 +174,7 @@ class Binding(TrackerBase):
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         bp.info.message = f"pending: class {name} is not loaded yet{hint}"
 
-    async def _bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
+    async def bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: LineSpec = bp.spec
         vm = self.session.require_vm()
         if info.id in bp.bound_types:
@@ -236,14 +236,14 @@ class Binding(TrackerBase):
         await self._watch_prepare_class(bp, spec.class_name)
         types = await self._loaded_classes_named(spec.class_name)
         for info in types:
-            await self._bind_method(bp, info)
+            await self.bind_method(bp, info)
         if not bp.info.verified and not bp.info.message:
             names = [t.name for t in await vm.all_classes() if not t.is_array and "$" not in t.name]
             close = suggest(spec.class_name, names)
             bp.info.message = f"pending: class {spec.class_name} is not loaded yet" + (
                 f"; did you mean {' or '.join(close)}?" if close else "")
 
-    async def _bind_method(self, bp: Breakpoint, info: TypeInfo) -> None:
+    async def bind_method(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: MethodSpec = bp.spec
         vm = self.session.require_vm()
         if info.id in bp.bound_types:

@@ -32,7 +32,7 @@ class Firing(TrackerBase):
 
     async def on_class_prepare(self, event: Any) -> None:
         bp = self._prepare_owner.get(event.request_id)
-        if bp is None or bp.info.id not in self._bps:
+        if bp is None or bp.info.id not in self.by_id:
             return
         vm = self.session.require_vm()
         info = await vm.type(event.type_id, event.ref_type_tag)
@@ -40,9 +40,9 @@ class Firing(TrackerBase):
         event_thread = EVENT_THREAD.set(event.thread)  # nothing of the class ran yet: it may be instrumented
         try:
             if bp.info.kind == "line":
-                await self._bind_line(bp, info)
+                await self.bind_line(bp, info)
             elif bp.info.kind in ("method_entry", "method_exit"):
-                await self._bind_method(bp, info)
+                await self.bind_method(bp, info)
             elif bp.info.kind == "exception":
                 await self._bind_exception(bp, info)
             elif bp.info.kind == "watchpoint":
@@ -57,7 +57,7 @@ class Firing(TrackerBase):
 
     async def on_event(self, event: Any) -> tuple[StopReason, bool] | None:
         """Decide what a breakpoint-like event means: a stop (and whether to suspend all), or nothing."""
-        bp = self._by_request.get(event.request_id)
+        bp = self.by_request.get(event.request_id)
         if bp is None:
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
@@ -103,7 +103,7 @@ class Firing(TrackerBase):
                 return None
         bp.fired = True
         hit = bp.info.hits  # this event's hit number: other threads' hits may count on during the awaits below
-        await self._arm_dependants(bp)
+        await self.arm_dependants(bp)
         if bp.info.log:
             try:
                 text = await session.inspector.format_log(bp.info.log, event.thread, extra)
@@ -116,7 +116,7 @@ class Firing(TrackerBase):
                                 **details)
             if message is None:
                 return None
-        reason = await self._stop_reason(bp, event, extra)
+        reason = await self.stop_reason(bp, event, extra)
         if reason.hit_count is not None:
             reason.hit_count = hit
         session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
@@ -173,21 +173,21 @@ class Firing(TrackerBase):
         """A Count modifier expires when it fires: re-create the sampled request with the same filters."""
         kind = bp.requests.pop(event.request_id, None)
         mods = bp.request_mods.pop(event.request_id, None)
-        self._by_request.pop(event.request_id, None)
+        self.by_request.pop(event.request_id, None)
         if kind is None or mods is None:
             return
         mods = [m for m in mods if not isinstance(m, Mod.Count)] + [Mod.Count(bp.sample_every)]
         reply = await self.session.require_vm().send(EventRequest.Set, kind, self._policy(bp), mods)
         bp.requests[reply.request_id] = kind
         bp.request_mods[reply.request_id] = mods
-        self._by_request[reply.request_id] = bp
+        self.by_request[reply.request_id] = bp
 
     async def _rearm_count(self, bp: Breakpoint, event: Any) -> None:
         """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""
         if bp.hit_rule is None or bp.hit_rule.mode == "eq":
             return
         kind = bp.requests.pop(event.request_id, None)
-        self._by_request.pop(event.request_id, None)
+        self.by_request.pop(event.request_id, None)
         if kind is None:
             return
         mods: list[Any] = []
@@ -200,10 +200,10 @@ class Firing(TrackerBase):
         vm = self.session.require_vm()
         reply = await vm.send(EventRequest.Set, kind, self._policy(bp), mods)
         bp.requests[reply.request_id] = kind
-        self._by_request[reply.request_id] = bp
+        self.by_request[reply.request_id] = bp
 
-    async def _arm_dependants(self, bp: Breakpoint) -> None:
-        for other in self._bps.values():
+    async def arm_dependants(self, bp: Breakpoint) -> None:
+        for other in self.by_id.values():
             if other.info.after == bp.info.id and not other.info.armed:
                 other.info.armed = True
                 self.session.history.add("breakpoint_armed", f"{other.info.id} armed ({bp.info.id} fired)",
@@ -219,7 +219,7 @@ class Firing(TrackerBase):
         except JdwpError:
             return None
 
-    async def _stop_reason(self, bp: Breakpoint, event: Any, extra: dict[str, Value]) -> StopReason:
+    async def stop_reason(self, bp: Breakpoint, event: Any, extra: dict[str, Value]) -> StopReason:
         session = self.session
         vm = session.require_vm()
         kind = type(event).KIND

@@ -107,9 +107,11 @@ class TrackerBase:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self._bps: dict[str, Breakpoint] = {}
+        # by_id and by_request are public: the in-JVM path (instrument/jvm.py) files its probe's requests here
+        # and checks a breakpoint is still the live one, as binding and firing do.
+        self.by_id: dict[str, Breakpoint] = {}
         self._next_id = 1
-        self._by_request: dict[int, Breakpoint] = {}
+        self.by_request: dict[int, Breakpoint] = {}
         self._prepare_owner: dict[int, Breakpoint] = {}
         self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
         self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)
@@ -117,12 +119,12 @@ class TrackerBase:
     # -- queries -------------------------------------------------------------------------------------
 
     def list(self, include_internal: bool = False) -> list[BreakpointInfo]:
-        return [bp.info for bp in self._bps.values() if include_internal or not bp.internal]
+        return [bp.info for bp in self.by_id.values() if include_internal or not bp.internal]
 
     def get(self, bp_id: str) -> Breakpoint:
-        bp = self._bps.get(bp_id) or self._bps.get(f"bp-{bp_id}")
+        bp = self.by_id.get(bp_id) or self.by_id.get(f"bp-{bp_id}")
         if bp is None:
-            raise NotFound(f"no breakpoint {bp_id}", suggest(bp_id, list(self._bps)),
+            raise NotFound(f"no breakpoint {bp_id}", suggest(bp_id, list(self.by_id)),
                            "breakpoint_list shows the ids")
         return bp
 
@@ -148,8 +150,8 @@ class TrackerBase:
     def _check_chain(self, bp_id: str, after: str | None) -> None:
         if not after:
             return
-        if after not in self._bps:
-            raise NotFound(f"breakpoint {after} (for after=) does not exist", suggest(after, list(self._bps)))
+        if after not in self.by_id:
+            raise NotFound(f"breakpoint {after} (for after=) does not exist", suggest(after, list(self.by_id)))
         seen = {bp_id}
         current: str | None = after
         while current:
@@ -157,13 +159,13 @@ class TrackerBase:
                 raise InvalidArgument(f"chaining {bp_id} after {after} would make a cycle",
                                       "a breakpoint cannot (indirectly) wait for itself")
             seen.add(current)
-            nxt = self._bps.get(current)
+            nxt = self.by_id.get(current)
             current = nxt.info.after if nxt else None
 
     async def _add(self, bp: Breakpoint, actor: Actor) -> BreakpointInfo:
         number = None if bp.internal else self._take_id(bp)
-        self._bps[bp.info.id] = bp
-        if bp.info.after and not self._bps[bp.info.after].fired:
+        self.by_id[bp.info.id] = bp
+        if bp.info.after and not self.by_id[bp.info.after].fired:
             bp.info.armed = False
         if self.session.conn is not None and not self.session.conn.is_closed:
             try:
@@ -172,7 +174,7 @@ class TrackerBase:
                 # A request that cannot be right (no such method or field) leaves nothing behind, not
                 # even a used-up id (unless another breakpoint took the next one meanwhile).
                 await self._uninstall(bp)
-                self._bps.pop(bp.info.id, None)
+                self.by_id.pop(bp.info.id, None)
                 if number is not None and self._next_id == number + 1:
                     self._next_id = number
                 raise
@@ -325,7 +327,7 @@ class TrackerBase:
         if "after" in options:
             self._check_chain(bp.info.id, options["after"] or None)
             bp.info.after = options["after"] or None
-            bp.info.armed = not bp.info.after or self._bps[bp.info.after].fired
+            bp.info.armed = not bp.info.after or self.by_id[bp.info.after].fired
         if "condition" in options:
             bp.info.condition = options["condition"] or None
         if "hit_count" in options:
@@ -365,13 +367,13 @@ class TrackerBase:
         return bp.info
 
     async def remove(self, bp_id: str, *, actor: Actor = Actor.PERSON, quiet: bool = False) -> list[str]:
-        targets = [b for b in self._bps.values() if not b.internal] if bp_id == "all" else [self.get(bp_id)]
+        targets = [b for b in self.by_id.values() if not b.internal] if bp_id == "all" else [self.get(bp_id)]
         removed = []
         for bp in targets:
             await self._uninstall(bp)
-            self._bps.pop(bp.info.id, None)
+            self.by_id.pop(bp.info.id, None)
             removed.append(bp.info.id)
-            for other in self._bps.values():  # dependants of a removed breakpoint are armed for good
+            for other in self.by_id.values():  # dependants of a removed breakpoint are armed for good
                 if other.info.after == bp.info.id:
                     other.info.after = None
                     if not other.info.armed:
@@ -390,36 +392,36 @@ class TrackerBase:
         # of its class path): binding and the line checks read the source.
         with contextlib.suppress(DebuggerError):
             await self.session.sources.learn_from_vm(self.session.require_vm())
-        for bp in list(self._bps.values()):
+        for bp in list(self.by_id.values()):
             bp.unbind()
             await self._install(bp)
 
     def forget_vm(self) -> None:
         """The VM is gone: requests died with it; breakpoints stay, unverified, for a reconnect."""
         self.in_jvm.forget_vm()
-        self._by_request.clear()
+        self.by_request.clear()
         self._prepare_owner.clear()
-        for bp in list(self._bps.values()):
+        for bp in list(self.by_id.values()):
             if bp.internal:
-                self._bps.pop(bp.info.id, None)
+                self.by_id.pop(bp.info.id, None)
                 continue
             bp.unbind()
 
     def clear_all_local(self) -> None:
         self.in_jvm.forget_vm()
-        self._bps.clear()
-        self._by_request.clear()
+        self.by_id.clear()
+        self.by_request.clear()
         self._prepare_owner.clear()
         self._next_id = 1
 
     async def clear_in_vm(self) -> None:
-        for bp in list(self._bps.values()):
+        for bp in list(self.by_id.values()):
             await self._uninstall(bp)
 
     async def reinstall_class(self, type_id: int) -> None:
         """After a class was redefined: re-bind breakpoints that were bound in it."""
         self.in_jvm.class_redefined(type_id)
-        for bp in self._bps.values():
+        for bp in self.by_id.values():
             if type_id in bp.bound_types:
                 await self._uninstall(bp)
                 await self._install(bp)

@@ -269,7 +269,7 @@ class InJvm:
         conn = self.session.conn
         for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
             self.requests.pop(request_id, None)
-            self.tracker._by_request.pop(request_id, None)
+            self.tracker.by_request.pop(request_id, None)
             kind = bp.requests.pop(request_id, None)
             if kind is not None and conn is not None:
                 with contextlib.suppress(JdwpError):
@@ -310,7 +310,7 @@ class InJvm:
                 policy = SuspendPolicy.ALL if role == "hit" and bp.info.suspend == "all" else SuspendPolicy.EVENT_THREAD
                 reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
-                self.tracker._by_request[reply.request_id] = bp
+                self.tracker.by_request[reply.request_id] = bp
                 self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
@@ -321,7 +321,7 @@ class InJvm:
         info = await vm.type(type_id)
         self._rebinding = True
         try:
-            for other in list(self.tracker._bps.values()):
+            for other in list(self.tracker.by_id.values()):
                 if other is mine or type_id not in other.bound_types or self._is_in_jvm(other):
                     continue
                 if other.info.kind not in ("line", "method_entry"):
@@ -331,7 +331,7 @@ class InJvm:
                         continue
                     kind = other.requests.pop(request_id, None)
                     other.request_mods.pop(request_id, None)
-                    self.tracker._by_request.pop(request_id, None)
+                    self.tracker.by_request.pop(request_id, None)
                     if kind is not None and conn is not None and not conn.is_closed:
                         with contextlib.suppress(JdwpError):
                             await conn.send(EventRequest.Clear, kind, request_id)
@@ -340,9 +340,9 @@ class InJvm:
                 other.method_ids = {key for key in other.method_ids if key[0] != type_id}
                 other.info.locations = [loc for loc in other.info.locations if loc.class_name != info.name]
                 if other.info.kind == "line":
-                    await self.tracker._bind_line(other, info)
+                    await self.tracker.bind_line(other, info)
                 else:
-                    await self.tracker._bind_method(other, info)
+                    await self.tracker.bind_method(other, info)
         finally:
             self._rebinding = False
 
@@ -475,7 +475,7 @@ class InJvm:
             lines = text.split(SEPARATOR)
             bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + len(lines)
             bp.fired = True
-            await self.tracker._arm_dependants(bp)
+            await self.tracker.arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
             where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
             asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
@@ -493,12 +493,12 @@ class InJvm:
         else:  # counted in the probe when a hit rule decides there
             bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         bp.fired = True
-        await self.tracker._arm_dependants(bp)
+        await self.tracker.arm_dependants(bp)
         user = frames[2]
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        reason = await self.tracker._stop_reason(bp, _Event(event.thread, user.location, event.request_id), {})
+        reason = await self.tracker.stop_reason(bp, _Event(event.thread, user.location, event.request_id), {})
         reason.message = message
         if bp.info.temporary:
             with contextlib.suppress(DebuggerError):
@@ -575,7 +575,7 @@ class InJvm:
         conn = self.session.conn
         for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
-                self.tracker._by_request.pop(request_id, None)
+                self.tracker.by_request.pop(request_id, None)
                 if conn is not None and not conn.is_closed:
                     with contextlib.suppress(JdwpError):
                         await conn.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
@@ -632,7 +632,7 @@ class InJvm:
             reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
                                   [Mod.LocationOnly(Location(TypeTag.CLASS, type_id, hit.id, 0))])
             # Not in bp.requests: it outlives this binding (the tracker re-installs the breakpoint next).
-            self.tracker._by_request[reply.request_id] = bp
+            self.tracker.by_request[reply.request_id] = bp
             self.requests[reply.request_id] = ProbeRequest(bp.info.id, "bridge", type_id, record, spec.line,
                                                            placed.method)
 
@@ -640,7 +640,7 @@ class InJvm:
         """A hit from a frame still running replaced code: pop the probe, then decide as the round trip does."""
         session = self.session
         vm = session.require_vm()
-        if self.tracker._bps.get(bp.info.id) is not bp or not bp.info.enabled or not bp.info.armed:
+        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or not bp.info.armed:
             # Removed or disabled since: the old code's hits mean nothing now. Close the bridge (its probe
             # evaluates its own condition again, with no breakpoint behind hit()) so they cost nothing.
             await self._close_bridge(event.request_id, request)
@@ -661,7 +661,7 @@ class InJvm:
         if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
             return None
         bp.fired = True
-        await self.tracker._arm_dependants(bp)
+        await self.tracker.arm_dependants(bp)
         if bp.info.log:
             try:
                 text = await session.inspector.format_log(bp.info.log, event.thread, {})
@@ -670,7 +670,7 @@ class InJvm:
             session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
             if message is None:
                 return None
-        reason = await self.tracker._stop_reason(bp, user, {})
+        reason = await self.tracker.stop_reason(bp, user, {})
         reason.message = message
         return reason, bp.info.suspend == "all"
 
@@ -700,7 +700,7 @@ class InJvm:
         except JdwpError:
             return
         self._upgrades[bp.info.id] = self._upgrades.get(bp.info.id, 0) + 1
-        self.tracker._by_request[reply.request_id] = bp
+        self.tracker.by_request[reply.request_id] = bp
         self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
                                                        line=await self._line_of(event.location))
 
@@ -712,10 +712,10 @@ class InJvm:
         """Back in the caller with every thread suspended: instrument now, if no thread is inside the method."""
         vm = self.session.require_vm()
         self.requests.pop(event.request_id, None)
-        self.tracker._by_request.pop(event.request_id, None)
+        self.tracker.by_request.pop(event.request_id, None)
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
-        if self.tracker._bps.get(bp.info.id) is not bp or not bp.info.enabled:
+        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled:
             return
         info = await vm.type(request.probe_type)
         reason = await self.bind_at(bp, info, request.line, event.thread)
@@ -727,7 +727,7 @@ class InJvm:
             if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id for m in mods):
                 bp.requests.pop(request_id, None)
                 bp.request_mods.pop(request_id, None)
-                self.tracker._by_request.pop(request_id, None)
+                self.tracker.by_request.pop(request_id, None)
                 with contextlib.suppress(JdwpError):
                     await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
         bp.info.mode = "in-JVM"
@@ -744,7 +744,7 @@ class InJvm:
     async def _close_bridge(self, request_id: int, request: ProbeRequest) -> None:
         vm = self.session.require_vm()
         self.requests.pop(request_id, None)
-        self.tracker._by_request.pop(request_id, None)
+        self.tracker.by_request.pop(request_id, None)
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
             fields = {f.name: f for f in await vm.fields(request.probe_type)}
