@@ -11,6 +11,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .version import package_version
+
 USAGE = """\
 tracepilot attach HOST:PORT [--sourcepath P ...] [--wait SECONDS]   TUI on a JVM that listens for a debugger
 tracepilot launch [--sourcepath P ...] [--break LOCATION ...] -- JAVA-ARGS...   TUI on a JVM it starts
@@ -51,7 +53,7 @@ NO_INSTRUMENT_HELP = ("evaluate conditions and logpoints over JDWP at every hit,
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tracepilot", description="A Java debugger for people and agents.",
                                      usage=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"tracepilot {_installed_version()}")
+    parser.add_argument("--version", action="version", version=f"tracepilot {package_version()}")
     parser.add_argument("--mcp", action="store_true", help="run the MCP server on stdio")
     parser.add_argument("--join", metavar="SESSION", nargs="?", const="", default=None,
                         help="with --mcp: drive a live session instead of opening a JDWP connection")
@@ -124,15 +126,6 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--token", default=None, help="the token of a session shared with --share-tcp "
                        "(SESSION is then tcp://HOST:PORT)")
     return parser
-
-
-def _installed_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    try:
-        return version("tracepilot")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
