@@ -2,7 +2,7 @@
 
 The tool names, argument names, types, defaults and descriptions are the spec's, which keep the names
 of ../shared/DESIGN.md (tests/mcp/tool_contract.json holds them). Every tool answers with a compact text
-rendering (core/render.py) for the model plus the structured form (`to_dict()` of the core's result).
+rendering (the core/render package) for the model plus the structured form (`to_dict()` of the core's result).
 Waiting tools (resume, step, run_to, wait_for_stop) answer with the stop context when the program stops
 and a plain "still running" when their timeout passes.
 """

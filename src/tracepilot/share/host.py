@@ -368,7 +368,7 @@ class SessionHost:
             if client.selection is None:
                 client.selection = catalog_module.Selection()
             line = str(message["line"])
-            if client.follow_only:  # commands that reach past the facade (e.g. interrupt) are flagged `mutates`
+            if client.follow_only:  # a follow-only client runs no command that changes the program (`mutates`)
                 with contextlib.suppress(DebuggerError):
                     command = catalog.parse(line).command
                     if command.mutates:
