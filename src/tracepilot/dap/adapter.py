@@ -233,14 +233,18 @@ class Adapter:
             body["message"] = info.message or "pending: binds when its class is loaded"
         return body
 
+    async def _remove(self, bp_ids: list[str]) -> None:
+        """DAP requests replace a whole set: the previous breakpoints of the set go first (gone ones are fine)."""
+        for bp_id in bp_ids:
+            with contextlib.suppress(DebuggerError):
+                await self.debugger.breakpoint_remove(bp_id, actor=Actor.PERSON)
+
     async def on_setBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
         source = args.get("source") or {}
         path = source.get("path") or source.get("name")
         if not path:
             raise RequestFailed("setBreakpoints needs source.path")
-        for bp_id in self._source_breakpoints.pop(path, []):
-            with contextlib.suppress(DebuggerError):
-                await self.debugger.breakpoint_remove(bp_id, actor=Actor.PERSON)
+        await self._remove(self._source_breakpoints.pop(path, []))
         wanted = args.get("breakpoints")
         if wanted is None:
             wanted = [{"line": line} for line in args.get("lines") or []]
@@ -261,9 +265,7 @@ class Adapter:
         return {"breakpoints": results}
 
     async def on_setFunctionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
-        for bp_id in self._function_breakpoints:
-            with contextlib.suppress(DebuggerError):
-                await self.debugger.breakpoint_remove(bp_id, actor=Actor.PERSON)
+        await self._remove(self._function_breakpoints)
         self._function_breakpoints = []
         results = []
         for spec in args.get("breakpoints") or []:
@@ -278,9 +280,7 @@ class Adapter:
         return {"breakpoints": results}
 
     async def on_setExceptionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
-        for bp_id in self._exception_breakpoints:
-            with contextlib.suppress(DebuggerError):
-                await self.debugger.breakpoint_remove(bp_id, actor=Actor.PERSON)
+        await self._remove(self._exception_breakpoints)
         self._exception_breakpoints = []
         options = [{"filterId": f} for f in args.get("filters") or []] + list(args.get("filterOptions") or [])
         results = []
@@ -315,9 +315,7 @@ class Adapter:
                 "accessTypes": ["write", "read", "readWrite"], "canPersist": False}
 
     async def on_setDataBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
-        for bp_id in self._data_breakpoints:
-            with contextlib.suppress(DebuggerError):
-                await self.debugger.breakpoint_remove(bp_id, actor=Actor.PERSON)
+        await self._remove(self._data_breakpoints)
         self._data_breakpoints = []
         results = []
         for spec in args.get("breakpoints") or []:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...commands.syntax import (
     BREAK_OPTIONS,
@@ -15,9 +15,6 @@ from ...commands.syntax import (
 )
 from ..errors import InvalidArgument, NotFound
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     Command,
     CommandError,

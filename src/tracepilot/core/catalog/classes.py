@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...commands.syntax import (
     Arg,
 )
 from ..errors import DebuggerError
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     Command,
     CommandResult,

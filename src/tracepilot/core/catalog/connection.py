@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...commands import by_tool
 from ...commands.syntax import (
     Arg,
@@ -12,9 +10,6 @@ from ...commands.syntax import (
 from ...version import package_version
 from ..launcher import launch_options
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     CommandResult,
     Context,

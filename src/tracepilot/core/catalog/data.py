@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...commands.syntax import (
     Arg,
 )
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     CommandError,
     CommandResult,

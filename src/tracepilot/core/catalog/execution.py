@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ...commands.syntax import (
     Arg,
 )
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     Command,
     CommandResult,

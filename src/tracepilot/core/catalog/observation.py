@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...commands.syntax import (
     Arg,
 )
 from .. import render as shared_render
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     CommandError,
     CommandResult,

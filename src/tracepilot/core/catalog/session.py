@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...commands.syntax import (
     ARG_KINDS,
     Arg,
@@ -20,9 +18,6 @@ from ..model import (
     Variable,
 )
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     DEFAULT_WAIT,
     Catalog,

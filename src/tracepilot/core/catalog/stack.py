@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...commands.syntax import (
     Arg,
@@ -15,9 +15,6 @@ from ..model import (
 )
 from ..render import command_text as render
 from ..render import source_line
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     CommandError,
     CommandResult,

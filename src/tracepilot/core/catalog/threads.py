@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING
 
 from ...commands.syntax import (
     Arg,
@@ -13,9 +12,6 @@ from ..model import (
     ThreadInfo,
 )
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     CommandResult,
     Context,

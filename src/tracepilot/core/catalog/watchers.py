@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...commands.syntax import (
     Arg,
@@ -10,9 +10,6 @@ from ...commands.syntax import (
 )
 from ..errors import InvalidArgument
 from ..render import command_text as render
-
-if TYPE_CHECKING:
-    pass
 from .framework import (
     CommandError,
     CommandResult,
