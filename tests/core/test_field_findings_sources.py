@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tracepilot.core.debugger import Debugger
-from tracepilot.core.sources import SourcePath
+from tracepilot.core.sources import SourceOutsideRoots, SourcePath
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -113,5 +113,102 @@ async def test_sources_jar_in_the_local_maven_repository(tmp_path, java_classes,
     try:
         await _stop_in_compute(debugger, line_of, classpath=[str(lib / "findings.jar")], cwd=str(tmp_path))
         await _assert_source_shown(debugger, line_of, tmp_path / "cache" / "tracepilot" / "sources")
+    finally:
+        await debugger.close()
+
+
+# -- issue 25, point 4: what is shown stays a source file inside the (real) source roots ----------------
+
+
+def test_a_symlink_in_a_source_root_to_a_file_outside_is_not_read(tmp_path):
+    root = tmp_path / "src"
+    root.mkdir()
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0:SECRET\n")
+    (root / "Evil.java").symlink_to(secret)
+    (root / "Fine.java").write_text("class Fine {}\n")
+    sources = SourcePath([str(root)], cwd=str(root))
+    assert sources.find("Fine") == root / "Fine.java"
+    assert sources.find("Evil") is None
+    assert not sources.allows(root / "Evil.java")
+    with pytest.raises(SourceOutsideRoots, match="is a link"):
+        sources.check(root / "Evil.java")
+    for typed in ("Evil.java", str(root / "Evil.java")):
+        try:
+            found = sources.find_file(typed)
+        except SourceOutsideRoots:
+            found = None
+        assert found is None, typed
+    assert root / "Evil.java" not in sources.files_named("Evil.java")
+
+
+def test_a_directory_symlink_in_a_source_root_shows_nothing_outside(tmp_path):
+    root = tmp_path / "src"
+    (root / "com").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere" / "acme"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "Hidden.java").write_text("package com.acme;\nclass Hidden { String pw = \"SECRET\"; }\n")
+    (root / "com" / "acme").symlink_to(elsewhere, target_is_directory=True)
+    sources = SourcePath([str(root)], cwd=str(root))
+    assert sources.find("com.acme.Hidden") is None
+    assert not sources.allows(root / "com" / "acme" / "Hidden.java")
+    try:
+        found = sources.find_file("com/acme/Hidden.java")
+    except SourceOutsideRoots:
+        found = None
+    assert found is None
+
+
+def test_a_symlinked_root_and_links_inside_the_roots_still_work(tmp_path):
+    real = tmp_path / "real-src"
+    real.mkdir()
+    (real / "Foo.java").write_text("class Foo {}\n")
+    (real / "Alias.java").symlink_to(real / "Foo.java")  # a link that stays inside the roots
+    linked_root = tmp_path / "src"
+    linked_root.symlink_to(real, target_is_directory=True)
+    sources = SourcePath([str(linked_root)], cwd=str(tmp_path))
+    assert sources.find("Foo") is not None
+    assert sources.find("Alias") is not None
+    assert sources.allows(linked_root / "Foo.java")
+
+
+def test_source_file_names_that_are_not_source_files_are_never_looked_up(tmp_path):
+    root = tmp_path / "src"
+    (root / "fixtures").mkdir(parents=True)
+    (root / ".env").write_text("DB_PASSWORD=SECRET\n")
+    (root / "fixtures" / ".env").write_text("DB_PASSWORD=SECRET\n")
+    sources = SourcePath([str(root)], cwd=str(root))
+    for name in (".env", "id_rsa", "pom.xml", "Foo.java.bak"):
+        assert sources.find("fixtures.Findings", name) is None, name
+        assert sources.find("Findings", name) is None, name
+
+
+def _with_source_file(class_file: Path, old: str, new: str) -> None:
+    """Rewrite the SourceFile attribute's CONSTANT_Utf8 entry (a hostile or odd compiler's output)."""
+    data = class_file.read_bytes()
+    entry = b"\x01" + len(old).to_bytes(2, "big") + old.encode()
+    assert data.count(entry) == 1, "the constant pool should hold the source file name once"
+    class_file.write_bytes(data.replace(entry, b"\x01" + len(new).to_bytes(2, "big") + new.encode()))
+
+
+async def test_a_stop_in_a_class_whose_source_file_is_dot_env_shows_no_env_file(tmp_path, java_classes, line_of,
+                                                                                 monkeypatch):
+    project = tmp_path / "project"
+    (project / "fixtures").mkdir(parents=True)
+    for where in (project, project / "fixtures"):
+        (where / ".env").write_text("DB_PASSWORD=hunter2-ENV\n" * 80)
+    classes = tmp_path / "classes"
+    shutil.copytree(java_classes / "fixtures", classes / "fixtures")
+    _with_source_file(classes / "fixtures" / "Findings.class", "Findings.java", ".env")
+    monkeypatch.chdir(project)  # the working directory is a source root
+    debugger = Debugger()
+    try:
+        await _stop_in_compute(debugger, line_of, classpath=[str(classes)], cwd=str(project))
+        frames = await debugger.stack()
+        assert frames[0].location.source_path is None, frames[0].location.source_path
+        view = await debugger.source("fixtures.Findings.compute")
+        assert view.path is None and not any("hunter2-ENV" in line.text for line in view.lines), view
+        listing = await debugger.source(f"fixtures.Findings:{line_of('findings-compute')}")
+        assert not any("hunter2-ENV" in line.text for line in listing.lines)
     finally:
         await debugger.close()

@@ -90,7 +90,7 @@ class SourceJars:
     @staticmethod
     def holds(path: Path) -> bool:
         """Is `path` a file this class extracted (inside the cache directory)?"""
-        return Path(os.path.abspath(path)).is_relative_to(cache_dir())
+        return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(cache_dir()))
 
 
 def _extract(jar: Path, relative: str) -> Path | None:

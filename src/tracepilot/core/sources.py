@@ -7,8 +7,9 @@ the same layouts in the target JVM's own working directory. Library classes are 
 files next to the jars on the target's class path or in the local Maven repository (source_jars.py).
 
 Confinement: the source path is also the one place files may be read from for display. A path someone
-types (`source /etc/shadow:1`, REPL `list`, the TUI's file finder) is read only when it is a source file
-inside a source root; `SourcePath.check` is the single check every front end goes through.
+types (`source /etc/shadow:1`, REPL `list`, the TUI's file finder) or the target names (a class's SourceFile)
+is read only when it is a source file inside a source root, after following symlinks: `SourcePath.refusal`
+is the single check every lookup and front end goes through.
 """
 
 from __future__ import annotations
@@ -150,18 +151,20 @@ class SourcePath:
         package, _, simple = outer.rpartition(".")
         file_name = source_file or f"{simple}.java"
         # Both names come from the target VM: a SourceFile like "../../etc/passwd" or "/etc/passwd", or a
-        # package with path parts, must not lead outside the source roots (symlinks the user made are theirs).
+        # package with path parts, must not lead outside the source roots, nor name a file that is no source.
         if not _plain_name(file_name) or not all(_plain_name(p) for p in package.split(".") if package):
+            return None
+        if not file_name.endswith(SOURCE_SUFFIXES):  # a SourceFile of ".env" or "id_rsa" names no source
             return None
         relative = Path(*package.split(".")) / file_name if package else Path(file_name)
         for root in self.roots:
             candidate = root / relative
-            if candidate.is_file():
+            if candidate.is_file() and self.allows(candidate):
                 return candidate
         # Flat layouts (sources not in package directories): accept a file whose package matches.
         for root in self.roots:
             candidate = root / file_name
-            if candidate.is_file() and package_of(candidate) == package:
+            if candidate.is_file() and self.allows(candidate) and package_of(candidate) == package:
                 return candidate
         return self.jars.find(relative.as_posix())
 
@@ -170,20 +173,26 @@ class SourcePath:
         return self.refusal(path) is None
 
     def refusal(self, path: str | os.PathLike[str]) -> str | None:
-        """Why `path` may not be read (None: it may). Paths are compared as written, made absolute without
-        following symlinks (a link the user put in a source root is theirs); ".." is refused outright so a
-        typed path cannot climb out of a root that way."""
+        """Why `path` may not be read (None: it may). The file actually read counts: symlinks are followed
+        (in the path and in the roots) and the real file must be a source file inside a real root, so a link
+        in a checkout (`src/Evil.java -> /etc/passwd`, a package directory linked elsewhere) shows nothing
+        outside the roots. ".." is refused outright so a typed path cannot climb out of a root that way."""
         text = os.fspath(path)
         if ".." in Path(text).parts:
             return f"{text} contains '..'"
         if not text.endswith(SOURCE_SUFFIXES):
             return f"{text} is not a source file ({', '.join(SOURCE_SUFFIXES)})"
-        absolute = Path(os.path.abspath(Path(text).expanduser()))
-        if SourceJars.holds(absolute):  # extracted from a sources jar of the target's class path
+        real = Path(os.path.realpath(Path(text).expanduser()))
+        linked = real != Path(os.path.abspath(Path(text).expanduser()))
+        if not real.name.endswith(SOURCE_SUFFIXES):
+            return f"{text} is a link to a file that is not a source file"
+        if SourceJars.holds(real):  # extracted from a sources jar of the target's class path
             return None
         for root in self.roots:
-            if absolute.is_relative_to(Path(os.path.abspath(root))):
+            if real.is_relative_to(os.path.realpath(root)):
                 return None
+        if linked:
+            return f"{text} is a link leading outside the source path"
         return f"{text} is outside the source path"
 
     def check(self, path: str | os.PathLike[str]) -> Path:
@@ -212,7 +221,7 @@ class SourcePath:
             try:
                 matches = root.rglob(name) if root != here else [*root.glob(name), *root.glob(f"*/{name}")]
                 for match in matches:
-                    if match.is_file() and match.absolute() not in found:
+                    if match.is_file() and match.absolute() not in found and self.allows(match):
                         found.append(match.absolute())
                         if len(found) >= limit:
                             return found
