@@ -1,5 +1,6 @@
-"""Starting a JVM under the debugger: build the java command line, start it listening for JDWP on a
-free loopback port (suspend=y, so nothing runs before breakpoints are in), capture its output.
+"""Starting a JVM under the debugger: build the java command line, start it with its debug agent
+connecting out to tracepilot (server=n, suspend=y, so nothing runs before breakpoints are in and the JVM
+opens no port anyone else could reach: launch_socket.py), capture its output.
 """
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DebuggerError, InvalidArgument
+from .launch_socket import LaunchListener, agent_option
 from .output import OutputBuffer
 from .sources import class_name_for_file
 
-_LISTENING = re.compile(rb"Listening for transport dt_socket at address: (\d+)")
-AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"
+# Stands for the agent option in a plan; `LaunchedProcess.start` puts in the port it listens on.
+AGENT = "-agentlib:jdwp=<connects to tracepilot>"
 JDK_HINT = "install a JDK 17 or newer (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"
 
 
@@ -132,12 +134,14 @@ def _env(extra: dict[str, str] | None) -> dict[str, str] | None:
 
 
 class LaunchedProcess:
-    """A JVM we started: its JDWP port, its output buffers and its exit code."""
+    """A JVM we started: its agent's connection, its output buffers and its exit code."""
 
     def __init__(self, proc: asyncio.subprocess.Process, plan: LaunchPlan) -> None:
         self.proc = proc
         self.plan = plan
         self.port = 0
+        self.socket: socket.socket | None = None  # the agent's connection, until the session takes it
+        self.refused: list[str] = []  # connections to the launch port that were not the JVM's
         self.stdout = OutputBuffer("stdout")
         self.stderr = OutputBuffer("stderr")
         self._pumps: list[asyncio.Task[None]] = []
@@ -153,46 +157,60 @@ class LaunchedProcess:
 
     @classmethod
     async def start(cls, plan: LaunchPlan, timeout: float = 30.0) -> LaunchedProcess:
+        """Start the JVM and take its debug agent's connection (only the JVM's: see launch_socket.py);
+        `socket` is then ready for the JDWP handshake."""
+        try:
+            listener = LaunchListener.open()
+        except OSError as exc:
+            raise DebuggerError(f"cannot listen on a loopback port for the JVM: {exc}",
+                                "check that 127.0.0.1 is configured") from None
+        plan.command = [agent_option(listener.port) if arg == AGENT else arg for arg in plan.command]
         try:
             proc = await asyncio.create_subprocess_exec(
                 *plan.command, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             )
         except OSError as exc:
+            listener.close()
             raise DebuggerError(f"cannot start {plan.command[0]}: {exc}", JDK_HINT) from None
         launched = cls(proc, plan)
+        launched.port = listener.port
+        launched._pumps.append(asyncio.create_task(launched._pump(proc.stdout, launched.stdout)))
         launched._pumps.append(asyncio.create_task(launched._pump(proc.stderr, launched.stderr)))
+        launched._pumps.append(asyncio.create_task(launched._watch_exit()))
         try:
-            await asyncio.wait_for(launched._read_port(), timeout)
-        except TimeoutError:
-            await launched.kill()
-            raise DebuggerError(f"the JVM did not open its debug port within {timeout:g}s",
-                                "check the java arguments; output so far: " + launched.stderr.read().text[-500:]) from None
-        except DebuggerError:
+            launched.socket = await launched._accept_agent(listener, timeout)
+        except BaseException:
+            listener.close()
             await launched.kill()
             raise
-        launched._pumps.append(asyncio.create_task(launched._pump(proc.stdout, launched.stdout)))
-        launched._pumps.append(asyncio.create_task(launched._watch_exit()))
+        finally:
+            launched.refused = listener.refused
         return launched
 
-    async def _read_port(self) -> None:
-        assert self.proc.stdout is not None
-        while True:
-            line = await self.proc.stdout.readline()
-            if not line:
-                await self.proc.wait()
-                await asyncio.sleep(0)  # let the stderr pump catch up
-                detail = self.stderr.read().text.strip()[-1500:]
-                raise DebuggerError(
-                    f"the JVM exited (code {self.proc.returncode}) before it listened for a debugger"
-                    + (f":\n{detail}" if detail else ""),
-                    "check the main class, classpath and JVM options",
-                )
-            match = _LISTENING.search(line)
-            if match:
-                self.port = int(match.group(1))
-                return
-            self.stdout.write(line.decode(errors="replace"))
+    async def _accept_agent(self, listener: LaunchListener, timeout: float) -> socket.socket:
+        accept = asyncio.ensure_future(listener.accept_from(self.proc.pid))
+        exited = asyncio.ensure_future(self.exited.wait())
+        try:
+            done, _ = await asyncio.wait({accept, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (accept, exited):
+                if not task.done():
+                    task.cancel()
+                    with contextlib.suppress(BaseException):
+                        await task
+        if accept in done:
+            return accept.result()
+        detail = self.stderr.read().text.strip()[-1500:]
+        if exited in done:
+            raise DebuggerError(
+                f"the JVM exited (code {self.proc.returncode}) before its debug agent connected"
+                + (f":\n{detail}" if detail else ""),
+                "check the main class, classpath and JVM options")
+        raise DebuggerError(
+            f"the JVM's debug agent did not connect within {timeout:g}s"
+            + (f"; its output so far:\n{detail}" if detail else " (it printed nothing)"),
+            "check the java arguments (a wrapper given as java must pass the -agentlib option on)")
 
     async def _pump(self, stream: asyncio.StreamReader | None, buffer: OutputBuffer) -> None:
         if stream is None:
@@ -214,6 +232,16 @@ class LaunchedProcess:
                 await asyncio.wait_for(self.proc.wait(), 5)
         for task in self._pumps:
             task.cancel()
+        if self.socket is not None:
+            self.socket.close()
+            self.socket = None
+
+    def take_socket(self) -> socket.socket:
+        """The agent's connection, once (the JDWP connection owns it from then on)."""
+        sock, self.socket = self.socket, None
+        if sock is None:
+            raise DebuggerError("the launched JVM's debug connection was already used", "launch again")
+        return sock
 
 
 def split_launch_args(java_args: Sequence[str]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -65,6 +66,23 @@ class JdwpConnection:
             raise ConnectError(f"no answer from {address} within {timeout:g}s (host unreachable or filtered)") from None
         except OSError as exc:
             raise ConnectError(f"cannot connect to {address}: {exc.strerror or exc}") from None
+        return await cls._open(reader, writer, address, timeout, max_packet)
+
+    @classmethod
+    async def over_socket(
+        cls, sock: socket.socket, address: str, timeout: float = 10.0, max_packet: int = DEFAULT_MAX_PACKET
+    ) -> JdwpConnection:
+        """A connection over a socket the JVM opened to us (a launch with `server=n`): same handshake."""
+        try:
+            reader, writer = await asyncio.open_connection(sock=sock, limit=_READ_CHUNK)
+        except OSError as exc:
+            sock.close()
+            raise ConnectError(f"cannot use the connection from {address}: {exc.strerror or exc}") from None
+        return await cls._open(reader, writer, address, timeout, max_packet)
+
+    @classmethod
+    async def _open(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str, timeout: float,
+                    max_packet: int) -> JdwpConnection:
         # The IDSizes request (it holds no IDs) travels right behind the handshake: one round trip less.
         codec = Codec()
         sizes_id, sizes_request = codec.encode_request(commands.VirtualMachine.IDSizes)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import socket
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -56,11 +57,20 @@ class Lifecycle(SessionBase):
         await self._connect(host, port, timeout, actor)
         return await self.status()
 
-    async def _connect(self, host: str, port: int, timeout: float, actor: Actor, reconnect: bool = False) -> None:
+    async def _connect(self, host: str, port: int, timeout: float, actor: Actor, reconnect: bool = False,
+                       launched_socket: socket.socket | None = None) -> None:
+        """Attach to host:port, or (a launch) handshake over the connection the launched JVM opened to us."""
         address = f"{host}:{port}"
         self.last_attempt = {"address": address, "time": time.time(), "error": None}
         deadline = time.monotonic() + max(timeout, 0.0)
         conn: JdwpConnection | None = None
+        if launched_socket is not None:
+            try:
+                conn = await JdwpConnection.over_socket(launched_socket, address, timeout=max(timeout, 0.5))
+            except (HandshakeError, TimeoutError, JdwpTransportError) as exc:
+                self._fail(str(exc))
+                raise DebuggerError(f"the launched JVM connected but its debug agent failed the handshake: {exc}",
+                                    "launch again; its output (the output tool) may say why") from None
         while conn is None:
             remaining = deadline - time.monotonic()
             try:
@@ -191,8 +201,10 @@ class Lifecycle(SessionBase):
         launched = await LaunchedProcess.start(plan)
         self.launched = launched
         self.exit_code = None
+        for note in launched.refused:  # someone else tried to take the JVM before it connected
+            self.history.add("launch", note, Actor.TARGET)
         try:
-            await self._connect("127.0.0.1", launched.port, 10.0, actor)
+            await self._connect("127.0.0.1", launched.port, 10.0, actor, launched_socket=launched.take_socket())
         except BaseException:
             await launched.kill()
             self.launched = None
