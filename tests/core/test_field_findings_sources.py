@@ -212,3 +212,75 @@ async def test_a_stop_in_a_class_whose_source_file_is_dot_env_shows_no_env_file(
         assert not any("hunter2-ENV" in line.text for line in listing.lines)
     finally:
         await debugger.close()
+
+
+# -- issue 25, point 6: a sources jar is hostile input: bounded extraction ---------------------------------
+
+BOMB_BYTES = 48 * 1024 * 1024  # far past the 4 MiB a source entry may have; compresses to ~50 KB
+
+
+def _bomb_sources_jar(java_source_root: Path, jar: Path, claimed_size: int | None = None) -> None:
+    """A sources jar whose Findings.java is the real source followed by BOMB_BYTES of blanks; with
+    `claimed_size`, the entry's size fields say that instead of the truth."""
+    with zipfile.ZipFile(jar, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        with archive.open("fixtures/Findings.java", "w") as entry:
+            entry.write((java_source_root / "fixtures" / "Findings.java").read_bytes() + b"/*")
+            blanks = b" " * (1024 * 1024)
+            for _ in range(BOMB_BYTES // len(blanks)):
+                entry.write(blanks)
+            entry.write(b"*/\n")
+        archive.write(java_source_root / "fixtures" / "FindingsLate.java", "fixtures/FindingsLate.java")
+    if claimed_size is not None:
+        data = bytearray(jar.read_bytes())
+        local, central = data.index(b"PK\x03\x04"), data.index(b"PK\x01\x02")  # Findings.java's: the first
+        data[local + 22:local + 26] = claimed_size.to_bytes(4, "little")
+        data[central + 24:central + 28] = claimed_size.to_bytes(4, "little")
+        jar.write_bytes(bytes(data))
+
+
+def _largest_cached_file(cache: Path) -> int:
+    return max((p.stat().st_size for p in cache.rglob("*") if p.is_file()), default=0)
+
+
+async def test_a_zip_bomb_in_a_sources_jar_is_not_extracted(tmp_path, java_classes, java_source_root, line_of,
+                                                            monkeypatch):
+    import tracemalloc
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    _jar_of_classes(java_classes, lib / "findings-1.0.jar")
+    _bomb_sources_jar(java_source_root, lib / "findings-1.0-sources.jar")
+    assert (lib / "findings-1.0-sources.jar").stat().st_size < 2 * 1024 * 1024
+    debugger = Debugger()
+    try:
+        await _stop_in_compute(debugger, line_of, classpath=[str(lib / "findings-1.0.jar")], cwd=str(tmp_path))
+        tracemalloc.start()
+        try:
+            view = await debugger.source("fixtures.Findings.compute")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert view.path is None, view.path
+        assert "not shown" in (view.message or "") and "decompresses to more than" in view.message, view.message
+        assert peak < 16 * 1024 * 1024, f"showing the source held {peak // 2**20} MiB"
+        assert _largest_cached_file(tmp_path / "cache") <= 4 * 1024 * 1024
+        late = await debugger.source("fixtures.FindingsLate")  # the jar's honest entries are still shown
+        assert late.path is not None and any("hello" in line.text for line in late.lines)
+    finally:
+        await debugger.close()
+
+
+def test_a_sources_jar_entry_whose_size_fields_lie_is_not_extracted(tmp_path, java_source_root, monkeypatch):
+    from tracepilot.core.source_jars import SourceJars
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for claimed in (1000, 0xFFFF_FFF0):  # smaller than the truth; larger than the truth
+        lib = tmp_path / f"lib-{claimed}"
+        lib.mkdir()
+        zipfile.ZipFile(lib / "findings-1.0.jar", "w").close()  # the class jar: any jar will do
+        _bomb_sources_jar(java_source_root, lib / "findings-1.0-sources.jar", claimed_size=claimed)
+        jars = SourceJars([str(lib / "findings-1.0.jar")])
+        assert jars.find("fixtures/Findings.java") is None, claimed
+        assert jars.find("fixtures/FindingsLate.java") is not None
+        assert _largest_cached_file(tmp_path / "cache") <= 4 * 1024 * 1024

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,15 @@ class SourcePath:
                 return candidate
         return self.jars.find(relative.as_posix())
 
+    def not_shown_because(self, class_name: str) -> str | None:
+        """Why a class's source in a sources jar was not extracted (too large: see source_jars.py), if so."""
+        outer = class_name.split("$", 1)[0]
+        prefix = outer.rpartition(".")[0].replace(".", "/")
+        for entry, why in self.jars.refused.items():
+            if entry.rpartition("/")[0] == prefix and Path(entry).stem == outer.rpartition(".")[2]:
+                return f"the source of {outer} is not shown: {why}"
+        return None
+
     def allows(self, path: str | os.PathLike[str]) -> bool:
         """May this file be read for display: a source file inside a source root?"""
         return self.refusal(path) is None
@@ -279,13 +289,32 @@ def declared_types(path: Path) -> list[str]:
     return _TYPE_RE.findall(read_text(path))
 
 
-@lru_cache(maxsize=256)
-def _read_cached(path: str, mtime: float) -> str:
-    return Path(path).read_text(encoding="utf-8", errors="replace")
+MAX_READ_BYTES = 8 * 1024 * 1024  # of one source file: a bigger one is shown up to here
+MAX_CACHED_CHARS = 32 * 1024 * 1024  # what the cache of read files keeps in all
+_texts: OrderedDict[tuple[str, int, int], str] = OrderedDict()  # (path, mtime, size) -> text, least recent first
+_cached_chars = 0
+_texts_lock = threading.Lock()
 
 
 def read_text(path: Path) -> str:
-    return _read_cached(str(path), path.stat().st_mtime)
+    """The text of a source file (its first MAX_READ_BYTES), from a cache bounded by MAX_CACHED_CHARS."""
+    global _cached_chars
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    with _texts_lock:
+        text = _texts.get(key)
+        if text is not None:
+            _texts.move_to_end(key)
+            return text
+    with open(path, "rb") as file:
+        text = file.read(MAX_READ_BYTES).decode("utf-8", errors="replace")
+    with _texts_lock:  # (front ends read from worker threads too)
+        if key not in _texts:
+            _texts[key] = text
+            _cached_chars += len(text)
+        while _cached_chars > MAX_CACHED_CHARS and len(_texts) > 1:
+            _cached_chars -= len(_texts.popitem(last=False)[1])
+    return text
 
 
 def read_lines(path: Path) -> list[str]:

@@ -35,6 +35,7 @@ from ...jdwp import (
     Value,
 )
 from ..errors import EvaluationError
+from ..sources import read_text
 from . import ast as A
 from . import types as jt
 from .calls import Calls
@@ -412,7 +413,7 @@ class Evaluator:
             try:
                 source_file = await self.vm.source_file(type_id)
                 path = sources.find(info.name, source_file)
-                text = path.read_text(encoding="utf-8", errors="replace") if path else ""
+                text = read_text(path) if path else ""  # (bounded, and cached with the views')
             except Exception:  # noqa: BLE001 - no source is a normal case, not an error
                 text = ""
             for static, name in _IMPORT_RE.findall(text):

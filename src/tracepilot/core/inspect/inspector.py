@@ -412,8 +412,14 @@ class Inspector(CodeChanges, Conditions):
                          current: CodeLocation | None = None) -> SourceView:
         path = self.session.sources.find(class_name, source_file)
         stop = self.session.stop
-        return render_view(path, class_name, line, context, self.session.breakpoints.list(),
+        view = render_view(path, class_name, line, context, self.session.breakpoints.list(),
                            current or (stop.location if stop else None))
+        return self._say_why_not_shown(view)
+
+    def _say_why_not_shown(self, view: SourceView) -> SourceView:
+        if view.path is None and view.class_name:
+            view.message = self.session.sources.not_shown_because(view.class_name) or view.message
+        return view
 
     async def source(self, location: str | None, context: int) -> SourceView:
         stop = self.session.stop
@@ -427,8 +433,9 @@ class Inspector(CodeChanges, Conditions):
             with contextlib.suppress(DebuggerError, JdwpError):
                 loaded = [t.name for t in await self._p().vm.all_classes()]
         target = resolve_text(self.session.sources, location, loaded)
-        return render_view(target.path, target.class_name, target.line, context, self.session.breakpoints.list(),
-                           stop.location if stop else None, target.span)
+        return self._say_why_not_shown(render_view(target.path, target.class_name, target.line, context,
+                                                   self.session.breakpoints.list(),
+                                                   stop.location if stop else None, target.span))
 
     async def classes(self, pattern: str, members: bool) -> list[ClassSummary]:
         p = await self._ready()
