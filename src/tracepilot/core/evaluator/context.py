@@ -53,6 +53,9 @@ _IMPORT_RE = re.compile(r"^\s*import\s+(static\s+)?([\w.]+(?:\.\*)?)\s*;", re.MU
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 
 
+MAX_CREATED_STRING = 65536  # characters of one String the evaluator creates in the target
+
+
 class _Fail(Exception):
     """An evaluation failure at a column of the text being evaluated (converted to EvaluationError)."""
 
@@ -231,10 +234,16 @@ class ContextBase:
                 self._set_this(reply.object_this)
         return self.this
 
-    def release(self) -> None:
-        """Let the target collect the objects this evaluation created (sent, not awaited)."""
+    def release(self, keep: int | None = None) -> None:
+        """Let the target collect the objects this evaluation created (sent, not awaited). Re-enabling
+        collection is not enough: the JVM's agent holds every object it created for us until its id is
+        disposed (DisposeObjects), so ids are disposed too, all but `keep` (the result the caller still
+        reads; see Values.mark_transient)."""
+        disposed = [(oid, 1) for oid in self.created if oid != keep]
         for oid in self.created:
             self._fire(ObjectReference.EnableCollection, oid)
+        if disposed:
+            self._fire(VirtualMachine.DisposeObjects, disposed)
         self.created.clear()
 
     def _fire(self, command: Any, *args: Any) -> None:
@@ -262,8 +271,12 @@ class ContextBase:
         return tv.to_jdwp()
 
     async def materialize(self, tv: TV) -> TV:
-        """Create a String computed here in the target (CreateString)."""
+        """Create a String computed here in the target (CreateString), at most MAX_CREATED_STRING chars:
+        it lives in the target's heap (a -Xmx32m program is not ours to fill)."""
         if tv.is_ref and tv.value is None:
+            if tv.text is not None and len(tv.text) > MAX_CREATED_STRING:
+                raise _Fail(f"a string of {len(tv.text)} characters is too long to create in the target "
+                            f"(at most {MAX_CREATED_STRING})", None)
             reply = await self.conn.send(VirtualMachine.CreateString, tv.text)
             tv.value = reply.string_object
             self.strings[tv.value] = tv.text  # type: ignore[assignment]

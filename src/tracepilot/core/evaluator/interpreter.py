@@ -118,23 +118,27 @@ class Evaluator:
 
     async def evaluate(self, text: str, thread_id: int, frame_index: int = 0,
                        extra: dict[str, Value] | None = None, allow_side_effects: bool = True, *,
-                       frame: int | None = None) -> Value:
+                       frame: int | None = None, created: set[int] | None = None) -> Value:
         """Evaluate ``text`` in a frame of a suspended thread; the result as a JDWP value (a String
         the expression built is created in the target; void methods give a VOID value).
-        ``frame`` is an alias of ``frame_index``."""
+        ``frame`` is an alias of ``frame_index``. Objects the evaluation created (and kept from collection
+        while it ran) are released when it ends; their ids are added to ``created`` when given."""
         if frame is not None:
             frame_index = frame
         node = self._parse(text)
         ctx = await self._context(thread_id, frame_index, extra, allow_side_effects, text, node)
+        value: Value | None = None
         try:
-            result = await ctx.ev(node)
-            return await ctx.to_jdwp(result)
+            value = await ctx.to_jdwp(await ctx.ev(node))
+            return value
         except _Fail as f:
             raise _error(f, f.text or text) from None
         except JdwpError as e:
             raise EvaluationError(f"{_describe_jdwp(e, thread_id, frame_index)} (evaluating {text!r})") from None
         finally:
-            ctx.release()
+            if created is not None:
+                created.update(ctx.created)
+            ctx.release(keep=value.value if value is not None and value.is_object else None)
 
     async def assign(self, target_text: str, value_text: str, thread_id: int, frame_index: int = 0) -> Value:
         """``target = value`` (set_value): a local, field, static or array element; returns the stored value."""
@@ -146,6 +150,7 @@ class Evaluator:
         ctx = await self._context(thread_id, frame_index, None, True, target_text, target, value,
                                   key_text=f"{target_text}\x00{value_text}")
         text = target_text
+        result: Value | None = None
         try:
             ctx.require_side_effects("assignment", 0)
             place = await ctx.place(target)
@@ -153,13 +158,14 @@ class Evaluator:
             new = await ctx.ev(value)
             text = target_text
             stored = await ctx.store(place, new, target.column)
-            return await ctx.to_jdwp(stored)
+            result = await ctx.to_jdwp(stored)
+            return result
         except _Fail as f:
             raise _error(f, f.text or text) from None
         except JdwpError as e:
             raise EvaluationError(f"{_describe_jdwp(e, thread_id, frame_index)} (assigning {target_text!r})") from None
         finally:
-            ctx.release()
+            ctx.release(keep=result.value if result is not None and result.is_object else None)
 
     async def condition(self, text: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
         """A breakpoint condition in the top frame: True/False, or EvaluationError (never a silent skip)."""

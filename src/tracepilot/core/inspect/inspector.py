@@ -335,13 +335,21 @@ class Inspector(CodeChanges, Conditions):
     async def _interpreter(self, expression: str, thread_id: int, frame: int,
                            extra: dict[str, Value] | None) -> tuple[Value, str | None] | None:
         expression, extra = self._handles_as_symbols(expression, extra)
-        result = await self.evaluator.evaluate(expression, thread_id, frame, extra)
+        created: set[int] = set()
+        result = await self.evaluator.evaluate(expression, thread_id, frame, extra, created=created)
         if isinstance(result, Value):
-            return result, None
+            return self._unpinned(result, created), None
         to_jdwp = getattr(result, "to_jdwp", None)
         if to_jdwp is not None and getattr(result, "value", 0) is not None:
-            return to_jdwp(), getattr(result, "type", None)
+            return self._unpinned(to_jdwp(), created), getattr(result, "type", None)
         raise EvaluationError(f"cannot use the evaluator's result {result!r}")
+
+    def _unpinned(self, value: Value, created: set[int]) -> Value:
+        """A String the evaluation itself created is shown without a handle: the evaluation released it, and a
+        handle would pin it until reset (every logpoint hit or watch of "a" + b would keep one more)."""
+        if value.tag == Tag.STRING and value.value in created:
+            self._p().values.mark_transient(value.value)
+        return value
 
     async def inspect(self, target: str, frame: int, thread: Any, start: int, count: int) -> Inspection:
         p = await self._ready()

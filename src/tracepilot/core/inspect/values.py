@@ -12,10 +12,11 @@ import datetime as dt
 import math
 import re
 import struct
+from collections import OrderedDict
 from decimal import Decimal
 from typing import Any
 
-from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value
+from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value, VirtualMachine
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..model import Inspection, MapEntry, ValueView, Variable
 from ..vm import Vm
@@ -123,6 +124,21 @@ class Values:
         self.redact = redact
         self.objects = Objects(vm)
         self.collections = Collections(self.objects)
+        # Strings an evaluation created in the target (a literal, a concatenation): shown once, without a
+        # handle, then their ids are disposed, so the target may collect them. (Ids are never reused.)
+        self.transient: OrderedDict[int, None] = OrderedDict()
+
+    def _dispose(self, object_id: int) -> None:
+        try:
+            future = self.vm.conn.send_nowait(VirtualMachine.DisposeObjects, [(object_id, 1)])
+        except Exception:  # noqa: BLE001 - the VM is gone: nothing to dispose
+            return
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def mark_transient(self, object_id: int) -> None:
+        self.transient[object_id] = None
+        if len(self.transient) > 4096:
+            self.transient.popitem(last=False)
 
     def set_generation(self, generation: int) -> None:
         self.collections.generation = generation
@@ -148,12 +164,14 @@ class Values:
 
     async def _view_object(self, value: Value, depth: int) -> ValueView:
         oid = value.value
-        handle = self.handles.handle(oid, value.tag).name
+        handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
         type_name = await self.objects.type_name(oid)
         items = SUMMARY_ITEMS if depth == 0 else (NESTED_ITEMS if depth == 1 else 0)
 
         if value.tag == Tag.STRING or type_name == "java.lang.String":
             text = await self.objects.string(oid)
+            if self.transient.pop(oid, 0) is None:  # read: nobody needs its id any more
+                self._dispose(oid)
             limit = SUMMARY_STRING if depth == 0 else NESTED_STRING
             return ValueView(type_name, quote_string(text, limit), "string", handle, java_length(text))
         if type_name.endswith("[]"):
