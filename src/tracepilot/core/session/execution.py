@@ -159,12 +159,27 @@ class Execution(SessionBase):
     # -- execution -----------------------------------------------------------------------------------
 
     async def resume(self, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
-        """Resume all threads, or one. All: every delivered stop and pause is released; a stop of another
-        thread that no call has returned yet stays suspended and is returned at once. One thread: only its
-        suspensions are released (the others stay as they are) and the call waits for a *new* stop."""
+        """Resume all threads, or one. All: every delivered stop and pause is released; a stop that no call
+        has returned yet stays suspended and is returned at once: no stop is released before it was answered
+        (issue 25, point 8). One thread: only its suspensions are released (the others stay as they are) and
+        the call waits for a *new* stop; an agent's resume of a thread whose stop no call returned yet gets
+        that stop instead, the thread still suspended. A person's front end (REPL, TUI, DAP) shows each stop
+        as it arrives, so for a person the current stop, and the stop of a thread they resume, count as
+        answered; an agent learns of stops only from the answers of its calls."""
         await self.ensure_connected()
+        if actor is Actor.PERSON:
+            self._shown_to_person(self.stop)
         if thread is not None and thread != "":
             tid = await self.resolve_thread(thread)
+            record = self.threads.records.get(tid)
+            if actor is Actor.PERSON and record is not None:
+                self._shown_to_person(record.stop)
+            if record is not None and record.stop is not None and not record.delivered and not record.call:
+                started = time.monotonic()
+                result = await self._deliver(record, started)
+                result.message = (f"thread {record.name or tid} stopped before this call resumed it: here is that "
+                                  "stop (the thread is still suspended; resume it again to let it run)")
+                return result
             if self._step is not None and self._step.thread_id == tid:
                 await self._cancel_step()  # resuming the stepping thread: run, don't stop at the step's end
             release = self.threads.release_thread(tid)
@@ -179,15 +194,21 @@ class Execution(SessionBase):
             self.history.add("resume", "resumed", actor)
         return await self.wait_for_stop(timeout, new_only=True)
 
+    def _shown_to_person(self, stop: StopReason | None) -> None:
+        """A stop a person's front end has shown (the current one, one in the threads view) is answered."""
+        record = self.threads.records.get(stop.thread_id or 0) if stop is not None else None
+        if record is not None and record.stop is stop:
+            record.delivered = True
+
     async def _cancel_step(self) -> None:
         step, self._step = self._step, None
         await self._clear_step_request(step)
         await self._clear_exit_request(step)
 
     async def _release_all(self) -> None:
-        # Stops no call has returned yet stay (the next answer is one of them); the current stop counts as
-        # seen even if no call returned it (status showed it), so resume releases it.
-        keep = {r.id for r in self.threads.undelivered() if r.stop is not self.stop}
+        # Stops no call has returned yet stay (the next answer is one of them), the current one too: a stop
+        # that arrived while no call waited became current without being answered (issue 25, point 8).
+        keep = {r.id for r in self.threads.undelivered()}
         release = self.threads.release_all(keep)
         await self._send_release(release)
         self._after_release()
