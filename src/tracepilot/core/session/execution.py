@@ -137,6 +137,7 @@ class Execution(SessionBase):
             log.warning("on_stop hook failed: %s", exc)
         finally:
             self._stopping = False
+            self._notify_waiters()  # a call that began waiting meanwhile looks at the stops again
 
     def _set_state(self, new: SessionState, why: str) -> None:
         self.state = session_move(self.state, new, why)
