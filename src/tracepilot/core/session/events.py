@@ -178,7 +178,11 @@ class Events(SessionBase):
         current stop if there is none, and waits in the set until a waiting call takes it."""
         tid = reason.thread_id or 0
         reason.all_threads = vm_wide
-        self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
+        record = self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
+        if reason.kind is StopKind.VM_START:
+            # The attach or launch that started the session answers for it (its status says "VM start"),
+            # even when the event comes just after that answer: the next resume runs the program.
+            record.delivered = True
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())

@@ -345,6 +345,8 @@ class Execution(SessionBase):
         if self.threads.expected_count(tid) == 0:
             raise NotStopped(f"thread {record.name or tid} is running", "pause it, or step a stopped thread")
         depth, size = kinds[kind]
+        if record.stop is not None:
+            record.delivered = True  # stepping from a stop answers it: whoever steps knows where the thread is
         if self._step is not None:
             await self._clear_step_request(self._step)
             await self._clear_exit_request(self._step)
