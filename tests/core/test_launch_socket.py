@@ -118,20 +118,27 @@ print(json.dumps(out))
 """
 
 
-def _second_user() -> int:
+@pytest.fixture
+def second_user():
+    """The uid of another OS user, created with useradd for the test (and removed after it)."""
     if os.geteuid() != 0:
         pytest.skip("a second OS user needs root (useradd); the same-user intruder test still runs")
     if shutil.which("useradd") is None:
         pytest.skip("useradd is not installed: no second user to connect as")
+    created = False
     try:
-        return pwd.getpwnam(PEER_USER).pw_uid
+        pwd.getpwnam(PEER_USER)
     except KeyError:
-        pass
-    done = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PEER_USER],
-                          capture_output=True, text=True)
-    if done.returncode != 0 and "already exists" not in done.stderr:
-        pytest.skip(f"useradd {PEER_USER} failed: {done.stderr.strip()}")
-    return pwd.getpwnam(PEER_USER).pw_uid
+        done = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                               PEER_USER], capture_output=True, text=True)
+        if done.returncode != 0 and "already exists" not in done.stderr:
+            pytest.skip(f"useradd {PEER_USER} failed: {done.stderr.strip()}")
+        created = done.returncode == 0
+    try:
+        yield pwd.getpwnam(PEER_USER).pw_uid
+    finally:
+        if created and shutil.which("userdel"):
+            subprocess.run(["userdel", PEER_USER], capture_output=True)
 
 
 async def _intrude_on_launch(tmp_path: Path, java_classes: Path, jdks: dict[str, str], uid: int) -> None:
@@ -178,6 +185,5 @@ async def test_another_process_of_the_same_user_cannot_take_the_launched_jvm(tmp
 
 
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="the peer check reads /proc (Linux)")
-async def test_another_user_cannot_take_the_launched_jvm(tmp_path, java_classes, jdks):
-    uid = _second_user()
-    await _intrude_on_launch(tmp_path, java_classes, jdks, uid=uid)
+async def test_another_user_cannot_take_the_launched_jvm(tmp_path, java_classes, jdks, second_user):
+    await _intrude_on_launch(tmp_path, java_classes, jdks, uid=second_user)
