@@ -60,7 +60,7 @@ from .heap import instance_counts, match_classes, referring
 from .locks import Locks
 from .marks import Marks
 from .owners import via
-from .sourceview import render_view, resolve_text
+from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
 from .threads import Threads
 from .trace import Tracer, tap_events
@@ -345,8 +345,7 @@ class Inspector(CodeChanges, Conditions):
         raise EvaluationError(f"cannot use the evaluator's result {result!r}")
 
     def _unpinned(self, value: Value, created: set[int]) -> Value:
-        """A String the evaluation itself created is shown without a handle: the evaluation released it, and a
-        handle would pin it until reset (every logpoint hit or watch of "a" + b would keep one more)."""
+        """A String the evaluation created is shown once, without a pinning handle (see Values.transient)."""
         if value.tag == Tag.STRING and value.value in created:
             self._p().values.mark_transient(value.value)
         return value
@@ -420,14 +419,8 @@ class Inspector(CodeChanges, Conditions):
                          current: CodeLocation | None = None) -> SourceView:
         path = self.session.sources.find(class_name, source_file)
         stop = self.session.stop
-        view = render_view(path, class_name, line, context, self.session.breakpoints.list(),
-                           current or (stop.location if stop else None))
-        return self._say_why_not_shown(view)
-
-    def _say_why_not_shown(self, view: SourceView) -> SourceView:
-        if view.path is None and view.class_name:
-            view.message = self.session.sources.not_shown_because(view.class_name) or view.message
-        return view
+        return explain_missing(render_view(path, class_name, line, context, self.session.breakpoints.list(),
+                                           current or (stop.location if stop else None)), self.session.sources)
 
     async def source(self, location: str | None, context: int) -> SourceView:
         stop = self.session.stop
@@ -441,9 +434,9 @@ class Inspector(CodeChanges, Conditions):
             with contextlib.suppress(DebuggerError, JdwpError):
                 loaded = [t.name for t in await self._p().vm.all_classes()]
         target = resolve_text(self.session.sources, location, loaded)
-        return self._say_why_not_shown(render_view(target.path, target.class_name, target.line, context,
-                                                   self.session.breakpoints.list(),
-                                                   stop.location if stop else None, target.span))
+        return explain_missing(render_view(target.path, target.class_name, target.line, context,
+                                           self.session.breakpoints.list(), stop.location if stop else None,
+                                           target.span), self.session.sources)
 
     async def classes(self, pattern: str, members: bool) -> list[ClassSummary]:
         p = await self._ready()

@@ -69,6 +69,13 @@ def render_view(path: Path | None, class_name: str | None, line: int | None, con
     return view
 
 
+def explain_missing(view: SourceView, sources: SourcePath) -> SourceView:
+    """A view without a file says why when the source path knows (a sources-jar entry too large to extract)."""
+    if view.path is None and view.class_name:
+        view.message = sources.not_shown_because(view.class_name) or view.message
+    return view
+
+
 @dataclass
 class SourceTarget:
     """What a typed location shows: a file, its class, the line asked for, and for a method the lines of
