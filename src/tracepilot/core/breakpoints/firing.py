@@ -231,7 +231,7 @@ class Firing(TrackerBase):
             reason.kind = StopKind.METHOD_ENTRY
         if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
             reason.kind = StopKind.METHOD_EXIT
-            reason.return_value = await _view(session, event.value)
+            reason.return_value = await _view(session, event.value, location.method)  # passwordOf() returns a secret
         elif kind == EventKind.EXCEPTION:
             reason.kind = StopKind.EXCEPTION
             reason.exception = await self._exception_info(event, location)
@@ -271,15 +271,9 @@ class Firing(TrackerBase):
 
 
 async def _view(session: Session, value: Value, name: str | None = None) -> Any:
-    if name and session.redact:
-        from ..inspect.values import REDACTED, is_secret_name
-
-        if is_secret_name(name):
-            from ..model import ValueView
-
-            return ValueView(type="?", text=REDACTED, kind="redacted")
+    """The value of an event; under --redact a secret-looking `name` (field, method) shows <redacted>."""
     try:
-        return await session.inspector.view(value)
+        return await session.inspector.view(value, None, name)
     except NotImplementedError:
         from ..model import ValueView
 

@@ -104,7 +104,7 @@ class Inspector(CodeChanges, Conditions):
         parts = self._parts
         if parts is None or parts.vm is not vm:
             self.handles.conn = vm.conn
-            values = Values(vm, self.handles, self.session.redact)
+            values = Values(vm, self.handles, self.session.redact, self.session.secrets)
             threads = Threads(vm)
             parts = _Parts(vm, values, Frames(vm), threads, Locks(vm, threads, values))
             self._parts = parts
@@ -130,6 +130,8 @@ class Inspector(CodeChanges, Conditions):
         self._parts = None
         self._last_locals.clear()
         self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
+        if self.session.secrets is not None:
+            self.session.secrets.forget_objects()  # the learned texts stay secret
         self._stop_values.clear()
 
     def _secret(self, expression: str) -> str | None:
@@ -138,9 +140,14 @@ class Inspector(CodeChanges, Conditions):
             return None
         return next((n for n in re.findall(r"[A-Za-z_$][\w$]*", expression) if is_secret_name(n)), None)
 
-    async def view(self, value: Value, static_type: str | None = None) -> ValueView:
-        """Summarise a JDWP value for display; objects get a stable handle."""
-        return await self._p().values.view(value, static_type)
+    async def view(self, value: Value, static_type: str | None = None, name: str | None = None) -> ValueView:
+        """Summarise a JDWP value for display; objects get a stable handle. Under --redact a secret-looking
+        `name` (a field's, a method's whose return value this is) shows <redacted>."""
+        return await self._p().values.view(value, static_type, 0, name)
+
+    def secret_learner(self) -> Any:
+        """What learns secrets from the target's objects (inspect/secret_values.py), for the evaluator."""
+        return self._p().values.learner
 
     async def _thread_frame(self, thread: Any, frame: int) -> tuple[_Parts, int, Any]:
         p = await self._ready()

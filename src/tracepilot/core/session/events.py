@@ -135,7 +135,7 @@ class Events(SessionBase):
         with contextlib.suppress(JdwpError, DebuggerError):
             method = await self.require_vm().method(location.class_id, location.method_id)
             reason.returned_from = method.name
-            reason.return_value = await self.inspector.view(value)
+            reason.return_value = await self.inspector.view(value, None, method.name)  # a secret-looking name: redacted
 
     async def _resume_for_policy(self, composite: Any) -> None:
         conn = self.conn
