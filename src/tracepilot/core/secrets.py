@@ -38,7 +38,9 @@ T = TypeVar("T")
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
+    """A name whose value looks secret. A bare `key` is not: it names a map entry's key (whose value may be
+    secret), a loop variable, a sort key; `apiKey`, `secretKey`, `privateKey` are."""
+    return bool(_SECRET_NAME.search(name)) and name.lower() != "key"
 
 
 def _unquote(text: str) -> str:

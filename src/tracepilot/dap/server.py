@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from ..core.model import Actor
+from ..core.secrets import RedactingFormatter
 from .adapter import Adapter
 from .framing import FramingError, encode_message, read_message
 
@@ -105,6 +106,8 @@ def run(ns: Any) -> int:
     # TRACEPILOT_DAP_TRACE=1 logs every message both ways on stderr (editors show it in their adapter log).
     logging.basicConfig(level=logging.DEBUG if os.environ.get("TRACEPILOT_DAP_TRACE") else logging.WARNING, stream=sys.stderr,
                         format="tracepilot dap: %(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:  # under --redact, logged messages hide what is secret too
+        handler.setFormatter(RedactingFormatter("tracepilot dap: %(levelname)s %(message)s"))
     try:
         return asyncio.run(main_async(ns.port, ns.join, ns.follow_only, ns.token, ns.read_only, ns.redact))
     except KeyboardInterrupt:
