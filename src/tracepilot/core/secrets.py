@@ -43,6 +43,11 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name)) and name.lower() != "key"
 
 
+def names_a_secret(expression: str) -> bool:
+    """Whether an expression or target (`u.password`, `cfg.get("x").token`) names something secret-looking."""
+    return any(is_secret_name(word) for word in re.findall(r"[A-Za-z_$][\w$]*", expression))
+
+
 def _unquote(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
@@ -130,16 +135,20 @@ def redact_text(text: str, secrets: KnownSecrets | None = None) -> str:
     return book.scrub(text)
 
 
-def redact_outgoing(value: T, secrets: KnownSecrets | None = None) -> T:
+def redact_outgoing(value: T, secrets: KnownSecrets | None = None, name: str | None = None) -> T:
     """Anything leaving the debugger (a model object, a list, a dict, an error text, a plain string) as it may
     be shown under --redact: values under secret-looking names (variables, map entries, `name=value` in a
-    summary) become <redacted>, and so does every secret `secrets` has learned, wherever it occurs. The
-    original is left as it was; a copy is returned where something changed.
+    summary) become <redacted>, and so does every secret `secrets` has learned, wherever it occurs. `name`
+    is what the value was asked for, when the caller knows it (an evaluated expression, an inspect target):
+    one naming something secret-looking (`u.password`) redacts the whole value. The original is left as it
+    was; a copy is returned where something changed.
 
     This is the core's one public entry point for "redact this outgoing text/value": the facade, the event
     history and the log formatter use it, and so can a front end that must enforce --redact on answers that
-    come from elsewhere (a shared session's host)."""
+    come from elsewhere (a shared session's host: keep one `KnownSecrets` for the connection)."""
     book = secrets if secrets is not None else KnownSecrets(log_lines=False)
+    if name is not None and names_a_secret(name):
+        value = _redacted_whole(value, book)
     before = len(book.texts)
     result = _walk(value, book)
     if len(book.texts) != before:  # learned a secret by name on the way: earlier parts may quote it
@@ -205,6 +214,21 @@ def _walk_model(value: Any, book: KnownSecrets) -> Any:
 _QUOTED = re.compile(r'^"(?P<text>.*?)(?:…" \(\d+ chars\)|")$', re.S)
 
 
+def _redacted_whole(value: Any, book: KnownSecrets) -> Any:
+    from .model import Inspection, ValueView  # noqa: PLC0415
+
+    if isinstance(value, ValueView) and value.kind != "redacted":
+        _learn_view(value, book)
+        return _redacted_view(value, ValueView)
+    if isinstance(value, Inspection) and value.value.kind != "redacted":
+        _learn_view(value.value, book)
+        if value.string:
+            book.learn_text(value.string)
+        return dataclasses.replace(value, value=_redacted_view(value.value, ValueView), children=[], entries=[],
+                                   string=None, total=None)
+    return value
+
+
 def _learn_view(view: Any, book: KnownSecrets) -> None:
     """Learn the text a string summary shows (a summary cut short gives the part it shows)."""
     found = _QUOTED.match(view.text) if view.kind == "string" else None
@@ -233,5 +257,5 @@ class RedactingFormatter(logging.Formatter):
         return text
 
 
-__all__ = ["REDACTED", "KnownSecrets", "RedactingFormatter", "is_secret_name", "redact_error", "redact_outgoing",
-           "redact_text"]
+__all__ = ["REDACTED", "KnownSecrets", "RedactingFormatter", "is_secret_name", "names_a_secret", "redact_error",
+           "redact_outgoing", "redact_text"]
