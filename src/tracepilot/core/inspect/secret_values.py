@@ -27,6 +27,7 @@ class SecretLearner:
         self.objects = objects
         self.collections = collections
         self.book = book
+        self._reached: dict[tuple[int, int], bool] = {}  # (stop generation, object id) -> holds a secret
 
     # -- a value under a secret-looking name ---------------------------------------------------------
 
@@ -44,16 +45,23 @@ class SecretLearner:
         if oid in seen or len(seen) >= MAX_OBJECTS:
             return
         seen.add(oid)
-        self.book.learn_object(oid)
-        o = self.objects
+        o, c = self.objects, self.collections
         type_name = await o.type_name(oid)
         if value.tag == Tag.STRING or type_name == "java.lang.String":
+            self.book.learn_object(oid)
             self.book.learn_text(await o.string(oid))
             return
         if type_name == "char[]":
+            self.book.learn_object(oid)
             chars = await o.elements(oid, 0, min(await o.length(oid), 4096))
             self.book.learn_text("".join(v.value if isinstance(v.value, str) else chr(v.value) for v in chars))
             return
+        container = type_name.endswith("[]") or c.is_map_like(type_name) or c.is_list_like(type_name) \
+            or type_name == "java.util.Optional"
+        if container:  # a list of tokens, a map of secrets: the whole of it is secret
+            self.book.learn_object(oid)
+        elif depth > 0:  # an object inside a secret is not secret as a whole (it may be shared); its texts are
+            return      # learned only one level down (a `Credentials secret` holding `user` and `pass` strings)
         if depth >= MAX_DEPTH:
             return
         for inner in await self._inside(oid, type_name):
@@ -64,7 +72,12 @@ class SecretLearner:
         """The values an object holds: elements, map keys and values, or its instance fields."""
         o, c = self.objects, self.collections
         if type_name.endswith("[]"):
+            if type_name[:-2] in _PRIMITIVE_ELEMENTS:
+                return []
             return await o.elements(oid, 0, min(await o.length(oid), MAX_ITEMS))
+        if type_name == "java.util.Optional":
+            inner = await o.get1(oid, "value")
+            return [inner] if inner is not None else []
         if c.is_map_like(type_name):
             got = await c.entries(oid, type_name, 0, MAX_ITEMS)
             if got is not None:
@@ -82,10 +95,17 @@ class SecretLearner:
         """Whether `value` holds a secret within MAX_DEPTH levels; learns each one found."""
         if value is None or not value.is_object or value.is_null:
             return False
+        key = (self.collections.generation, value.value)  # objects change while the program runs: per stop
+        if key in self._reached:
+            return self._reached[key] or self.book.is_secret_object(value.value)
         try:
-            return await self._reaches(value, 0, set())
+            found = await self._reaches(value, 0, set())
         except JdwpError:
             return False
+        if len(self._reached) > 256:
+            self._reached.clear()
+        self._reached[key] = found
+        return found
 
     async def _reaches(self, value: Value, depth: int, seen: set[int]) -> bool:
         oid = value.value
