@@ -73,3 +73,15 @@ def test_secret_names():
         assert is_secret_name(name), name
     for name in ("key", "user", "keyboard", "region"):
         assert not is_secret_name(name), name
+
+
+def test_structured_answers_as_a_share_client_receives_them():
+    book = KnownSecrets(log_lines=False)
+    answer = {"variables": [{"name": "dbPassword", "value": {"type": "java.lang.String", "text": '"pw-LOCAL-1"',
+                                                             "kind": "string", "handle": "@3"}, "kind": "local"},
+                            {"name": "note", "value": {"text": '"uses pw-LOCAL-1"', "kind": "string"}}],
+              "entries": [{"key": {"text": '"apiToken"', "kind": "string"}, "value": {"text": '"tok-999999"'}}],
+              "token": "tok-888888"}
+    out = redact_outgoing(answer, book)
+    assert "pw-LOCAL" not in repr(out) and "tok-9" not in repr(out) and "tok-8" not in repr(out), out
+    assert out["variables"][0]["value"]["handle"] is None  # no handle to open the secret by

@@ -183,11 +183,41 @@ def _walk(value: Any, book: KnownSecrets) -> Any:
     if isinstance(value, tuple):
         return tuple(_walk(v, book) for v in value)
     if isinstance(value, dict):
-        return {k: (REDACTED if isinstance(k, str) and is_secret_name(k) and isinstance(v, str) else _walk(v, book))
-                for k, v in value.items()}
+        return _walk_dict(value, book)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _walk_model(value, book)
     return value
+
+
+def _walk_dict(value: dict[Any, Any], book: KnownSecrets) -> dict[Any, Any]:
+    """A dict: `{"password": "x"}`, and the structured form of a variable (`{"name": "password", "value":
+    {...}}`) or a map entry (`{"key": {"text": "\"token\"", ...}, "value": ...}`) as a share client gets it."""
+    name = value.get("name")
+    key = value.get("key")
+    if isinstance(key, dict):
+        key = _unquote(str(key.get("text", "")))
+    secret_value = "value" in value and any(isinstance(n, str) and is_secret_name(n) for n in (name, key))
+    out = {}
+    for k, v in value.items():
+        if (k == "value" and secret_value) or (isinstance(k, str) and is_secret_name(k) and isinstance(v, str)):
+            if isinstance(v, dict):
+                _learn_view(_ViewLike(v), book)
+                out[k] = {**v, "text": REDACTED, "kind": "redacted", "handle": None}
+            else:
+                if isinstance(v, str):
+                    book.learn_text(_unquote(v))
+                out[k] = REDACTED
+        else:
+            out[k] = _walk(v, book)
+    return out
+
+
+class _ViewLike:
+    """A value view in its structured form, read as `_learn_view` reads a ValueView."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.kind = data.get("kind")
+        self.text = str(data.get("text", ""))
 
 
 def _walk_model(value: Any, book: KnownSecrets) -> Any:
