@@ -102,12 +102,12 @@ async def _answer(debugger: Debugger, expression: str) -> str:
         return str(error)
 
 
-async def test_redact_holds_at_the_output_for_every_leak_of_issue_25(jvm_factory, default_jdk, java_source_root,
+async def test_redact_holds_at_the_output_for_every_leak_of_issue_25(jvm_factory, jdk, java_source_root,
                                                                       line_of):
     from tracepilot.core import render
 
     debugger = Debugger(redact=True, sourcepath=[str(java_source_root)])
-    jvm = jvm_factory("Secrets", jdk=default_jdk)
+    jvm = jvm_factory("Secrets", jdk=jdk)
     try:
         await debugger.attach(jvm.address, timeout=20)
         await debugger.breakpoint_set(f"fixtures.Secrets:{line_of('secrets-leaks')}")
@@ -159,6 +159,9 @@ async def test_redact_holds_at_the_output_for_every_leak_of_issue_25(jvm_factory
         # Everything above also went into the event history.
         records = await debugger.events(limit=1000)
         _no_secret(render.events(records, limit=1000), "events")
+        logged = [r.text for r in records if r.kind == "log"]
+        assert any("For input string" in t and "<redacted>" in t for t in logged), logged  # the logpoint ran
+        assert any(t.startswith("ret <redacted>") for t in logged), logged
         _no_secret(repr([r.to_dict() for r in records]), "events (structured)")
         _no_secret(repr([r.to_dict() for r in debugger.history.since(0)]), "history read directly")
     finally:
