@@ -14,6 +14,7 @@ from tracepilot.core.secrets import (
     is_secret_name,
     redact_error,
     redact_outgoing,
+    redact_text,
 )
 
 
@@ -85,3 +86,10 @@ def test_structured_answers_as_a_share_client_receives_them():
     out = redact_outgoing(answer, book)
     assert "pw-LOCAL" not in repr(out) and "tok-9" not in repr(out) and "tok-8" not in repr(out), out
     assert out["variables"][0]["value"]["handle"] is None  # no handle to open the secret by
+
+
+def test_conditions_and_templates_are_not_taken_for_values():
+    book = KnownSecrets(log_lines=False)
+    for text in ("apiToken==null", "password != null && token==x", "log password={u.password}", "key=region"):
+        assert redact_text(text, book) == text, text
+    assert redact_text("db.password=props-SECRET, url=jdbc", book) == f"db.password={REDACTED}, url=jdbc"

@@ -32,7 +32,9 @@ MATCH_HEAD = 12  # a secret cut short in a summary ("hunter2-PW-0123…") is fou
 
 _SECRET_NAME = re.compile(r"(?i)(passw|pwd|secret|token|credential|private.?key|api.?key|key$)")
 # `name=value` in a summary text (`User{name="alice", password="hunter2"}`, a map's `db.password=x`)
-_NAMED_VALUE = re.compile(r'(?P<name>[A-Za-z_$][\w$.\-]*)=(?P<value>"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[^,;}\]\s)]+)')
+# (not `token==null` in a condition, nor a template's `password={x}`)
+_NAMED_VALUE = re.compile(r'(?P<name>[A-Za-z_$][\w$.\-]*)=(?!=)'
+                          r'(?P<value>"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[^,;{}\]\s)=][^,;}\]\s)]*)')
 
 T = TypeVar("T")
 
