@@ -41,11 +41,6 @@ def reflective_call(declaring_class: str, method: str) -> str | None:
     return None
 
 
-def secret_field(field_names: list[str]) -> str | None:
-    """The first secret-looking field name of an object (its toString() may print it)."""
-    return next((name for name in field_names if is_secret_name(name)), None)
-
-
 def prints_its_arguments(declaring_class: str, method: str, has_args: bool) -> bool:
     """Whether a call's answer (or its output) can quote its receiver or arguments whole."""
     if method == "toString" and declaring_class == "java.lang.Object" and not has_args:
@@ -53,4 +48,4 @@ def prints_its_arguments(declaring_class: str, method: str, has_args: bool) -> b
     return method in PRINTING_METHODS
 
 
-__all__ = ["is_secret_name", "prints_its_arguments", "reflective_call", "secret_field"]
+__all__ = ["is_secret_name", "prints_its_arguments", "reflective_call"]
