@@ -40,7 +40,7 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
                  debugger_factory: Callable[[], Debugger] | None = None) -> tuple[MCPServer, McpApp]:
     """The MCP server and its state; tests connect `mcp.client.Client(server)` to it in memory."""
     app = McpApp(read_only=read_only, redact=redact, join=join, log_file=log_file, sourcepath=sourcepath,
-                 debugger_factory=debugger_factory or _join_factory(join))
+                 debugger_factory=debugger_factory or _join_factory(join, read_only, redact))
 
     server = CheckedServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
                        version=package_version(), log_level="INFO")
@@ -49,8 +49,9 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
     return server, app
 
 
-def _join_factory(join: str | None) -> Callable[[], Debugger] | None:
-    """With --join, the debugger is a live session another front end hosts (the share protocol)."""
+def _join_factory(join: str | None, read_only: bool = False, redact: bool = False) -> Callable[[], Debugger] | None:
+    """With --join, the debugger is a live session another front end hosts (the share protocol); this
+    server's own --read-only and --redact hold on top of the host's."""
     if join is None:
         return None
 
@@ -61,7 +62,7 @@ def _join_factory(join: str | None) -> Callable[[], Debugger] | None:
             from ..core.errors import Unsupported  # noqa: PLC0415
 
             raise Unsupported("--join is not available in this build", "run tracepilot --mcp without --join") from e
-        return join_session(join or None)
+        return join_session(join or None, read_only=read_only, redact=redact)
 
     return factory
 
