@@ -25,6 +25,7 @@ FOREIGN_KEYS = frozenset({
     "preLaunchTask", "postDebugTask", "internalConsoleOptions", "presentation", "console", "envFile",
     "projectName", "encoding", "shortenCommandLine", "stepFilters", "launcherScript", "processId",
     "modulePaths", "timeout", "hostName", "port", "classPaths", "args", "vmArgs", "cwd", "env", "mainClass",
+    "join", "followOnly", "readOnly", "redact",  # editors/vscode reads these itself
 })
 NEAR = 0.8  # how alike an unknown key and one of ours must be to count as a misspelling of ours
 
