@@ -111,3 +111,16 @@ async def test_share_protocol_refuses_an_argument_a_method_does_not_have():
     finally:
         await remote.close()
         await host.close()
+
+
+def test_what_the_guard_counts_as_a_side_effect_and_a_secret():
+    from tracepilot.share.guard import scrub_text, secret_named, side_effect
+
+    assert side_effect("(int) x + a[2] == 3 && s.length > 0") is None
+    assert side_effect('name == "f(x) = y"') is None  # inside a string literal: text, not code
+    assert side_effect("s.bump() > 0") == "calls a method"
+    assert side_effect("x = 5") == "assigns" and side_effect("i++") == "assigns"
+    assert side_effect("new int[3]") == "creates an object (`new`)"
+    assert secret_named("user.password + 1") == "password" and secret_named('"password"') is None
+    assert scrub_text('User{name="bob", apiToken="t-1", n=2}') == 'User{name="bob", apiToken=<redacted>, n=2}'
+    assert scrub_text("set bp-1 line fixtures.Secrets:25") == "set bp-1 line fixtures.Secrets:25"

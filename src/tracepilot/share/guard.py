@@ -143,6 +143,8 @@ def redact(value: Any) -> Any:
                    if f.init and not f.name.startswith("_")}
         try:
             return dataclasses.replace(value, **changes)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # a class whose __init__ differs from its fields: change it in place
+            for name, changed in changes.items():
+                object.__setattr__(value, name, changed)
             return value
     return value
