@@ -71,3 +71,29 @@ async def test_disconnect_without_terminate_leaves_a_launched_jvm_running(run_sc
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_sigterm_to_the_tcp_adapter_ends_its_clients_launched_jvm(
+        share_dir, java_classes, java_source_root, line_of, jdks, default_jdk):
+    from .test_doors_tcp import TcpAdapter
+
+    adapter = await TcpAdapter.start(share_dir=share_dir)
+    dap = await RawDap.tcp(adapter.port)
+    pid = None
+    try:
+        await dap.request("initialize", {"adapterID": "java", "linesStartAt1": True, "pathFormat": "path"})
+        reply = await dap.request("launch", {"mainClass": "fixtures.Playground", "classPaths": [str(java_classes)],
+                                             "args": ["100000"], "javaExec": jdks[default_jdk],
+                                             "token": adapter.token})
+        assert reply["success"], reply
+        pid = (await dap.event("process"))["body"]["systemProcessId"]
+        await dap.request("configurationDone")
+        adapter.proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(adapter.proc.wait(), 30) == 128 + signal.SIGTERM
+        assert await gone(pid), "the launched JVM outlived the adapter"
+        assert not adapter.token_file.exists()
+    finally:
+        if pid is not None and alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        await dap.close()
+        await adapter.stop()
