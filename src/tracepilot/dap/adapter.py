@@ -166,7 +166,7 @@ class Adapter:
             self._respond(message, error=str(exc))
             return
         except (TypeError, ValueError, AttributeError) as exc:  # a field of the wrong type (a string for a number)
-            log.debug("request %s: bad arguments", command, exc_info=True)
+            log.warning("request %s: bad arguments", command, exc_info=True)  # a bug would show here too
             self._respond(message, error=f"{command}: an argument has the wrong type ({exc}); "
                                          "check the request against the DAP specification")
             return
