@@ -158,10 +158,11 @@ class Debugger:
             await self.session._teardown(clean=False, terminate=True)  # keeps breakpoints, like a VM death
         return await self.launch(**self._launch_options, actor=actor)
 
-    async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
-        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting)."""
+    async def detach(self, terminate: bool = False, actor: Actor | None = None, keep_running: bool = False) -> Status:
+        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting).
+        A JVM this debugger launched ends too, unless `keep_running` (DAP's terminateDebuggee: false)."""
         exited = await self._exit_attached(terminate)
-        status = await self.session.detach(terminate, self._actor(actor))
+        status = await self.session.detach(terminate, self._actor(actor), keep_running=keep_running)
         if exited is not None:
             status.note = ("the JVM has exited" if exited else
                            f"the JVM was told to exit and is still exiting after {EXIT_WAIT:g}s")

@@ -203,7 +203,7 @@ class Lifecycle(SessionBase):
             await self.resume(None, 0.0, actor)
         return await self.status()
 
-    async def detach(self, terminate: bool, actor: Actor) -> Status:
+    async def detach(self, terminate: bool, actor: Actor, keep_running: bool = False) -> Status:
         if terminate and self.read_only and self.conn is not None and self.launched is None:
             from ..errors import ReadOnlyViolation
 
@@ -211,8 +211,14 @@ class Lifecycle(SessionBase):
         if self.conn is None and self.launched is None:
             self._clean_slate()
             return await self.status()
+        launched = self.launched
+        if keep_running and not terminate and launched is not None:  # asked to leave the JVM we started running
+            self.history.add("detach", f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
+            await self._teardown(clean=True, terminate=False)
+            launched.release()
+            return await self.status()
         self.history.add("detach", "detached" + (" and terminated the target" if terminate else ""), actor)
-        await self._teardown(clean=True, terminate=terminate or self.launched is not None)
+        await self._teardown(clean=True, terminate=terminate or launched is not None)
         return await self.status()
 
     async def close(self) -> None:
