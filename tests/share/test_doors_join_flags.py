@@ -18,7 +18,7 @@ from tracepilot.share.host import SessionHost
 
 pytestmark = pytest.mark.timeout(120)
 
-SECRETS = ("hunter2", "pw-LOCAL", "s3-MAP-VALUE", "tok-STATIC")
+SECRETS = ("hunter2-FIELD", "pw-LOCAL", "s3-MAP-VALUE", "tok-STATIC")
 
 
 def _no_secret(text: str) -> None:
