@@ -25,7 +25,7 @@ import contextvars
 import logging
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ...jdwp import (
@@ -54,6 +54,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from .method_probes import KINDS, logged_at, method_refusal, method_spec, probe_stop
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
@@ -147,8 +148,10 @@ class InJvm:
     # -- deciding ------------------------------------------------------------------------------------
 
     def wanted(self, bp: Breakpoint) -> bool:
-        """Would this breakpoint gain from running in the JVM (a line breakpoint with a condition or log)?"""
-        return bp.info.kind == "line" and not bp.internal and bool(bp.info.condition or bp.info.log)
+        """Would this breakpoint gain from running in the JVM (a line or method breakpoint with a condition or
+        log)?"""
+        return (bp.info.kind == "line" or bp.info.kind in KINDS) and not bp.internal \
+            and bool(bp.info.condition or bp.info.log)
 
     def refusal(self, bp: Breakpoint) -> str | None:
         if not self.enabled:
@@ -179,7 +182,18 @@ class InJvm:
         log.debug("%s at %s:%d: %s", bp.info.id, info.name, line, reason or "in-JVM")
         return reason
 
-    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None) -> str | None:
+    async def bind_method(self, bp: Breakpoint, info: Any, methods: list[Any]) -> str | None:
+        """Instrument the methods of class `info` for method breakpoint `bp` (method_probes.py); as bind()."""
+        try:
+            reason = method_refusal(bp, methods) or await self._bind(bp, info, 0, methods=methods)
+        except Exception as exc:  # as bind(): never break the breakpoint
+            log.exception("in-JVM binding of %s failed", bp.info.id)
+            reason = f"internal error while instrumenting: {exc!r}"
+        log.debug("%s in %s: %s", bp.info.id, info.name, reason or "in-JVM")
+        return reason
+
+    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None,
+                    methods: list[Any] | None = None) -> str | None:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
@@ -208,9 +222,10 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
-            if not at_prepare and await self._running_in(record, line):
+            if not at_prepare and await self._running_in(record, line, methods):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
-            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp))
+            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
+                if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -248,7 +263,7 @@ class InJvm:
             old = record.specs[bp.info.id]
             if (old.log is None) != (bp.info.log is None):
                 return False  # a logpoint's probe has other fields and superclass: not a redefinition
-            spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name, _rule(bp))
+            spec = replace(old, condition=bp.info.condition, log=bp.info.log, hit_rule=_rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -311,7 +326,8 @@ class InJvm:
                 reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
-                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record)
+                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
+                                                               method=placed.method)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
@@ -349,10 +365,12 @@ class InJvm:
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
         return any(r.bp_id == bp.info.id for r in self.requests.values())
 
-    async def _running_in(self, record: ClassRecord, line: int) -> bool:
-        """Is any thread inside a method that has `line`, or not suspended (so it could enter one)?"""
+    async def _running_in(self, record: ClassRecord, line: int, chosen: list[Any] | None = None) -> bool:
+        """Is any thread inside a method that has `line` (or one of `chosen`), or not suspended (so it could
+        enter one)?"""
         vm = self.session.require_vm()
-        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())}
+        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())} \
+            if chosen is None else {m.id for m in chosen}
         for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
             try:
                 frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
@@ -477,7 +495,9 @@ class InJvm:
             bp.fired = True
             await self.tracker.arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
-            where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
+            logged = logged_at(bp, request.method) if bp.info.kind in KINDS else (
+                bp.info.locations[0] if bp.info.locations else None)
+            where = log_where(logged, None) if logged else ("", {})  # (lines of any thread)
             asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
             return None
         message = None
@@ -495,10 +515,17 @@ class InJvm:
         bp.fired = True
         await self.tracker.arm_dependants(bp)
         user = frames[2]
+        spec = request.record.specs.get(bp.info.id) if request.record else None
+        stands_for: Any = _Event(event.thread, user.location, event.request_id)
+        if spec is not None and spec.at in KINDS.values():  # where the round trip's method entry/exit stops
+            stands_for = await probe_stop(vm, spec, event.thread, frames[1], user.location, event.request_id,
+                                          request.method)
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        reason = await self.tracker.stop_reason(bp, _Event(event.thread, user.location, event.request_id), {})
+        extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+        reason = await self.tracker.stop_reason(bp, stands_for, extra)
+        session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
         reason.message = message
         if bp.info.temporary:
             with contextlib.suppress(DebuggerError):
@@ -718,25 +745,32 @@ class InJvm:
         if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled:
             return
         info = await vm.type(request.probe_type)
-        reason = await self.bind_at(bp, info, request.line, event.thread)
+        methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
+            if bp.info.kind in KINDS else None
+        reason = await self.bind_at(bp, info, request.line, event.thread, methods)
         if reason is not None:
             bp.info.mode = f"round trip ({reason})"
             return
-        # In the JVM now: the round-trip requests in this class died with the redefinition.
+        # In the JVM now: the round-trip requests in this class died with the redefinition (a method exit's
+        # request on the class did not: it goes too).
         for request_id, mods in list(bp.request_mods.items()):
-            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id for m in mods):
+            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id
+                   or isinstance(m, Mod.ClassOnly) and m.clazz == info.id for m in mods):
+                kind = bp.requests.get(request_id, EventKind.BREAKPOINT)
                 bp.requests.pop(request_id, None)
                 bp.request_mods.pop(request_id, None)
                 self.tracker.by_request.pop(request_id, None)
                 with contextlib.suppress(JdwpError):
-                    await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
+                    await vm.send(EventRequest.Clear, kind, request_id)
         bp.info.mode = "in-JVM"
         self.session.history.add("breakpoint_changed", f"{bp.info.id} now runs in the JVM (in-JVM)", Actor.TARGET,
                                  breakpoint=bp.info.id)
 
-    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int) -> str | None:
+    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int,
+                      methods: list[Any] | None = None) -> str | None:
         try:
-            return await self._bind(bp, info, line, thread)
+            return (method_refusal(bp, methods) if methods is not None else None) or \
+                await self._bind(bp, info, line, thread, methods)
         except Exception as exc:  # as bind(): never break the breakpoint
             log.exception("in-JVM upgrade of %s failed", bp.info.id)
             return f"internal error while instrumenting: {exc!r}"

@@ -284,6 +284,8 @@ def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:
                 out += bytes([base, c.slot])
             else:
                 out += bytes([bc.WIDE, base]) + c.slot.to_bytes(2, "big")
+        elif c.kind == "return":  # first, so the value a return instruction returns is on top: copy it
+            out += bytes([bc.DUP2 if size == 2 else bc.DUP])
         elif c.kind == "this":
             out += bytes([bc.ALOAD, 0])
         elif c.kind == "field":

@@ -1,0 +1,141 @@
+"""Method breakpoints (a breakpoint given as a method, method_break on entry or exit) with a condition or a
+log message run in the JVM (issue 26, point 3), and answer exactly as the round trip (--no-instrument) does:
+the same stops (kind, location, frame 0, locals, value returned, hit numbers), the same log lines, the same
+hit counts. An exit by exception is no method exit for JDWP, nor for the probe."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+
+MAIN = "fixtures.MethodProbes"
+HOT = "fixtures.HotCondition"
+
+
+async def transcript(jvm_factory, jdk: str, in_jvm: bool, breakpoints: list[tuple[str, dict[str, Any]]],
+                     *args: str) -> dict[str, Any]:
+    """Run MethodProbes to its end with these breakpoints; everything an agent would see, by breakpoint index."""
+    jvm = jvm_factory(MAIN, *args, jdk=jdk)
+    d = Debugger()
+    d.session.breakpoints.in_jvm.enabled = in_jvm
+    try:
+        await d.attach(jvm.address, timeout=10)
+        ids = []
+        for method, options in breakpoints:
+            options = dict(options)
+            hit_count = options.pop("hit_count", None)
+            if "on" in options:
+                info = await d.method_break(method, **options)
+            else:
+                info = await d.breakpoint_set(method, **options)
+            if hit_count is not None:  # (method_break takes none; a change of the breakpoint does)
+                info = await d.breakpoint_update(info.id, hit_count=hit_count)
+            ids.append(info.id)
+        name = {bp_id: f"#{i}" for i, bp_id in enumerate(ids)}
+        stops = []
+        while (result := await d.resume(timeout=30)).stopped:
+            stop = result.stop
+            frames = await d.stack()
+            exiting = stop.kind.value == "METHOD_EXIT"
+            stops.append({
+                "breakpoint": name.get(stop.breakpoint_id), "kind": stop.kind.value, "hit": stop.hit_count,
+                "at": str(stop.location), "message": stop.message,
+                "returned": stop.return_value.text if stop.return_value else None,
+                "frame0": str(frames[0].location), "caller": str(frames[1].location),
+                "locals": {v.name: v.value.text for v in await d.locals()},
+                "$return": (await d.evaluate("$return")).text if exiting else None,
+            })
+        assert result.state.value == "EXITED", result
+        listed = {b.id: b for b in await d.breakpoint_list()}
+        logs = [(name.get(r.data.get("breakpoint")), r.text.rsplit(" [", 1)[0] if r.text.endswith("]") else r.text)
+                for r in await d.events(kinds=["log"], limit=1000)]
+        return {"stops": stops, "logs": logs, "hits": [listed[i].hits for i in ids],
+                "modes": [listed[i].mode for i in ids], "output": jvm.stdout_text().splitlines()[-1:]}
+    finally:
+        await d.close()
+
+
+BREAKPOINTS: list[tuple[str, dict[str, Any]]] = [
+    # A breakpoint given as a method: a method entry.
+    (f"{MAIN}.price", {"condition": 'qty == 3 || code.equals("X6")'}),
+    (f"{MAIN}.label", {"on": "entry", "log": "label {id}"}),
+    (f"{MAIN}.price", {"on": "exit", "condition": "$return > 8 && qty < 5"}),
+    (f"{MAIN}.label", {"on": "exit", "condition": '$return.endsWith("7") || $return.endsWith("9")'}),
+    (f"{MAIN}.tick", {"on": "exit", "condition": "ticks % 2 == 0", "hit_count": "%3"}),
+    # Every exit of price by exception has qty < 0: no method exit in JDWP, so never true.
+    (f"{MAIN}.price", {"on": "exit", "condition": "qty < 0"}),
+    (f"{MAIN}.price", {"on": "entry", "condition": "qty > 100"}),  # never true
+]
+
+
+@pytest.mark.timeout(120)
+async def test_method_entries_and_exits_in_the_jvm_answer_as_the_round_trip(jvm_factory, jdk) -> None:
+    fast = await transcript(jvm_factory, jdk, True, BREAKPOINTS, "16")
+    slow = await transcript(jvm_factory, jdk, False, BREAKPOINTS, "16")
+    assert fast["modes"] == ["in-JVM"] * len(BREAKPOINTS)
+    assert all(m is None or m.startswith("round trip (in-JVM mode is off") for m in slow["modes"]), slow["modes"]
+    assert fast["stops"] == slow["stops"]
+    assert fast["logs"] == slow["logs"]
+    # (#4's count after its last stop: a probe's hits past the last one its rule lets through are not read
+    # back yet, for line breakpoints alike; the stops it made agree above.)
+    assert fast["hits"][:4] + fast["hits"][5:] == slow["hits"][:4] + slow["hits"][5:]
+    assert fast["output"] == slow["output"]
+    # The transcript is not empty: entries, exits with values (int, String, void), a hit count, log lines.
+    kinds = {(s["breakpoint"], s["kind"]) for s in fast["stops"]}
+    assert {("#0", "METHOD_ENTRY"), ("#2", "METHOD_EXIT"), ("#3", "METHOD_EXIT"), ("#4", "METHOD_EXIT")} <= kinds
+    assert {s["returned"] for s in fast["stops"] if s["breakpoint"] == "#3"} == {'"id-7"', '"id-9"'}
+    assert len(fast["logs"]) == 16 and fast["logs"][0] == ("#1", "label 0 — at MethodProbes.label:22")
+    assert fast["hits"][5] == 0 and fast["hits"][6] == 0
+
+
+@pytest.mark.timeout(120)
+async def test_exit_of_a_method_that_throws_is_no_exit(jvm_factory) -> None:
+    # qty = -1 at i = 0 and 7: price throws there. An unconditional-looking exit logpoint counts only returns.
+    bps = [(f"{MAIN}.price", {"on": "exit", "condition": "qty >= -1"})]
+    fast = await transcript(jvm_factory, "17", True, bps, "8")
+    slow = await transcript(jvm_factory, "17", False, bps, "8")
+    assert fast["modes"] == ["in-JVM"]
+    assert fast["stops"] == slow["stops"] and fast["hits"] == slow["hits"] == [6]
+
+
+@pytest.mark.timeout(120)
+async def test_what_stays_on_the_round_trip_says_why(jvm_factory) -> None:
+    jvm = jvm_factory(MAIN, "4")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        exit_log = await d.method_break(f"{MAIN}.price", on="exit", log="price {qty}")
+        dollar = await d.method_break(f"{MAIN}.price", on="entry", condition="$return == 1")
+        constructor = await d.method_break(f"{MAIN}.<init>", on="entry", condition="base == 0")
+        assert (await d.resume(timeout=30)).stopped  # the constructor's condition error (or true condition)
+        modes = {b.id: b.mode for b in await d.breakpoint_list()}
+        assert modes[exit_log.id].startswith("round trip (an exit logpoint's line ends with the value returned")
+        assert modes[dollar.id] == "round trip (not compilable: '$return' is the debugger's)"
+        assert modes[constructor.id].startswith("round trip (not compilable: 'this' before the constructor")
+    finally:
+        await d.close()
+
+
+@pytest.mark.timeout(120)
+async def test_set_while_running_moves_into_the_jvm_once_the_method_returns(jvm_factory, jdk) -> None:
+    jvm = jvm_factory(HOT, "300", "100000000", jdk=jdk, suspend=False)  # run(300) called over and over
+    await asyncio.to_thread(jvm.wait_for_output, "round 1 ", 30)
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        bp = await d.method_break(f"{HOT}.run", on="entry", condition="n == 300")
+        assert bp.mode.startswith("round trip (the class was loaded before the breakpoint was set")
+        modes = []
+        for _ in range(3):
+            stop = await d.wait_for_stop(30)
+            assert stop.stopped and stop.stop.breakpoint_id == bp.id and stop.stop.kind.value == "METHOD_ENTRY"
+            assert stop.stop.location.method == "run" and (await d.stack())[1].location.method == "main"
+            modes.append(next(b for b in await d.breakpoint_list() if b.id == bp.id).mode)
+            await d.resume(timeout=0)
+        assert modes[-1] == "in-JVM", modes
+    finally:
+        await d.close()
