@@ -6,6 +6,7 @@ hit counts. An exit by exception is no method exit for JDWP, nor for the probe."
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from tracepilot.core.debugger import Debugger
 
 MAIN = "fixtures.MethodProbes"
 HOT = "fixtures.HotCondition"
+THREAD_NAME = re.compile(r" \[[^\]]*\](?= returned |$)")
 
 
 async def transcript(jvm_factory, jdk: str, in_jvm: bool, breakpoints: list[tuple[str, dict[str, Any]]],
@@ -51,8 +53,10 @@ async def transcript(jvm_factory, jdk: str, in_jvm: bool, breakpoints: list[tupl
             })
         assert result.state.value == "EXITED", result
         listed = {b.id: b for b in await d.breakpoint_list()}
-        logs = [(name.get(r.data.get("breakpoint")), r.text.rsplit(" [", 1)[0] if r.text.endswith("]") else r.text)
-                for r in await d.events(kinds=["log"], limit=1000)]
+        # (The thread's name in a line, and the order of lines of different logpoints, are the logpoints' part
+        # of issue 26: compared here are each logpoint's lines, in order, without the thread's name.)
+        logs = sorted(((name.get(r.data.get("breakpoint")), THREAD_NAME.sub("", r.text))
+                       for r in await d.events(kinds=["log"], limit=1000)), key=lambda log: log[0])
         return {"stops": stops, "logs": logs, "hits": [listed[i].hits for i in ids],
                 "modes": [listed[i].mode for i in ids], "output": jvm.stdout_text().splitlines()[-1:]}
     finally:
@@ -69,11 +73,15 @@ BREAKPOINTS: list[tuple[str, dict[str, Any]]] = [
     # Every exit of price by exception has qty < 0: no method exit in JDWP, so never true.
     (f"{MAIN}.price", {"on": "exit", "condition": "qty < 0"}),
     (f"{MAIN}.price", {"on": "entry", "condition": "qty > 100"}),  # never true
+    # Exit logpoints: each line says which return fired and what it returned (int, String, void).
+    (f"{MAIN}.price", {"on": "exit", "log": "price {qty} {code}"}),
+    (f"{MAIN}.label", {"on": "exit", "log": "label {id}"}),
+    (f"{MAIN}.tick", {"on": "exit", "log": "tick {ticks}", "condition": "ticks > 13"}),
 ]
 
 
 @pytest.mark.timeout(120)
-async def test_method_entries_and_exits_in_the_jvm_answer_as_the_round_trip(jvm_factory, jdk) -> None:
+async def test_method_entries_and_exits_in_the_jvm_answer_as_the_round_trip(jvm_factory, jdk, line_of) -> None:
     fast = await transcript(jvm_factory, jdk, True, BREAKPOINTS, "16")
     slow = await transcript(jvm_factory, jdk, False, BREAKPOINTS, "16")
     assert fast["modes"] == ["in-JVM"] * len(BREAKPOINTS)
@@ -88,7 +96,12 @@ async def test_method_entries_and_exits_in_the_jvm_answer_as_the_round_trip(jvm_
     kinds = {(s["breakpoint"], s["kind"]) for s in fast["stops"]}
     assert {("#0", "METHOD_ENTRY"), ("#2", "METHOD_EXIT"), ("#3", "METHOD_EXIT"), ("#4", "METHOD_EXIT")} <= kinds
     assert {s["returned"] for s in fast["stops"] if s["breakpoint"] == "#3"} == {'"id-7"', '"id-9"'}
-    assert len(fast["logs"]) == 16 and fast["logs"][0] == ("#1", "label 0 — at MethodProbes.label:22")
+    logs = {b: [text for name, text in fast["logs"] if name == b] for b in ("#1", "#7", "#8", "#9")}
+    assert len(logs["#1"]) == 16 and logs["#1"][0] == f"label 0 — at MethodProbes.label:{line_of('mp-label')}"
+    assert f"price 1 A2 — at MethodProbes.price:{line_of('mp-return')} returned 11" in logs["#7"]
+    assert f"price 5 X6 — at MethodProbes.price:{line_of('mp-return-x')} returned 10" in logs["#7"]
+    assert logs["#8"][7] == f'label 7 — at MethodProbes.label:{line_of("mp-label")} returned "id-7"'
+    assert logs["#9"] == [f"tick {n} — at MethodProbes.tick:{line_of('mp-tick') + 1} returned void" for n in (14, 15, 16)]
     assert fast["hits"][5] == 0 and fast["hits"][6] == 0
 
 
@@ -108,12 +121,13 @@ async def test_what_stays_on_the_round_trip_says_why(jvm_factory) -> None:
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
-        exit_log = await d.method_break(f"{MAIN}.price", on="exit", log="price {qty}")
+        exit_log = await d.method_break(f"{MAIN}.ratio", on="exit", log="ratio {q}")
         dollar = await d.method_break(f"{MAIN}.price", on="entry", condition="$return == 1")
         constructor = await d.method_break(f"{MAIN}.<init>", on="entry", condition="base == 0")
         assert (await d.resume(timeout=30)).stopped  # the constructor's condition error (or true condition)
         modes = {b.id: b.mode for b in await d.breakpoint_list()}
-        assert modes[exit_log.id].startswith("round trip (an exit logpoint's line ends with the value returned")
+        assert modes[exit_log.id] == ("round trip (not compilable: an exit logpoint's value returned, of this type, "
+                                      "is rendered by the debugger)")
         assert modes[dollar.id] == "round trip (not compilable: '$return' is the debugger's)"
         assert modes[constructor.id].startswith("round trip (not compilable: 'this' before the constructor")
     finally:

@@ -54,7 +54,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
-from .method_probes import KINDS, logged_at, method_refusal, method_spec, probe_stop
+from .method_probes import KINDS, exit_log_lines, logged_at, method_refusal, method_spec, probe_stop
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
@@ -497,7 +497,10 @@ class InJvm:
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
             logged = logged_at(bp, request.method) if bp.info.kind in KINDS else (
                 bp.info.locations[0] if bp.info.locations else None)
-            where = log_where(logged, None) if logged else ("", {})  # (lines of any thread)
+            where: Any = log_where(logged, None) if logged else ("", {})  # (lines of any thread)
+            spec = request.record.specs.get(bp.info.id) if request.record else None
+            if spec is not None and spec.at == "exit":  # each line says which return and what it returned
+                lines, where = exit_log_lines(bp, request.method, self._sites(request), lines)
             asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
             return None
         message = None
@@ -533,23 +536,26 @@ class InJvm:
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
 
-    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
+    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: Any) -> None:
         """Into the history, at most the logpoint rate (as round-trip logpoints): the target is not slowed
-        by a hot in-JVM logpoint, but the history would drown everything else in its lines."""
+        by a hot in-JVM logpoint, but the history would drown everything else in its lines. `where`: the
+        end of every line, or a list of one end per line."""
         add = self.session.history.add
-        suffix, details = where
+        suffix, details = where if not isinstance(where, list) else ("", {})
         rate = self.tracker.logpoint_rate
         if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
             from ..breakpoints import TokenBucket
 
             bp.bucket = TokenBucket(rate)
         recorded = 0
-        for line in lines:
+        for index, line in enumerate(lines):
             if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
                 continue
             recorded += 1
             if STRING_OPEN in line:
                 line = _STRING_PART.sub(_as_logged, line)
+            if isinstance(where, list):  # one end per line (method exits: which return, what it returned)
+                suffix, details = where[index]
             add("log", line + suffix, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
         if recorded == len(lines):
             return
@@ -563,6 +569,16 @@ class InJvm:
                 f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would flood the history, so about 1 "
                 f"line in {every} is recorded (the JVM formats them all; breakpoint_update {bp.info.id} resets it)",
                 Actor.TARGET, breakpoint=bp.info.id, sample_every=every, rate=rate)
+
+    def _sites(self, request: ProbeRequest) -> list[int]:
+        """The lines of the calls of a method breakpoint's probe (plan.PlacedProbe.sites)."""
+        record = request.record
+        if record is None or record.current is None:
+            return []
+        for placed in record.current.probes:
+            if record.probe_types.get(placed.probe.class_name) == request.probe_type:
+                return placed.sites or []
+        return []
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()

@@ -9,20 +9,26 @@ What stays on the round trip, and why:
 - an exit of a native method (JDWP reports it; there is no code to call a probe from);
 - a hit count over several overloads (the round trip counts their hits together; each method has its own
   probe, which counts its own);
-- an exit logpoint: its line ends with the value returned as the debugger renders it (objects included).
+- an exit logpoint of a method returning an object, array, float or double: its line ends with the value
+  returned as the debugger renders it (method_sites.LOGGED_RETURNS are the types the JVM writes alike).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from ...jdwp import EventKind, StackFrame
+from ...jdwp import EventKind, StackFrame, Tag
 from ...jdwp.wire import VOID, Location, Value
+from ..inspect.values import NESTED_STRING, format_primitive, quote_string
 from ..model import CodeLocation
-from .method_sites import ENTRY, EXIT, return_descriptor_of
+from ..render import log_where
+from .method_sites import ENTRY, EXIT, return_descriptor_of, split_exit_line
 from .plan import ProbeSpec
+from .probe import STRING_CLOSE, STRING_OPEN
 
-__all__ = ["KINDS", "ExitStop", "MethodStop", "method_refusal", "method_spec", "probe_stop", "logged_at"]
+__all__ = ["KINDS", "ExitStop", "MethodStop", "exit_log_lines", "logged_at", "method_refusal", "method_spec",
+           "probe_stop"]
 
 KINDS = {"method_entry": ENTRY, "method_exit": EXIT}
 INVOKESTATIC_LENGTH = 3  # the probe call right before the return instruction
@@ -34,8 +40,6 @@ def method_refusal(bp: Any, methods: list[Any]) -> str | None:
         return "a native method's exit is seen only by the JVM's method-exit events"
     if bp.hit_rule is not None and len([m for m in methods if not (m.is_native or m.is_abstract)]) > 1:
         return "a hit count over several overloads is counted by the debugger"
-    if bp.info.kind == "method_exit" and bp.info.log:
-        return "an exit logpoint's line ends with the value returned, as the debugger renders it"
     if not any(not (m.is_native or m.is_abstract) for m in methods):
         return "the method has no code (native or abstract)"
     return None
@@ -84,3 +88,37 @@ def logged_at(bp: Any, method: str) -> CodeLocation | None:
         if (loc.method + (loc.method_signature or "")) == method:
             return loc
     return bp.info.locations[0] if bp.info.locations else None
+
+
+def exit_log_lines(bp: Any, method: str, sites: list[int], lines: list[str]) -> tuple[list[str], list[Any]]:
+    """An exit logpoint's lines from the JVM -> their text, and each one's end (where it fired, the value
+    returned) as the round trip writes it: " — at Foo.bar:12 returned 42" and the record's data."""
+    entry = logged_at(bp, method)
+    returned_type = return_descriptor_of(method)
+    texts, wheres = [], []
+    for line in lines:
+        parts = split_exit_line(line)
+        if parts is None or entry is None:  # not a line this probe wrote: kept as it came
+            texts.append(line)
+            wheres.append(log_where(entry, None) if entry else ("", {}))
+            continue
+        text, site, is_null, value = parts
+        where, data = log_where(dataclasses.replace(entry, line=sites[site] if site < len(sites) else -1), None)
+        shown = _returned_text(returned_type, is_null, value)
+        data["returned"] = shown
+        texts.append(text)
+        wheres.append((f"{where} returned {shown}", data))
+    return texts, wheres
+
+
+def _returned_text(descriptor: str, is_null: bool, value: str) -> str:
+    """The value as the debugger's view at depth 1 shows it (inspect/values.py)."""
+    if descriptor == "V":
+        return format_primitive(VOID)
+    if is_null:
+        return "null"
+    if value.startswith(STRING_OPEN) and value.endswith(STRING_CLOSE):
+        return quote_string(value[1:-1], NESTED_STRING)
+    if descriptor == "C":
+        return format_primitive(Value(Tag.CHAR, value))
+    return value

@@ -9,19 +9,32 @@ exit by exception calls no probe either. The value being returned is on top of t
 inserted code copies it (dup/dup2) as the probe's first argument, named ``$return`` as on the round trip.
 The probe is shared by every return of the method, so its condition sees what every return sees: the locals
 live at all of them (a local live at some returns only is not compiled; the round trip evaluates it).
+
+An exit logpoint's line says where it fired and what was returned, as the round trip's does ("... — at
+Foo.bar:12 returned 42"): the inserted call passes the return's ordinal (a constant per site), and the line
+ends with SITE, the ordinal, SITE, and the value returned (a null flag first for a String). ``exit_suffix``
+writes that end, ``split_exit_line`` reads it.
 """
 
 from __future__ import annotations
 
-from . import bytecode as bc
-from .classfile import ClassFile, Code, Member
-from .resolve import site_of
-from .shapes import Capture, Site
+import re
 
-__all__ = ["ENTRY", "EXIT", "method_site", "return_descriptor_of", "site_offsets"]
+from . import bytecode as bc
+from .classfile import ClassFile, Code, LineNumberTable, Member
+from .resolve import site_of
+from .shapes import STRING, Capture, NotCompilable, Site, Typed
+
+__all__ = ["ENTRY", "EXIT", "SITE_CAPTURE", "exit_suffix", "method_site", "return_descriptor_of", "site_lines",
+           "site_offsets", "split_exit_line"]
 
 ENTRY, EXIT = "entry", "exit"
 RETURNS = frozenset(range(bc.IRETURN, bc.RETURN + 1))
+SITE = "\u0005"
+SITE_CAPTURE = Capture("site", "I")  # the inserted code pushes the return's ordinal
+# Return types whose text the JVM writes as the debugger renders them (String: quoted by the debugger).
+LOGGED_RETURNS = ("V", "I", "J", "S", "B", "Z", "C", STRING)
+_EXIT_END = re.compile(f"{SITE}(\\d+){SITE}(true|false)?{SITE}")
 
 
 def site_offsets(code: Code, at: str) -> list[int]:
@@ -53,3 +66,34 @@ def method_site(cf: ClassFile, method: Member, at: str) -> tuple[Site, Capture |
             returned = Capture("return", descriptor)
             site.marks = {"$return": returned}
     return site, returned
+
+
+def site_lines(code: Code, at: str) -> list[int]:
+    """The source line of each site (-1 without a line table), in the order of site_offsets."""
+    entries = sorted((e.start_pc, e.line) for table in code.find(LineNumberTable) for e in table.entries)
+    lines = []
+    for offset in site_offsets(code, at):
+        before = [line for start, line in entries if start <= offset]
+        lines.append(before[-1] if before else -1)
+    return lines
+
+
+def exit_suffix(returned: Typed | None, site: Typed) -> list[Typed | str]:
+    """The parts an exit logpoint's line ends with (see the module's doc)."""
+    parts: list[Typed | str] = [SITE, site, SITE]
+    if returned is not None and returned.type not in LOGGED_RETURNS:
+        raise NotCompilable("an exit logpoint's value returned, of this type, is rendered by the debugger")
+    if returned is not None and returned.type == STRING:
+        parts.append(Typed("isnull", "Z", [returned], "=="))
+    parts.append(SITE)
+    if returned is not None:
+        parts.append(returned)
+    return parts
+
+
+def split_exit_line(line: str) -> tuple[str, int, bool, str] | None:
+    """An exit logpoint's line -> (its text, the return's ordinal, returned null, the value's text)."""
+    match = _EXIT_END.search(line)
+    if match is None:
+        return None
+    return line[:match.start()], int(match.group(1)), match.group(2) == "true", line[match.end():]

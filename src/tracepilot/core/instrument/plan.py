@@ -10,7 +10,7 @@ from ..evaluator.template import TemplateError, split_template
 from .classfile import ClassFile, ClassFormatError
 from .compile import Checker, NotCompilable, Resolver, Typed
 from .insert import NotInstrumentable, insert_code, line_start
-from .method_sites import ENTRY, EXIT, method_site, site_offsets
+from .method_sites import ENTRY, EXIT, SITE_CAPTURE, exit_suffix, method_site, site_lines, site_offsets
 from .probe import Probe, build_probe, call_payload
 from .resolve import site_of
 from .shapes import Capture, Site
@@ -37,6 +37,7 @@ class PlacedProbe:
     spec: ProbeSpec
     method: str  # name + descriptor of the method that calls it
     probe: Probe
+    sites: list[int] | None = None  # a method breakpoint: the line of each call (an exit: of each return)
 
 
 @dataclass
@@ -105,14 +106,14 @@ async def _place_in_methods(cf: ClassFile, spec: ProbeSpec, resolver: Resolver,
             probe = await _compile(spec, name, cf, method, 0, resolver, site, returned)
             if cache is not None:
                 cache[key] = probe
-        count = len(site_offsets(code, spec.at))
-        for i in reversed(range(count)):  # the last site first; offsets are read again after each insertion
-            payload, stack = call_payload(cf.pool, probe)
+        lines = site_lines(code, spec.at)
+        for i in reversed(range(len(lines))):  # the last site first; offsets are read again after each insertion
+            payload, stack = call_payload(cf.pool, probe, site=i)
             try:
                 insert_code(code, cf.pool, site_offsets(code, spec.at)[i], payload, stack)
             except NotInstrumentable as exc:
                 raise NotCompilable(str(exc)) from None
-        placed.append(PlacedProbe(spec, signature, probe))
+        placed.append(PlacedProbe(spec, signature, probe, lines))
     if not placed:
         raise NotCompilable(f"no method of {cf.name.replace('/', '.')} has code for this breakpoint")
     return placed
@@ -132,6 +133,8 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
             message = []
             for part in split_template(spec.log):
                 message.append(part if isinstance(part, str) else await checker.text(parse_expression(part[0])))
+            if spec.at == EXIT:  # where it fired and what was returned, as the round trip's line ends
+                message += exit_suffix(checker.capture(returned) if returned else None, checker.capture(SITE_CAPTURE))
     except (ExpressionSyntaxError, TemplateError) as exc:
         raise NotCompilable(f"does not parse: {exc}") from None
     return build_probe(name, checker.captures, condition, message, spec.hit_rule)
