@@ -153,3 +153,36 @@ async def test_set_while_running_moves_into_the_jvm_once_the_method_returns(jvm_
         assert modes[-1] == "in-JVM", modes
     finally:
         await d.close()
+
+
+async def changed_at_a_stop(jvm_factory, in_jvm: bool, line: int) -> dict[str, Any]:
+    """Stopped inside price (before its return), an exit condition becomes a conditional exit logpoint: the
+    method is re-instrumented under a running frame (or, in the JVM, put back on the round trip until the
+    method returns). Every answer must be the same as by round trip."""
+    jvm = jvm_factory(MAIN, "12")
+    d = Debugger()
+    d.session.breakpoints.in_jvm.enabled = in_jvm
+    try:
+        await d.attach(jvm.address, timeout=10)
+        exit_bp = await d.method_break(f"{MAIN}.price", on="exit", condition="$return == 11")
+        inside = await d.breakpoint_set(f"{MAIN}:{line}")
+        first = await d.resume(timeout=30)
+        assert first.stopped and first.stop.breakpoint_id == inside.id
+        await d.breakpoint_remove(inside.id)
+        await d.breakpoint_update(exit_bp.id, log="p {qty} {code}")
+        stops = []
+        while (result := await d.resume(timeout=30)).stopped:
+            stops.append((result.stop.breakpoint_id, str(result.stop.location), result.stop.hit_count))
+        logs = [THREAD_NAME.sub("", r.text) for r in await d.events(kinds=["log"], limit=1000)]
+        hits = next(b for b in await d.breakpoint_list() if b.id == exit_bp.id).hits
+        return {"stops": stops, "logs": logs, "hits": hits}
+    finally:
+        await d.close()
+
+
+@pytest.mark.timeout(120)
+async def test_an_exit_changed_at_a_stop_inside_its_method_answers_as_the_round_trip(jvm_factory, line_of) -> None:
+    fast = await changed_at_a_stop(jvm_factory, True, line_of("mp-return"))
+    slow = await changed_at_a_stop(jvm_factory, False, line_of("mp-return"))
+    assert fast == slow
+    assert fast["logs"], fast

@@ -106,6 +106,7 @@ class ProbeRequest:
     record: ClassRecord | None
     line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
     method: str = ""
+    at: str = "line"  # bridges: the spec's place, "line" or a method breakpoint's "entry" / "exit"
 
 
 _STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
@@ -521,7 +522,7 @@ class InJvm:
         spec = request.record.specs.get(bp.info.id) if request.record else None
         stands_for: Any = _Event(event.thread, user.location, event.request_id)
         if spec is not None and spec.at in KINDS.values():  # where the round trip's method entry/exit stops
-            stands_for = await probe_stop(vm, spec, event.thread, frames[1], user.location, event.request_id,
+            stands_for = await probe_stop(vm, spec.at, event.thread, frames[1], user.location, event.request_id,
                                           request.method)
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
@@ -662,7 +663,9 @@ class InJvm:
 
     async def _bridge(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
         vm = self.session.require_vm()
-        if record.current is None:
+        if record.current is None or spec.at == "exit":
+            # (A method exit needs no bridge: a frame inside the method blocks putting it back in the JVM, so
+            # it is re-installed as a round trip, whose method-exit events see old code's returns too.)
             return
         for placed in record.current.probes:
             if placed.spec != spec or any(p.role == "bridge" and p.probe_type == record.probe_types[
@@ -677,7 +680,7 @@ class InJvm:
             # Not in bp.requests: it outlives this binding (the tracker re-installs the breakpoint next).
             self.tracker.by_request[reply.request_id] = bp
             self.requests[reply.request_id] = ProbeRequest(bp.info.id, "bridge", type_id, record, spec.line,
-                                                           placed.method)
+                                                           placed.method, spec.at)
 
     async def _bridge_event(self, bp: Breakpoint, event: Any, request: ProbeRequest) -> tuple[Any, bool] | None:
         """A hit from a frame still running replaced code: pop the probe, then decide as the round trip does."""
@@ -689,13 +692,18 @@ class InJvm:
             await self._close_bridge(event.request_id, request)
             return None
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
+        user: Any = _Event(event.thread, frames[2].location, event.request_id)
+        if request.at in KINDS.values():  # a method entry or exit, as the round trip reports it
+            user = await probe_stop(vm, request.at, event.thread, frames[1], frames[2].location, event.request_id,
+                                    request.method)
+        extra = {"$return": user.value} if getattr(user, "value", None) is not None else {}
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        user = _Event(event.thread, await self._current_location(request, frames[2].location), event.request_id)
+        user.location = await self._current_location(request, user.location)
         message = None
         if bp.info.condition:
             try:
-                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, {})
+                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
             except (EvaluationError, DebuggerError) as exc:
                 ok, message = True, f"condition error, stopped: {exc}"
             if not ok:
@@ -707,13 +715,16 @@ class InJvm:
         await self.tracker.arm_dependants(bp)
         if bp.info.log:
             try:
-                text = await session.inspector.format_log(bp.info.log, event.thread, {})
+                text = await session.inspector.format_log(bp.info.log, event.thread, extra)
             except DebuggerError as exc:
                 text = f"{bp.info.log} [log error: {exc}]"
-            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            where, details = await session.inspector.log_details(bp.info, user, extra)
+            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                **details)
             if message is None:
                 return None
-        reason = await self.tracker.stop_reason(bp, user, {})
+        reason = await self.tracker.stop_reason(bp, user, extra)
+        session.inspector.keep_stop_values(reason, extra)
         reason.message = message
         return reason, bp.info.suspend == "all"
 
@@ -810,6 +821,8 @@ class InJvm:
         for method in current.values():
             if method.name + method.signature != request.method:
                 continue
+            if request.at == "entry":  # a method entry stands at the method's first code index
+                return Location(location.type_tag, location.class_id, method.id, 0)
             indices = [index for index, number in method.lines or () if number == request.line]
             if indices:
                 return Location(location.type_tag, location.class_id, method.id, min(indices))

@@ -9,6 +9,7 @@ What stays on the round trip, and why:
 - an exit of a native method (JDWP reports it; there is no code to call a probe from);
 - a hit count over several overloads (the round trip counts their hits together; each method has its own
   probe, which counts its own);
+- a thread filter with a hit count or a log message (the probe counts and logs every thread's hits);
 - an exit logpoint of a method returning an object, array, float or double: its line ends with the value
   returned as the debugger renders it (method_sites.LOGGED_RETURNS are the types the JVM writes alike).
 """
@@ -40,6 +41,8 @@ def method_refusal(bp: Any, methods: list[Any]) -> str | None:
         return "a native method's exit is seen only by the JVM's method-exit events"
     if bp.hit_rule is not None and len([m for m in methods if not (m.is_native or m.is_abstract)]) > 1:
         return "a hit count over several overloads is counted by the debugger"
+    if bp.thread_id and (bp.hit_rule is not None or bp.info.log):
+        return "a thread filter on a hit count or log message is applied by the debugger"
     if not any(not (m.is_native or m.is_abstract) for m in methods):
         return "the method has no code (native or abstract)"
     return None
@@ -67,11 +70,11 @@ class ExitStop(MethodStop):
     KIND = EventKind.METHOD_EXIT_WITH_RETURN_VALUE
 
 
-async def probe_stop(vm: Any, spec: ProbeSpec, thread: int, check: Any, user: Location,
+async def probe_stop(vm: Any, at: str, thread: int, check: Any, user: Location,
                      request_id: int, method: str) -> MethodStop:
-    """Read before the probe's frames are popped: `check` is the probe's frame, `user` the location of the
-    probe call in the user's method (`method`: its name + descriptor)."""
-    if spec.at == ENTRY:
+    """Read before the probe's frames are popped: `at` is ENTRY or EXIT, `check` the probe's frame, `user`
+    the location of the probe call in the user's method (`method`: its name + descriptor)."""
+    if at == ENTRY:
         return MethodStop(thread, Location(user.type_tag, user.class_id, user.method_id, 0), request_id)
     returned = return_descriptor_of(method)
     value = VOID
