@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tracepilot.core.debugger import Debugger
+from tracepilot.jdwp import EventKind
 
 MAIN = "fixtures.MethodProbes"
 HOT = "fixtures.HotCondition"
@@ -135,22 +136,31 @@ async def test_what_stays_on_the_round_trip_says_why(jvm_factory) -> None:
 
 
 @pytest.mark.timeout(120)
-async def test_set_while_running_moves_into_the_jvm_once_the_method_returns(jvm_factory, jdk) -> None:
+@pytest.mark.parametrize(("on", "condition"), [("entry", "n == 300"), ("exit", "$return > 0 && n == 300")])
+async def test_set_while_running_moves_into_the_jvm_once_the_method_returns(jvm_factory, jdk, on, condition) -> None:
     jvm = jvm_factory(HOT, "300", "100000000", jdk=jdk, suspend=False)  # run(300) called over and over
     await asyncio.to_thread(jvm.wait_for_output, "round 1 ", 30)
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
-        bp = await d.method_break(f"{HOT}.run", on="entry", condition="n == 300")
+        bp = await d.method_break(f"{HOT}.run", on=on, condition=condition)
         assert bp.mode.startswith("round trip (the class was loaded before the breakpoint was set")
-        modes = []
-        for _ in range(3):
+        modes, hits = [], []
+        for _ in range(4):
             stop = await d.wait_for_stop(30)
-            assert stop.stopped and stop.stop.breakpoint_id == bp.id and stop.stop.kind.value == "METHOD_ENTRY"
+            assert stop.stopped and stop.stop.breakpoint_id == bp.id
+            assert stop.stop.kind.value == f"METHOD_{on.upper()}"
             assert stop.stop.location.method == "run" and (await d.stack())[1].location.method == "main"
-            modes.append(next(b for b in await d.breakpoint_list() if b.id == bp.id).mode)
+            if on == "exit":
+                assert stop.stop.return_value.text == str(sum(i ^ 3 for i in range(300)))
+            listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+            modes.append(listed.mode)
+            hits.append((listed.hits, stop.stop.hit_count))
             await d.resume(timeout=0)
-        assert modes[-1] == "in-JVM", modes
+        assert modes[-2:] == ["in-JVM", "in-JVM"], modes
+        assert hits == [(n, n) for n in range(1, 5)], hits  # one stop per call: the round trip's went with it
+        kinds = set(d.session.breakpoints.by_id[bp.id].requests.values())
+        assert kinds == {EventKind.BREAKPOINT}, kinds  # (the probe's)
     finally:
         await d.close()
 
