@@ -19,6 +19,15 @@ HOT = "fixtures.HotCondition"
 THREAD_NAME = re.compile(r" \[[^\]]*\](?= returned |$)")
 
 
+def error_of(message: str | None) -> str | None:
+    """A condition error's message, as far as both modes write it alike (the round trip also points at the
+    operator that threw: the in-JVM probe knows only the exception, for line breakpoints alike)."""
+    if message is None:
+        return None
+    found = re.match(r"condition error, stopped: (?:threw )?([\w.$]+)(: [^\n]*?)?(?= at column|$)", message)
+    return f"condition error: {found.group(1)}{found.group(2) or ''}" if found else message
+
+
 async def transcript(jvm_factory, jdk: str, in_jvm: bool, breakpoints: list[tuple[str, dict[str, Any]]],
                      *args: str) -> dict[str, Any]:
     """Run MethodProbes to its end with these breakpoints; everything an agent would see, by breakpoint index."""
@@ -46,7 +55,7 @@ async def transcript(jvm_factory, jdk: str, in_jvm: bool, breakpoints: list[tupl
             exiting = stop.kind.value == "METHOD_EXIT"
             stops.append({
                 "breakpoint": name.get(stop.breakpoint_id), "kind": stop.kind.value, "hit": stop.hit_count,
-                "at": str(stop.location), "message": stop.message,
+                "at": str(stop.location), "message": error_of(stop.message),
                 "returned": stop.return_value.text if stop.return_value else None,
                 "frame0": str(frames[0].location), "caller": str(frames[1].location),
                 "locals": {v.name: v.value.text for v in await d.locals()},
@@ -78,6 +87,11 @@ BREAKPOINTS: list[tuple[str, dict[str, Any]]] = [
     (f"{MAIN}.price", {"on": "exit", "log": "price {qty} {code}"}),
     (f"{MAIN}.label", {"on": "exit", "log": "label {id}"}),
     (f"{MAIN}.tick", {"on": "exit", "log": "tick {ticks}", "condition": "ticks > 13"}),
+    # A condition that throws (id == 5) stops with the error, at an entry and at an exit. (Where no other
+    # breakpoint stops: two stopping at one event are one stop by round trip, one stop each in the JVM, for
+    # line breakpoints alike.)
+    (f"{MAIN}.label", {"on": "exit", "condition": "10 / (id - 5) > 100"}),
+    (f"{MAIN}.label", {"condition": "10 / (id - 5) > 100"}),
 ]
 
 
@@ -97,6 +111,9 @@ async def test_method_entries_and_exits_in_the_jvm_answer_as_the_round_trip(jvm_
     kinds = {(s["breakpoint"], s["kind"]) for s in fast["stops"]}
     assert {("#0", "METHOD_ENTRY"), ("#2", "METHOD_EXIT"), ("#3", "METHOD_EXIT"), ("#4", "METHOD_EXIT")} <= kinds
     assert {s["returned"] for s in fast["stops"] if s["breakpoint"] == "#3"} == {'"id-7"', '"id-9"'}
+    errors = [(s["breakpoint"], s["kind"], s["message"]) for s in fast["stops"] if s["message"]]
+    assert errors == [(f"#{n}", kind, "condition error: java.lang.ArithmeticException: / by zero")
+                      for n, kind in ((11, "METHOD_ENTRY"), (10, "METHOD_EXIT"))], errors
     logs = {b: [text for name, text in fast["logs"] if name == b] for b in ("#1", "#7", "#8", "#9")}
     assert len(logs["#1"]) == 16 and logs["#1"][0] == f"label 0 — at MethodProbes.label:{line_of('mp-label')}"
     assert f"price 1 A2 — at MethodProbes.price:{line_of('mp-return')} returned 11" in logs["#7"]
