@@ -239,3 +239,25 @@ async def test_steps_from_a_method_stop_answer_as_the_round_trip(jvm_factory, on
     # From an exit stop the step lands in the caller; the exit the stop reported is not "returned" again.
     fast = await steps_from(jvm_factory, True, on)
     assert fast == await steps_from(jvm_factory, False, on)
+
+
+@pytest.mark.timeout(120)
+async def test_a_change_that_breaks_exactness_moves_to_the_round_trip_and_says_why(jvm_factory) -> None:
+    jvm = jvm_factory(MAIN, "12")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        bp = await d.method_break(f"{MAIN}.price", on="entry", condition="qty == 3")
+        first = await d.resume(timeout=30)
+        assert first.stopped and first.stop.breakpoint_id == bp.id
+        assert next(b for b in await d.breakpoint_list() if b.id == bp.id).mode == "in-JVM"
+        thread = first.stop.thread_id
+        # A thread filter with a log message: the probe would log every thread's hits.
+        changed = await d.breakpoint_update(bp.id, thread=thread, log="qty {qty}")
+        assert changed.mode == ("round trip (a thread filter on a hit count or log message is applied by the "
+                                "debugger)"), changed.mode
+        assert not (await d.resume(timeout=30)).stopped  # a conditional logpoint now: logs, never stops
+        logged = [r.text for r in await d.events(kinds=["log"], limit=100)]
+        assert [t.split(" — ")[0] for t in logged] == ["qty 3"], logged  # i = 11 (i = 4 was the first stop)
+    finally:
+        await d.close()

@@ -54,7 +54,15 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
-from .method_probes import KINDS, exit_log_lines, logged_at, method_refusal, method_spec, probe_stop
+from .method_probes import (
+    KINDS,
+    exit_log_lines,
+    logged_at,
+    method_refusal,
+    method_spec,
+    probe_stop,
+    still_exact,
+)
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
@@ -264,6 +272,8 @@ class InJvm:
             old = record.specs[bp.info.id]
             if (old.log is None) != (bp.info.log is None):
                 return False  # a logpoint's probe has other fields and superclass: not a redefinition
+            if old.at != "line" and not still_exact(bp, old):
+                return False
             spec = replace(old, condition=bp.info.condition, log=bp.info.log, hit_rule=_rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:

@@ -29,7 +29,7 @@ from .plan import ProbeSpec
 from .probe import STRING_CLOSE, STRING_OPEN
 
 __all__ = ["KINDS", "ExitStop", "MethodStop", "exit_log_lines", "logged_at", "method_refusal", "method_spec",
-           "probe_stop"]
+           "probe_stop", "still_exact"]
 
 KINDS = {"method_entry": ENTRY, "method_exit": EXIT}
 INVOKESTATIC_LENGTH = 3  # the probe call right before the return instruction
@@ -46,6 +46,14 @@ def method_refusal(bp: Any, methods: list[Any]) -> str | None:
     if not any(not (m.is_native or m.is_abstract) for m in methods):
         return "the method has no code (native or abstract)"
     return None
+
+
+def still_exact(bp: Any, spec: ProbeSpec) -> bool:
+    """After a change of the breakpoint (hit count, thread, log), may its probes stay? (method_refusal's
+    rules that a change can break; False: it is installed again, and says why it went to the round trip)."""
+    if bp.hit_rule is not None and len(spec.methods) > 1:
+        return False
+    return not (bp.thread_id and (bp.hit_rule is not None or bp.info.log))
 
 
 def method_spec(bp: Any, methods: list[Any], probe_name: str, rule: tuple[str, int] | None) -> ProbeSpec:
