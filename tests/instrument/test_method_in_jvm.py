@@ -261,3 +261,28 @@ async def test_a_change_that_breaks_exactness_moves_to_the_round_trip_and_says_w
         assert [t.split(" — ")[0] for t in logged] == ["qty 3"], logged  # i = 11 (i = 4 was the first stop)
     finally:
         await d.close()
+
+
+async def test_exit_calls_go_before_every_return_with_a_copy_of_the_value(java_classes) -> None:
+    """The plan alone (no JVM): price returns from two places; each return gets dup + loads + the call."""
+    from tracepilot.core.instrument import bytecode as bc
+    from tracepilot.core.instrument.classfile import ClassFile
+    from tracepilot.core.instrument.method_sites import EXIT, RETURNS, SITE, split_exit_line
+    from tracepilot.core.instrument.plan import ProbeSpec, instrument
+    from tracepilot.core.instrument.resolve import ClassFileResolver
+
+    price = ("price", "(ILjava/lang/String;)I")
+    spec = ProbeSpec(0, "$return > qty", "q={qty}", "fixtures/Probe_MethodProbes", at=EXIT, methods=("".join(price),))
+    result = await instrument((java_classes / "fixtures" / "MethodProbes.class").read_bytes(), [spec],
+                              ClassFileResolver([java_classes]))
+    code = ClassFile.parse(result.data).method(*price).code
+    instructions = bc.decode(code.code)
+    returns = [i for i, ins in enumerate(instructions) if ins.opcode in RETURNS]
+    calls = [i for i, ins in enumerate(instructions) if ins.opcode == bc.INVOKESTATIC]
+    assert len(returns) == 2 and [r - 1 for r in returns] == calls[-2:]
+    [placed] = result.probes
+    assert placed.probe.captures[0].kind == "return" and len(placed.sites) == 2
+    for call in calls[-2:]:  # dup the int returned first; the return's ordinal is pushed last
+        assert bc.DUP in [ins.opcode for ins in instructions[call - 6:call]]
+        assert instructions[call - 1].opcode == bc.SIPUSH
+    assert split_exit_line(f"q=1{SITE}1{SITE}{SITE}11") == ("q=1", 1, False, "11")
