@@ -25,7 +25,7 @@ import contextvars
 import logging
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ...jdwp import (
@@ -54,6 +54,15 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from .method_probes import (
+    KINDS,
+    exit_log_lines,
+    logged_at,
+    method_refusal,
+    method_spec,
+    probe_stop,
+    still_exact,
+)
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
@@ -105,6 +114,7 @@ class ProbeRequest:
     record: ClassRecord | None
     line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
     method: str = ""
+    at: str = "line"  # bridges: the spec's place, "line" or a method breakpoint's "entry" / "exit"
 
 
 _STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
@@ -147,8 +157,10 @@ class InJvm:
     # -- deciding ------------------------------------------------------------------------------------
 
     def wanted(self, bp: Breakpoint) -> bool:
-        """Would this breakpoint gain from running in the JVM (a line breakpoint with a condition or log)?"""
-        return bp.info.kind == "line" and not bp.internal and bool(bp.info.condition or bp.info.log)
+        """Would this breakpoint gain from running in the JVM (a line or method breakpoint with a condition or
+        log)?"""
+        return (bp.info.kind == "line" or bp.info.kind in KINDS) and not bp.internal \
+            and bool(bp.info.condition or bp.info.log)
 
     def refusal(self, bp: Breakpoint) -> str | None:
         if not self.enabled:
@@ -179,7 +191,18 @@ class InJvm:
         log.debug("%s at %s:%d: %s", bp.info.id, info.name, line, reason or "in-JVM")
         return reason
 
-    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None) -> str | None:
+    async def bind_method(self, bp: Breakpoint, info: Any, methods: list[Any]) -> str | None:
+        """Instrument the methods of class `info` for method breakpoint `bp` (method_probes.py); as bind()."""
+        try:
+            reason = method_refusal(bp, methods) or await self._bind(bp, info, 0, methods=methods)
+        except Exception as exc:  # as bind(): never break the breakpoint
+            log.exception("in-JVM binding of %s failed", bp.info.id)
+            reason = f"internal error while instrumenting: {exc!r}"
+        log.debug("%s in %s: %s", bp.info.id, info.name, reason or "in-JVM")
+        return reason
+
+    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None,
+                    methods: list[Any] | None = None) -> str | None:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
@@ -208,9 +231,10 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
-            if not at_prepare and await self._running_in(record, line):
+            if not at_prepare and await self._running_in(record, line, methods):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
-            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp))
+            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
+                if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -248,7 +272,9 @@ class InJvm:
             old = record.specs[bp.info.id]
             if (old.log is None) != (bp.info.log is None):
                 return False  # a logpoint's probe has other fields and superclass: not a redefinition
-            spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name, _rule(bp))
+            if old.at != "line" and not still_exact(bp, old):
+                return False
+            spec = replace(old, condition=bp.info.condition, log=bp.info.log, hit_rule=_rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -311,7 +337,8 @@ class InJvm:
                 reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
-                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record)
+                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
+                                                               method=placed.method)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
@@ -349,10 +376,12 @@ class InJvm:
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
         return any(r.bp_id == bp.info.id for r in self.requests.values())
 
-    async def _running_in(self, record: ClassRecord, line: int) -> bool:
-        """Is any thread inside a method that has `line`, or not suspended (so it could enter one)?"""
+    async def _running_in(self, record: ClassRecord, line: int, chosen: list[Any] | None = None) -> bool:
+        """Is any thread inside a method that has `line` (or one of `chosen`), or not suspended (so it could
+        enter one)?"""
         vm = self.session.require_vm()
-        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())}
+        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())} \
+            if chosen is None else {m.id for m in chosen}
         for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
             try:
                 frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
@@ -477,7 +506,12 @@ class InJvm:
             bp.fired = True
             await self.tracker.arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
-            where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
+            logged = logged_at(bp, request.method) if bp.info.kind in KINDS else (
+                bp.info.locations[0] if bp.info.locations else None)
+            where: Any = log_where(logged, None) if logged else ("", {})  # (lines of any thread)
+            spec = request.record.specs.get(bp.info.id) if request.record else None
+            if spec is not None and spec.at == "exit":  # each line says which return and what it returned
+                lines, where = exit_log_lines(bp, request.method, self._sites(request), lines)
             asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
             return None
         message = None
@@ -495,10 +529,17 @@ class InJvm:
         bp.fired = True
         await self.tracker.arm_dependants(bp)
         user = frames[2]
+        spec = request.record.specs.get(bp.info.id) if request.record else None
+        stands_for: Any = _Event(event.thread, user.location, event.request_id)
+        if spec is not None and spec.at in KINDS.values():  # where the round trip's method entry/exit stops
+            stands_for = await probe_stop(vm, spec.at, event.thread, frames[1], user.location, event.request_id,
+                                          request.method)
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        reason = await self.tracker.stop_reason(bp, _Event(event.thread, user.location, event.request_id), {})
+        extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+        reason = await self.tracker.stop_reason(bp, stands_for, extra)
+        session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
         reason.message = message
         if bp.info.temporary:
             with contextlib.suppress(DebuggerError):
@@ -506,23 +547,26 @@ class InJvm:
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
 
-    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
+    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: Any) -> None:
         """Into the history, at most the logpoint rate (as round-trip logpoints): the target is not slowed
-        by a hot in-JVM logpoint, but the history would drown everything else in its lines."""
+        by a hot in-JVM logpoint, but the history would drown everything else in its lines. `where`: the
+        end of every line, or a list of one end per line."""
         add = self.session.history.add
-        suffix, details = where
+        suffix, details = where if not isinstance(where, list) else ("", {})
         rate = self.tracker.logpoint_rate
         if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
             from ..breakpoints import TokenBucket
 
             bp.bucket = TokenBucket(rate)
         recorded = 0
-        for line in lines:
+        for index, line in enumerate(lines):
             if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
                 continue
             recorded += 1
             if STRING_OPEN in line:
                 line = _STRING_PART.sub(_as_logged, line)
+            if isinstance(where, list):  # one end per line (method exits: which return, what it returned)
+                suffix, details = where[index]
             add("log", line + suffix, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
         if recorded == len(lines):
             return
@@ -536,6 +580,16 @@ class InJvm:
                 f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would flood the history, so about 1 "
                 f"line in {every} is recorded (the JVM formats them all; breakpoint_update {bp.info.id} resets it)",
                 Actor.TARGET, breakpoint=bp.info.id, sample_every=every, rate=rate)
+
+    def _sites(self, request: ProbeRequest) -> list[int]:
+        """The lines of the calls of a method breakpoint's probe (plan.PlacedProbe.sites)."""
+        record = request.record
+        if record is None or record.current is None:
+            return []
+        for placed in record.current.probes:
+            if record.probe_types.get(placed.probe.class_name) == request.probe_type:
+                return placed.sites or []
+        return []
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
@@ -619,7 +673,9 @@ class InJvm:
 
     async def _bridge(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
         vm = self.session.require_vm()
-        if record.current is None:
+        if record.current is None or spec.at == "exit":
+            # (A method exit needs no bridge: a frame inside the method blocks putting it back in the JVM, so
+            # it is re-installed as a round trip, whose method-exit events see old code's returns too.)
             return
         for placed in record.current.probes:
             if placed.spec != spec or any(p.role == "bridge" and p.probe_type == record.probe_types[
@@ -634,7 +690,7 @@ class InJvm:
             # Not in bp.requests: it outlives this binding (the tracker re-installs the breakpoint next).
             self.tracker.by_request[reply.request_id] = bp
             self.requests[reply.request_id] = ProbeRequest(bp.info.id, "bridge", type_id, record, spec.line,
-                                                           placed.method)
+                                                           placed.method, spec.at)
 
     async def _bridge_event(self, bp: Breakpoint, event: Any, request: ProbeRequest) -> tuple[Any, bool] | None:
         """A hit from a frame still running replaced code: pop the probe, then decide as the round trip does."""
@@ -646,13 +702,18 @@ class InJvm:
             await self._close_bridge(event.request_id, request)
             return None
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
+        user: Any = _Event(event.thread, frames[2].location, event.request_id)
+        if request.at in KINDS.values():  # a method entry or exit, as the round trip reports it
+            user = await probe_stop(vm, request.at, event.thread, frames[1], frames[2].location, event.request_id,
+                                    request.method)
+        extra = {"$return": user.value} if getattr(user, "value", None) is not None else {}
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        user = _Event(event.thread, await self._current_location(request, frames[2].location), event.request_id)
+        user.location = await self._current_location(request, user.location)
         message = None
         if bp.info.condition:
             try:
-                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, {})
+                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
             except (EvaluationError, DebuggerError) as exc:
                 ok, message = True, f"condition error, stopped: {exc}"
             if not ok:
@@ -664,13 +725,16 @@ class InJvm:
         await self.tracker.arm_dependants(bp)
         if bp.info.log:
             try:
-                text = await session.inspector.format_log(bp.info.log, event.thread, {})
+                text = await session.inspector.format_log(bp.info.log, event.thread, extra)
             except DebuggerError as exc:
                 text = f"{bp.info.log} [log error: {exc}]"
-            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            where, details = await session.inspector.log_details(bp.info, user, extra)
+            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                **details)
             if message is None:
                 return None
-        reason = await self.tracker.stop_reason(bp, user, {})
+        reason = await self.tracker.stop_reason(bp, user, extra)
+        session.inspector.keep_stop_values(reason, extra)
         reason.message = message
         return reason, bp.info.suspend == "all"
 
@@ -718,25 +782,32 @@ class InJvm:
         if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled:
             return
         info = await vm.type(request.probe_type)
-        reason = await self.bind_at(bp, info, request.line, event.thread)
+        methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
+            if bp.info.kind in KINDS else None
+        reason = await self.bind_at(bp, info, request.line, event.thread, methods)
         if reason is not None:
             bp.info.mode = f"round trip ({reason})"
             return
-        # In the JVM now: the round-trip requests in this class died with the redefinition.
+        # In the JVM now: the round-trip requests in this class died with the redefinition (a method exit's
+        # request on the class did not: it goes too).
         for request_id, mods in list(bp.request_mods.items()):
-            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id for m in mods):
+            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id
+                   or isinstance(m, Mod.ClassOnly) and m.clazz == info.id for m in mods):
+                kind = bp.requests.get(request_id, EventKind.BREAKPOINT)
                 bp.requests.pop(request_id, None)
                 bp.request_mods.pop(request_id, None)
                 self.tracker.by_request.pop(request_id, None)
                 with contextlib.suppress(JdwpError):
-                    await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
+                    await vm.send(EventRequest.Clear, kind, request_id)
         bp.info.mode = "in-JVM"
         self.session.history.add("breakpoint_changed", f"{bp.info.id} now runs in the JVM (in-JVM)", Actor.TARGET,
                                  breakpoint=bp.info.id)
 
-    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int) -> str | None:
+    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int,
+                      methods: list[Any] | None = None) -> str | None:
         try:
-            return await self._bind(bp, info, line, thread)
+            return (method_refusal(bp, methods) if methods is not None else None) or \
+                await self._bind(bp, info, line, thread, methods)
         except Exception as exc:  # as bind(): never break the breakpoint
             log.exception("in-JVM upgrade of %s failed", bp.info.id)
             return f"internal error while instrumenting: {exc!r}"
@@ -760,6 +831,8 @@ class InJvm:
         for method in current.values():
             if method.name + method.signature != request.method:
                 continue
+            if request.at == "entry":  # a method entry stands at the method's first code index
+                return Location(location.type_tag, location.class_id, method.id, 0)
             indices = [index for index, number in method.lines or () if number == request.line]
             if indices:
                 return Location(location.type_tag, location.class_id, method.id, min(indices))

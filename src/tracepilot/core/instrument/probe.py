@@ -270,9 +270,9 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
         writer.add_method(method, f"({STRING})V" if load_line else "()V", access | ACC_PUBLIC, b, 3, 1)
 
 
-def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:
+def call_payload(pool: ConstantPool, probe: Probe, site: int = 0) -> tuple[bytes, int]:
     """The instructions inserted in the user's method: load every capture, call check. Returns the bytes and
-    how much they push at most (for max_stack)."""
+    how much they push at most (for max_stack). `site`: the ordinal a "site" capture passes (which return)."""
     out = bytearray()
     depth = peak = 0
     for c in probe.captures:
@@ -284,6 +284,10 @@ def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:
                 out += bytes([base, c.slot])
             else:
                 out += bytes([bc.WIDE, base]) + c.slot.to_bytes(2, "big")
+        elif c.kind == "return":  # first, so the value a return instruction returns is on top: copy it
+            out += bytes([bc.DUP2 if size == 2 else bc.DUP])
+        elif c.kind == "site":
+            out += bytes([bc.SIPUSH]) + site.to_bytes(2, "big")
         elif c.kind == "this":
             out += bytes([bc.ALOAD, 0])
         elif c.kind == "field":

@@ -74,6 +74,9 @@ class StepState:
     vm_wide: bool = True  # the step's event suspends all threads (the stop it started from did)
     exit_request_id: int = 0  # method exits with return values on this thread, while the step runs
     returned: tuple[Any, Any] | None = None  # (location, value) of the last method exit seen
+    # From a method-exit stop: (class, method) of that exit, already reported. An in-JVM exit stands just
+    # before the return, so its exit comes again as the step runs: not what the step returned from.
+    seen_exit: tuple[int, int] | None = None
 
 
 _NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",

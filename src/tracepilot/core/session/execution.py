@@ -328,6 +328,8 @@ class Execution(SessionBase):
             await self._clear_exit_request(self._step)
         vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
         self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
+        if record.stop is not None and record.stop.kind is StopKind.METHOD_EXIT:
+            self._step.seen_exit = await self._frame0_method(tid)
         await self._request_step(self._step)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
@@ -337,6 +339,12 @@ class Execution(SessionBase):
             await self._send_release(self.threads.release_thread(tid))
             self._after_release()
         return await self.wait_for_stop(timeout, new_only=True)
+
+    async def _frame0_method(self, thread: int) -> tuple[int, int] | None:
+        with contextlib.suppress(JdwpError):
+            frames = (await self.require_vm().send(ThreadReference.Frames, thread, 0, 1)).frames
+            return (frames[0].location.class_id, frames[0].location.method_id) if frames else None
+        return None
 
     async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
         vm = self.require_vm()
