@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOADED_BEFORE = "the class was loaded before the breakpoint was set"
+CALL_TIMEOUT = 10.0  # seconds a call into the target (defining a probe) may take before the round trip is used
 MAX_UPGRADES = 3  # attempts per breakpoint to move a round-trip breakpoint into the JVM at a later moment
 
 # The thread a class-prepare event suspended, while the tracker binds breakpoints for that event.
@@ -139,6 +140,7 @@ class InJvm:
         self.requests: dict[int, ProbeRequest] = {}
         self._serial = 0
         self._rebinding = False
+        self.call_timeout = CALL_TIMEOUT
 
     @property
     def session(self) -> Any:
@@ -365,16 +367,27 @@ class InJvm:
     # -- talking to the target -----------------------------------------------------------------------
 
     async def _invoke(self, thread: int, obj: int | None, clazz: int, method: int, args: list[Value]) -> Value:
-        vm = self.session.require_vm()
+        """One call in the target, with a deadline: a call that waits (for a class loader's lock another,
+        suspended thread holds, say) leaves its thread "inside a call" in the thread book, which puts the
+        thread back at its stop when the call returns; the probe falls back to the round trip, saying why."""
         invoking = getattr(self.session, "invoking", None)
-        context = invoking(thread, "defining the in-JVM probe") if invoking else contextlib.nullcontext()
-        async with context:
-            if obj is None:
-                reply = await vm.send(ClassType.InvokeMethod, clazz, thread, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+        what = "defining the in-JVM probe"
+        options = int(InvokeOptions.SINGLE_THREADED)
+        if obj is None:
+            command, call_args = ClassType.InvokeMethod, (clazz, thread, method, args, options)
+        else:
+            command, call_args = ObjectReference.InvokeMethod, (obj, thread, clazz, method, args, options)
+        try:
+            if invoking is None:
+                reply = await asyncio.wait_for(self.session.require_vm().send(command, *call_args),
+                                               self.call_timeout)
             else:
-                reply = await vm.send(ObjectReference.InvokeMethod, obj, thread, clazz, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+                async with invoking(thread, what) as call:
+                    reply = await call.send(command, *call_args, timeout=self.call_timeout, what=what)
+        except TimeoutError:
+            raise DebuggerError(f"a call into the target did not return within {self.call_timeout:g}s (it may "
+                                "wait for a lock a suspended thread holds); the thread stays inside the call "
+                                "until it returns") from None
         if reply.exception.value:
             raise DebuggerError(f"the target threw {await self._describe_throwable(reply.exception.value)}")
         return reply.return_value
