@@ -30,6 +30,7 @@ from ..errors import (
     ReadOnlyViolation,
     TargetError,
 )
+from ..instrument.naming import is_probe_class
 from ..model import (
     Actor,
     ClassSummary,
@@ -213,6 +214,10 @@ class Inspector(CodeChanges, Conditions):
         self.session.require_not_in_call(tid)  # a thread inside a call the debugger made has no stack to show
         frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
         infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
+        # An in-JVM probe's frames (a thread paused inside one, or a method its condition calls) are the
+        # debugger's: not shown. The others keep their numbers, so every frame index means the JVM's frame.
+        shown = [i for i, info in enumerate(infos) if not is_probe_class(info.location.class_name)]
+        frames, infos = [frames[i] for i in shown], [infos[i] for i in shown]
         for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
             loc = info.location
             if loc.source_path is None:

@@ -54,6 +54,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
@@ -139,6 +140,7 @@ class InJvm:
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
         self._serial = 0
+        self.token = session_token()  # this session's probe names: no earlier session's (issue 26.5)
         self._rebinding = False
         self.call_timeout = CALL_TIMEOUT
 
@@ -286,9 +288,7 @@ class InJvm:
 
     def _probe_name(self, internal: str) -> str:
         self._serial += 1
-        package, _, simple = internal.rpartition("/")
-        name = f"TracepilotProbe{self._serial}_{simple.replace('$', '_')}"
-        return f"{package}/{name}" if package else name
+        return probe_name(internal, self.token, self._serial)
 
     async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
         vm = self.session.require_vm()

@@ -10,6 +10,7 @@ from ..evaluator.template import TemplateError, split_template
 from .classfile import ClassFile, ClassFormatError
 from .compile import Checker, NotCompilable, Resolver, Typed
 from .insert import NotInstrumentable, insert_code, line_start
+from .naming import variant
 from .probe import Probe, build_probe, call_payload
 from .resolve import site_of
 
@@ -60,7 +61,7 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
             at = line_start(code, spec.line)
             if at is None:
                 continue
-            name = spec.probe_name if not found else f"{spec.probe_name}_{found}"
+            name = spec.probe_name if not found else variant(spec.probe_name, found)
             found += 1
             key = (spec, name, cf.member_name(method) + cf.member_descriptor(method))
             probe = cache.get(key) if cache is not None else None

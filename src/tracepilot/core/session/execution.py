@@ -22,6 +22,7 @@ from ...jdwp import (
 )
 from ..errors import InvalidArgument, NotStopped
 from ..inspect.threads import is_system
+from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
 from ..model import (
     Actor,
     CodeLocation,
@@ -342,7 +343,7 @@ class Execution(SessionBase):
         vm = self.require_vm()
         await self._clear_step_request(step)
         mods = [Mod.Step(step.thread_id, step.size, depth if depth is not None else step.depth)]
-        mods += [Mod.ClassExclude(p) for p in self.step_filters]
+        mods += [Mod.ClassExclude(p) for p in (*self.step_filters, PROBE_EXCLUDE)]
         mods.append(Mod.Count(1))
         policy = SuspendPolicy.ALL if step.vm_wide else SuspendPolicy.EVENT_THREAD
         reply = await vm.send(EventRequest.Set, EventKind.SINGLE_STEP, policy, mods)
@@ -354,7 +355,8 @@ class Execution(SessionBase):
         vm = self.require_vm()
         if step.size is not StepSize.LINE:  # (JDWP 1.6+, every JVM this debugger attaches to, has the event)
             return
-        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in self.step_filters]
+        # Never the in-JVM probes' methods: a step over a line with a probe reports the program's calls only.
+        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in (*self.step_filters, PROBE_EXCLUDE)]
         with contextlib.suppress(JdwpError):
             reply = await vm.send(EventRequest.Set, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, mods)
             step.exit_request_id = reply.request_id
