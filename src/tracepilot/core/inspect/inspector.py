@@ -441,7 +441,7 @@ class Inspector(CodeChanges, Conditions):
         if not types:
             from ..locations import suggest
 
-            close = suggest(pattern, [t.name for t in p.vm.types.values() if not t.is_array])
+            close = suggest(pattern, [t.name for t in await p.vm.all_classes() if not t.is_array])
             hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"
             if close:  # the near miss first: it is what the caller most likely meant
                 hint = f"did you mean {' or '.join(close)}?" + (f" Else {hint}" if hint else "")
