@@ -25,6 +25,7 @@ import contextvars
 import logging
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from .leftovers import restore_leftovers
 from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
@@ -92,6 +94,7 @@ class ClassRecord:
     current: Instrumentation | None = None
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
+    original_array: int | None = None  # the original bytes in the target, for a later session (leftovers.py)
 
     def shapes(self, vm: Any) -> JdwpResolver:
         if self.resolver is None:
@@ -225,6 +228,7 @@ class InJvm:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
                                                                                      placed.probe.class_name,
                                                                                      placed.probe.data)
+                    await self._mark_probe(record, record.probe_types[placed.probe.class_name])
             try:
                 await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, result.data)])
             except JdwpError as exc:
@@ -429,14 +433,10 @@ class InJvm:
         """ClassLoader.defineClass(name, bytes, 0, len) in the breakpoint class's loader: the probe shares its
         runtime package, so it may use the class's package-private members."""
         vm = self.session.require_vm()
-        byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
-        array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
+        array = await self._new_bytes(data)
         text = (await vm.send(VirtualMachine.CreateString, name.replace("/", "."))).string_object
-        for obj in (array, text):
-            await vm.send(ObjectReference.DisableCollection, obj)
+        await vm.send(ObjectReference.DisableCollection, text)
         try:
-            signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
-            await vm.send(ArrayReference.SetValues, array, 0, signed)
             cl_type, define = await self._method("java.lang.ClassLoader", "defineClass",
                                                  "(Ljava/lang/String;[BII)Ljava/lang/Class;")
             cls = await self._invoke(thread, loader, cl_type, define, [
@@ -453,6 +453,40 @@ class InJvm:
                 with contextlib.suppress(JdwpError):
                     await vm.send(ObjectReference.EnableCollection, obj)
         return reflected.type_id
+
+    async def _new_bytes(self, data: bytes) -> int:
+        """A byte[] in the target holding `data`, kept from collection (the caller enables it again)."""
+        vm = self.session.require_vm()
+        byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
+        array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
+        await vm.send(ObjectReference.DisableCollection, array)
+        signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
+        await vm.send(ArrayReference.SetValues, array, 0, signed)
+        return array
+
+    async def _mark_probe(self, record: ClassRecord, probe_type: int) -> None:
+        """What a later session needs to restore the class should this one die (leftovers.py): the class's
+        name and original bytes (uploaded once per class; every probe of the class points to them)."""
+        vm = self.session.require_vm()
+        fields = {f.name: f.id for f in await vm.fields(probe_type)}
+        if "ORIGINAL" not in fields:
+            return
+        created = []
+        try:
+            if record.original_array is None:
+                record.original_array = await self._new_bytes(record.original)
+                created.append(record.original_array)
+            text = (await vm.send(VirtualMachine.CreateString, record.name)).string_object
+            await vm.send(ObjectReference.DisableCollection, text)
+            created.append(text)
+            await vm.send(ClassType.SetValues, probe_type, [
+                (fields["TARGET"], Value.object(text, Tag.STRING)),
+                (fields["ORIGINAL"], Value.object(record.original_array, Tag.ARRAY)),
+                (fields["STAMP"], Value.long(time.time_ns()))])
+        finally:
+            for obj in created:  # reachable from the probe's static fields now
+                with contextlib.suppress(JdwpError):
+                    await vm.send(ObjectReference.EnableCollection, obj)
 
     async def _describe_throwable(self, obj: int) -> str:
         vm = self.session.require_vm()
@@ -783,6 +817,20 @@ class InJvm:
         kept are no longer the class's. Its breakpoints fall back to the round trip (never restore over it)."""
         if self.classes.pop(type_id, None) is not None:
             self.hotswapped.add(type_id)
+
+    async def restore_leftovers(self, actor: Actor) -> None:
+        """At attach: classes an earlier, dead session left instrumented get their original bytes back."""
+        if getattr(self.session, "read_only", False):
+            return  # a read-only session never changes the target's classes (it leaves them as found)
+        try:
+            restored = await restore_leftovers(self.session.require_vm(), self.token)
+        except Exception:  # never cost the attach
+            log.exception("looking for classes an earlier session left instrumented failed")
+            return
+        if restored:
+            self.session.history.add(
+                "restored", f"restored {len(restored)} class(es) an earlier debugger session left instrumented: "
+                f"{', '.join(sorted(restored))}", actor, classes=restored)
 
     def forget_vm(self) -> None:
         self.classes.clear()

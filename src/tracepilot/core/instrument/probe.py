@@ -44,6 +44,8 @@ BATCH_LINES = 16384
 BATCH_NANOS = 50_000_000
 SKIP_SLOTS = 16
 THREAD = "java/lang/Thread"
+# The instrumented class (internal name), its bytes before the probe calls went in, and when (ns).
+LEFTOVER_FIELDS = (("TARGET", "Ljava/lang/String;"), ("ORIGINAL", "[B"), ("STAMP", "J"))
 
 
 @dataclass
@@ -67,6 +69,9 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_FINAL)
     writer.add_field("FORCE", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("HITS", "I", ACC_PUBLIC | ACC_STATIC)  # condition-true hits, read by the debugger
+    # Set by the debugger: what a later session needs to restore the class if this one dies (leftovers.py).
+    for name, descriptor in LEFTOVER_FIELDS:
+        writer.add_field(name, descriptor, ACC_PUBLIC | ACC_STATIC)
     slots, arg_slots = capture_slots(captures)
     descriptor = "(" + "".join(c.descriptor for c in captures) + ")V"
 
