@@ -45,3 +45,31 @@ async def test_a_probe_that_cannot_be_defined_in_time_falls_back_with_the_reason
         assert "did not return within 2s" in bp.mode, bp.mode
     finally:
         await d.close()
+
+
+@pytest.mark.timeout(120)
+async def test_more_than_sixteen_threads_stopped_at_one_probe_each_evaluate_once(jvm_factory, line_of) -> None:
+    """Every thread a probe stops re-runs the probe's call on resume, which must not evaluate again: with
+    20 threads held at one probe at once (their events handled concurrently, more than the probe's first 16
+    skip slots), each hit is counted and stops once (issue 26 point 6)."""
+    jvm = jvm_factory("fixtures.Storm", "20", "1")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        bp = await d.breakpoint_set(f"fixtures.Storm:{line_of('storm-work')}", condition="id >= 0 && round == 0",
+                                   suspend="thread")
+        stop = await d.resume(timeout=30)
+        assert bp.mode == "in-JVM"
+        seen = set()
+        while stop.stopped:
+            assert stop.stop.breakpoint_id == bp.id
+            seen.add(stop.stop.thread_id)
+            if len(seen) == 20:
+                break
+            stop = await d.session.wait_for_stop(30, new_only=True)  # the others' stops, none resumed
+        assert len(seen) == 20  # all twenty held at the probe at once
+        done = await d.resume(timeout=30)
+        assert not done.stopped, done.stop
+        assert next(b for b in await d.breakpoint_list() if b.id == bp.id).hits == 20
+    finally:
+        await d.close()

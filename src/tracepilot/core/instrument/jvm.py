@@ -60,6 +60,7 @@ from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
+from .skip import skip_once
 
 if TYPE_CHECKING:
     from ..breakpoints import Breakpoint, BreakpointTracker
@@ -146,6 +147,7 @@ class InJvm:
         self.token = session_token()  # this session's probe names: no earlier session's (issue 26.5)
         self._rebinding = False
         self.call_timeout = CALL_TIMEOUT
+        self._skip_lock = asyncio.Lock()
 
     @property
     def session(self) -> Any:
@@ -602,14 +604,10 @@ class InJvm:
         return (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value
 
     async def _skip_once(self, probe_type: int, thread: int) -> None:
-        """Put the thread in the probe's SKIP slots and raise ANY: the re-run call returns at once."""
-        vm = self.session.require_vm()
-        fields = {f.name: f for f in await vm.fields(probe_type)}
-        skip = (await vm.send(ReferenceType.GetValues, probe_type, [fields["SKIP"].id])).values[0].value
-        slots = (await vm.send(ArrayReference.GetValues, skip, 0, 16)).values
-        free = next((i for i, v in enumerate(slots) if not v.value), 0)
-        await vm.send(ArrayReference.SetValues, skip, free, [Value.object(thread, Tag.THREAD)])
-        await vm.send(ClassType.SetValues, probe_type, [(fields["ANY"].id, Value.boolean(True))])
+        # One at a time: the events of threads stopped together are handled concurrently, and two that
+        # read the same free slot would both write it (the first thread would then evaluate twice).
+        async with self._skip_lock:
+            await skip_once(self.session.require_vm(), probe_type, thread)
 
     # -- releasing -------------------------------------------------------------------------------------
 
