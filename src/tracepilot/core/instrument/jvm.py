@@ -55,6 +55,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from . import swap
 from .leftovers import restore_leftovers
 from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
@@ -148,6 +149,8 @@ class InJvm:
         self._rebinding = False
         self.call_timeout = CALL_TIMEOUT
         self._skip_lock = asyncio.Lock()
+        self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
+        self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
 
     @property
     def session(self) -> Any:
@@ -230,7 +233,7 @@ class InJvm:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
                                                                                      placed.probe.class_name,
                                                                                      placed.probe.data)
-                    await self._mark_probe(record, record.probe_types[placed.probe.class_name])
+                    await self.mark_probe(record, record.probe_types[placed.probe.class_name])
             try:
                 await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, result.data)])
             except JdwpError as exc:
@@ -296,7 +299,13 @@ class InJvm:
         self._serial += 1
         return probe_name(internal, self.token, self._serial)
 
-    async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
+    async def request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec,
+                                   only: set[int] | None = None) -> None:
+        await self._request_probe_events(bp, record, spec, only)
+
+    async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec,
+                                    only: set[int] | None = None) -> None:
+        """The breakpoint's requests on its probes (`only`: on these probe classes only)."""
         vm = self.session.require_vm()
         assert record.current is not None
         roles = ("handover",) if spec.log is not None else ("hit", "error")
@@ -306,6 +315,8 @@ class InJvm:
             if placed.spec != spec:
                 continue
             type_id = record.probe_types[placed.probe.class_name]
+            if only is not None and type_id not in only:
+                continue
             methods = {m.name: m for m in await vm.methods(type_id)}
             if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
                 field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
@@ -466,7 +477,7 @@ class InJvm:
         await vm.send(ArrayReference.SetValues, array, 0, signed)
         return array
 
-    async def _mark_probe(self, record: ClassRecord, probe_type: int) -> None:
+    async def mark_probe(self, record: ClassRecord, probe_type: int) -> None:
         """What a later session needs to restore the class should this one die (leftovers.py): the class's
         name and original bytes (uploaded once per class; every probe of the class points to them)."""
         vm = self.session.require_vm()
@@ -810,11 +821,45 @@ class InJvm:
                 return Location(location.type_tag, location.class_id, method.id, min(indices))
         return location
 
-    def class_redefined(self, type_id: int) -> None:
-        """Hot swap replaced the class: our probe calls went with the old bytes, and the original bytes we
-        kept are no longer the class's. Its breakpoints fall back to the round trip (never restore over it)."""
+    async def hot_swap_bytes(self, type_id: int, data: bytes) -> list[tuple[str, int, bytes]] | None:
+        """Hot swap is about to redefine the class with `data`: the redefinitions that keep its probes (the
+        class instrumented anew, and probes whose code changed), or None to swap `data` as given."""
+        if not self.enabled:
+            return None
+        try:
+            return await swap.prepare(self, type_id, data)
+        except Exception:  # never cost the hot swap: the breakpoints fall back instead
+            log.exception("re-instrumenting the hot-swapped class failed")
+            return None
+
+    async def hot_swapped(self, type_id: int, redefined: bool) -> None:
+        """After the hot swap's redefinition (`redefined`: the JVM took it)."""
+        if not redefined:
+            swap.discard(self, type_id)
+            return
+        try:
+            kept = await swap.finish(self, type_id)
+        except Exception:
+            log.exception("finishing the re-instrumentation of a hot-swapped class failed")
+            kept = False
+        if kept:
+            self.swapped_in.add(type_id)
+
+    def class_redefined(self, type_id: int) -> bool:
+        """A class was redefined by hot swap. True when its probes came along (hot_swap_bytes): its in-JVM
+        breakpoints stay as they are. Otherwise the probe calls went with the old bytes, and the original
+        bytes we kept are no longer the class's: its breakpoints fall back to the round trip (never
+        restore over it)."""
+        if type_id in self.swapped_in:
+            self.swapped_in.discard(type_id)
+            return True
         if self.classes.pop(type_id, None) is not None:
             self.hotswapped.add(type_id)
+        return False
+
+    def runs_in_jvm(self, bp: Breakpoint, type_id: int) -> bool:
+        record = self.classes.get(type_id)
+        return record is not None and bp.info.id in record.specs
 
     async def restore_leftovers(self, actor: Actor) -> None:
         """At attach: classes an earlier, dead session left instrumented get their original bytes back."""
@@ -831,6 +876,8 @@ class InJvm:
                 f"{', '.join(sorted(restored))}", actor, classes=restored)
 
     def forget_vm(self) -> None:
+        self.pending_swaps.clear()
+        self.swapped_in.clear()
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()
