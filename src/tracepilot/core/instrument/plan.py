@@ -4,12 +4,13 @@ the probe class: the pure part of in-JVM conditions, with no JDWP in it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..evaluator.parse import ExpressionSyntaxError, parse_expression
 from ..evaluator.template import TemplateError, split_template
 from .classfile import ClassFile, ClassFormatError
 from .compile import Checker, NotCompilable, Resolver, Typed
-from .insert import NotInstrumentable, insert_code, line_start
+from .insert import NotInstrumentable, insert_many, line_start
 from .naming import variant
 from .probe import Probe, build_probe, call_payload
 from .resolve import site_of
@@ -52,6 +53,9 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
     except ClassFormatError as exc:
         raise NotCompilable(f"the class file could not be read: {exc}") from None
     placed: list[PlacedProbe] = []
+    # Per method: the payloads to insert at each line start, all in one pass (insert_many). Payloads at
+    # one line go in in reverse order of the specs, as inserting them one by one used to place them.
+    inserts: dict[int, tuple[Any, dict[int, list[bytes]], list[int]]] = {}
     for spec in specs:
         found = 0
         for method in cf.methods:
@@ -70,13 +74,17 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
                 if cache is not None:
                     cache[key] = probe
             payload, stack = call_payload(cf.pool, probe)
-            try:
-                insert_code(code, cf.pool, at, payload, stack)
-            except NotInstrumentable as exc:
-                raise NotCompilable(str(exc)) from None
+            _, at_line, stacks = inserts.setdefault(id(method), (code, {}, []))
+            at_line.setdefault(at, []).insert(0, payload)
+            stacks.append(stack)
             placed.append(PlacedProbe(spec, cf.member_name(method) + cf.member_descriptor(method), probe))
         if not found:
             raise NotCompilable(f"line {spec.line} has no code in {cf.name.replace('/', '.')}")
+    for code, at_line, stacks in inserts.values():
+        try:
+            insert_many(code, cf.pool, {at: b"".join(payloads) for at, payloads in at_line.items()}, max(stacks))
+        except NotInstrumentable as exc:
+            raise NotCompilable(str(exc)) from None
     return Instrumentation(cf.to_bytes(), placed)
 
 
