@@ -41,3 +41,22 @@ async def test_steps_over_and_into_a_line_with_a_probe_show_only_the_program(jvm
         assert not [e for e in await d.events(limit=1000) if "Probe" in e.text or "skipped()" in e.text]
     finally:
         await d.close()
+
+
+@pytest.mark.timeout(90)
+async def test_an_exception_a_condition_throws_in_the_jvm_is_no_exception_stop(jvm_factory, line_of) -> None:
+    """By round trip the debugger evaluates the condition: its exception is a condition error, never an
+    exception breakpoint's stop. The same in the JVM, where the probe catches it."""
+    jvm = jvm_factory(MAIN, "100", "1")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        caught = await d.exception_break("java.lang.ArithmeticException", caught=True, uncaught=True)
+        bp = await d.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="10 / (i - 5) > 100")
+        stop = await d.resume(timeout=30)
+        assert bp.mode == "in-JVM"
+        assert stop.stop.breakpoint_id == bp.id and "condition error" in (stop.stop.message or ""), stop.stop
+        assert not (await d.resume(timeout=30)).stopped
+        assert next(b for b in await d.breakpoint_list() if b.id == caught.id).hits == 0
+    finally:
+        await d.close()
