@@ -60,3 +60,24 @@ async def test_an_exception_a_condition_throws_in_the_jvm_is_no_exception_stop(j
         assert next(b for b in await d.breakpoint_list() if b.id == caught.id).hits == 0
     finally:
         await d.close()
+
+
+@pytest.mark.timeout(90)
+async def test_a_breakpoint_in_a_method_the_condition_calls_does_not_stop_for_the_condition(
+        jvm_factory, line_of) -> None:
+    jvm = jvm_factory("fixtures.ProbeCalls")
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        inside = await d.breakpoint_set(f"fixtures.ProbeCalls:{line_of('pc-inside')}")
+        bp = await d.breakpoint_set(f"fixtures.ProbeCalls:{line_of('pc-line')}", condition="interesting(i)")
+        stop = await d.resume(timeout=30)
+        assert bp.mode == "in-JVM", bp.mode
+        assert stop.stop.breakpoint_id == bp.id, stop.stop
+        assert {v.name: v.value.text for v in await d.locals()}["i"] == "7"
+        assert not (await d.resume(timeout=30)).stopped
+        assert next(b for b in await d.breakpoint_list() if b.id == inside.id).hits == 0
+        jvm.wait(30)
+        assert "sum 190 calls 20" in jvm.stdout_text()
+    finally:
+        await d.close()

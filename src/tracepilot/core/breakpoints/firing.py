@@ -70,6 +70,8 @@ class Firing(TrackerBase):
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
             return await self.in_jvm.on_event(bp, event)
+        if await self.in_jvm.inside_probe(event.thread):
+            return None  # hit while a probe's condition calls the program: the round trip never stops there
         if bp.info.mode is not None and bp.info.mode != "in-JVM":  # may move into the JVM once its method returns
             await self.in_jvm.maybe_upgrade(bp, event)
         kind = type(event).KIND

@@ -179,6 +179,21 @@ class InJvm:
     def owns(self, request_id: int) -> bool:
         return request_id in self.requests
 
+    async def inside_probe(self, thread: int) -> bool:
+        """Is the thread running a probe's condition or log template that calls the program's methods? By
+        round trip the debugger makes those calls and nothing stops in them; so nothing stops in them here.
+        (Only asked when some in-JVM expression has a call: a stack read per event costs.)"""
+        probes = {t for r in self.classes.values() if any("(" in (s.condition or "") + (s.log or "")
+                                                         for s in r.specs.values())
+                  for t in r.probe_types.values()}
+        if not probes:
+            return False
+        try:
+            frames = (await self.session.require_vm().send(ThreadReference.Frames, thread, 0, -1)).frames
+        except JdwpError:
+            return False
+        return any(f.location.class_id in probes for f in frames)
+
     # -- binding ---------------------------------------------------------------------------------------
 
     async def bind(self, bp: Breakpoint, info: Any, line: int) -> str | None:
