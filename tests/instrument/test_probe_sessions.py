@@ -111,3 +111,27 @@ async def test_a_new_process_restores_what_a_killed_one_left_and_instruments_aga
         assert modes[-1] == "in-JVM", modes
     finally:
         await d.close()
+
+
+@pytest.mark.timeout(120)
+async def test_after_a_clean_detach_the_next_session_finds_nothing_to_restore(jvm_factory, line_of,
+                                                                             java_classes) -> None:
+    jvm = jvm_factory(MAIN, "300", "100000000")
+    first = Debugger()
+    try:
+        await first.attach(jvm.address, timeout=10)
+        await first.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition="i < 0")
+        await first.resume(timeout=0)
+        await asyncio.to_thread(jvm.wait_for_output, "round 3 ", 30)
+        assert await run_bytecodes(first) != original_bytecodes(java_classes)
+        await first.detach()
+    finally:
+        await first.close()
+    second = Debugger()
+    try:
+        await second.attach(await listening_again(jvm), timeout=10)
+        assert await run_bytecodes(second) == original_bytecodes(java_classes)
+        # The probes are still loaded (classes are not unloaded), but no class calls them: nothing to do.
+        assert not any("left instrumented" in e.text for e in await second.events(limit=100))
+    finally:
+        await second.close()
