@@ -22,6 +22,7 @@ from ...jdwp import (
 )
 from ..errors import InvalidArgument, NotStopped
 from ..inspect.threads import is_system
+from ..instrument.hidden import top_frame
 from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
 from ..model import (
     Actor,
@@ -240,8 +241,8 @@ class Execution(SessionBase):
         location = next((loc for t, _n, loc in summaries if t == tid), None)
         if tid and location is None:
             with contextlib.suppress(JdwpError):
-                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
-                location = await self.code_location(frames[0].location) if frames else None
+                top = await top_frame(vm, tid)
+                location = await self.code_location(top.location) if top is not None else None
         where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
         self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
         tid = tid or next(iter((await vm.send(VirtualMachine.AllThreads)).threads), 0)
@@ -270,8 +271,8 @@ class Execution(SessionBase):
                 group_name = (await vm.send(ThreadGroupReference.Name, group)).group_name if group else None
                 if is_system(name, group_name):
                     return None
-                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
-                loc = await self.code_location(frames[0].location) if frames else None
+                top = await top_frame(vm, tid)  # (not an in-JVM probe's frame)
+                loc = await self.code_location(top.location) if top is not None else None
                 return tid, name, loc
             except JdwpError as exc:
                 log.debug("no location for thread %s: %s", tid, exc)
