@@ -225,6 +225,8 @@ class InJvm:
                         "loads after the breakpoint, when set at a stop, or once the method returns)")
             thread = stop.thread_id
         try:
+            if hasattr(self.session, "require_not_in_call"):  # a call that did not return holds the thread
+                self.session.require_not_in_call(thread)
             record = self.classes.get(info.id)
             if record is None:
                 loader = (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader
