@@ -883,7 +883,7 @@ class InJvm:
         if getattr(self.session, "read_only", False):
             return  # a read-only session never changes the target's classes (it leaves them as found)
         try:
-            restored = await restore_leftovers(self.session.require_vm(), self.token)
+            restored = await restore_leftovers(self.session.require_vm())
         except Exception:  # never cost the attach
             log.exception("looking for classes an earlier session left instrumented failed")
             return

@@ -42,11 +42,12 @@ class Leftover:
     stamp: int
 
 
-async def find_leftovers(vm: Any, skip_token: str = "") -> list[Leftover]:
-    """The newest record per (class, loader) among the loaded probes (but this session's own)."""
+async def find_leftovers(vm: Any) -> list[Leftover]:
+    """The newest record per (class, loader) among the loaded probes. Called at (re)connect, when this
+    session has no class of its own instrumented: a probe of its own (a connection that broke) counts too."""
     newest: dict[tuple[str, int], Leftover] = {}
     for c in (await vm.send(VirtualMachine.AllClasses)).classes:
-        if not is_probe_class(c.signature) or (skip_token and f"_{skip_token}_" in c.signature):
+        if not is_probe_class(c.signature):
             continue
         try:
             fields = {f.name: f.field_id for f in (await vm.send(ReferenceType.Fields, c.type_id)).declared}
@@ -81,12 +82,12 @@ async def calls_a_probe(vm: Any, type_id: int) -> bool:
     return False
 
 
-async def restore_leftovers(vm: Any, skip_token: str = "") -> list[str]:
+async def restore_leftovers(vm: Any) -> list[str]:
     """Restore every class a dead session left instrumented; the names of those restored."""
     if not vm.capabilities.get("can_redefine_classes") or not vm.capabilities.get("can_get_constant_pool"):
         return []
     restored = []
-    for left in await find_leftovers(vm, skip_token):
+    for left in await find_leftovers(vm):
         try:
             types = (await vm.send(VirtualMachine.ClassesBySignature, f"L{left.target};")).classes
             for t in types:
