@@ -30,6 +30,7 @@ from ..errors import (
     ReadOnlyViolation,
     TargetError,
 )
+from ..instrument.naming import is_probe_class
 from ..model import (
     Actor,
     ClassSummary,
@@ -220,6 +221,10 @@ class Inspector(CodeChanges, Conditions):
         self.session.require_not_in_call(tid)  # a thread inside a call the debugger made has no stack to show
         frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
         infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
+        # An in-JVM probe's frames (a thread paused inside one, or a method its condition calls) are the
+        # debugger's: not shown. The others keep their numbers, so every frame index means the JVM's frame.
+        shown = [i for i, info in enumerate(infos) if not is_probe_class(info.location.class_name)]
+        frames, infos = [frames[i] for i in shown], [infos[i] for i in shown]
         for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
             loc = info.location
             if loc.source_path is None:
@@ -443,7 +448,7 @@ class Inspector(CodeChanges, Conditions):
         if not types:
             from ..locations import suggest
 
-            close = suggest(pattern, [t.name for t in p.vm.types.values() if not t.is_array])
+            close = suggest(pattern, [t.name for t in await p.vm.all_classes() if not t.is_array])
             hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"
             if close:  # the near miss first: it is what the caller most likely meant
                 hint = f"did you mean {' or '.join(close)}?" + (f" Else {hint}" if hint else "")

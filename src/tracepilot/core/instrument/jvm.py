@@ -25,6 +25,7 @@ import contextvars
 import logging
 import os
 import re
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,8 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from . import swap
+from .leftovers import restore_leftovers
 from .method_probes import (
     KINDS,
     exit_log_lines,
@@ -63,9 +66,11 @@ from .method_probes import (
     probe_stop,
     still_exact,
 )
+from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
+from .skip import skip_once
 
 if TYPE_CHECKING:
     from ..breakpoints import Breakpoint, BreakpointTracker
@@ -73,6 +78,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOADED_BEFORE = "the class was loaded before the breakpoint was set"
+CALL_TIMEOUT = 10.0  # seconds a call into the target (defining a probe) may take before the round trip is used
 MAX_UPGRADES = 3  # attempts per breakpoint to move a round-trip breakpoint into the JVM at a later moment
 
 # The thread a class-prepare event suspended, while the tracker binds breakpoints for that event.
@@ -99,6 +105,7 @@ class ClassRecord:
     current: Instrumentation | None = None
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
+    original_array: int | None = None  # the original bytes in the target, for a later session (leftovers.py)
 
     def shapes(self, vm: Any) -> JdwpResolver:
         if self.resolver is None:
@@ -148,7 +155,12 @@ class InJvm:
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
         self._serial = 0
+        self.token = session_token()  # this session's probe names: no earlier session's (issue 26.5)
         self._rebinding = False
+        self.call_timeout = CALL_TIMEOUT
+        self._skip_lock = asyncio.Lock()
+        self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
+        self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
 
     @property
     def session(self) -> Any:
@@ -178,6 +190,21 @@ class InJvm:
 
     def owns(self, request_id: int) -> bool:
         return request_id in self.requests
+
+    async def inside_probe(self, thread: int) -> bool:
+        """Is the thread running a probe's condition or log template that calls the program's methods? By
+        round trip the debugger makes those calls and nothing stops in them; so nothing stops in them here.
+        (Only asked when some in-JVM expression has a call: a stack read per event costs.)"""
+        probes = {t for r in self.classes.values() if any("(" in (s.condition or "") + (s.log or "")
+                                                         for s in r.specs.values())
+                  for t in r.probe_types.values()}
+        if not probes:
+            return False
+        try:
+            frames = (await self.session.require_vm().send(ThreadReference.Frames, thread, 0, -1)).frames
+        except JdwpError:
+            return False
+        return any(f.location.class_id in probes for f in frames)
 
     # -- binding ---------------------------------------------------------------------------------------
 
@@ -221,6 +248,8 @@ class InJvm:
                         "loads after the breakpoint, when set at a stop, or once the method returns)")
             thread = stop.thread_id
         try:
+            if hasattr(self.session, "require_not_in_call"):  # a call that did not return holds the thread
+                self.session.require_not_in_call(thread)
             record = self.classes.get(info.id)
             if record is None:
                 loader = (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader
@@ -245,6 +274,7 @@ class InJvm:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
                                                                                      placed.probe.class_name,
                                                                                      placed.probe.data)
+                    await self.mark_probe(record, record.probe_types[placed.probe.class_name])
             try:
                 await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, result.data)])
             except JdwpError as exc:
@@ -310,11 +340,15 @@ class InJvm:
 
     def _probe_name(self, internal: str) -> str:
         self._serial += 1
-        package, _, simple = internal.rpartition("/")
-        name = f"TracepilotProbe{self._serial}_{simple.replace('$', '_')}"
-        return f"{package}/{name}" if package else name
+        return probe_name(internal, self.token, self._serial)
 
-    async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
+    async def request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec,
+                                   only: set[int] | None = None) -> None:
+        await self._request_probe_events(bp, record, spec, only)
+
+    async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec,
+                                    only: set[int] | None = None) -> None:
+        """The breakpoint's requests on its probes (`only`: on these probe classes only)."""
         vm = self.session.require_vm()
         assert record.current is not None
         roles = ("handover",) if spec.log is not None else ("hit", "error")
@@ -324,6 +358,8 @@ class InJvm:
             if placed.spec != spec:
                 continue
             type_id = record.probe_types[placed.probe.class_name]
+            if only is not None and type_id not in only:
+                continue
             methods = {m.name: m for m in await vm.methods(type_id)}
             if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
                 field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
@@ -394,16 +430,27 @@ class InJvm:
     # -- talking to the target -----------------------------------------------------------------------
 
     async def _invoke(self, thread: int, obj: int | None, clazz: int, method: int, args: list[Value]) -> Value:
-        vm = self.session.require_vm()
+        """One call in the target, with a deadline: a call that waits (for a class loader's lock another,
+        suspended thread holds, say) leaves its thread "inside a call" in the thread book, which puts the
+        thread back at its stop when the call returns; the probe falls back to the round trip, saying why."""
         invoking = getattr(self.session, "invoking", None)
-        context = invoking(thread, "defining the in-JVM probe") if invoking else contextlib.nullcontext()
-        async with context:
-            if obj is None:
-                reply = await vm.send(ClassType.InvokeMethod, clazz, thread, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+        what = "defining the in-JVM probe"
+        options = int(InvokeOptions.SINGLE_THREADED)
+        if obj is None:
+            command, call_args = ClassType.InvokeMethod, (clazz, thread, method, args, options)
+        else:
+            command, call_args = ObjectReference.InvokeMethod, (obj, thread, clazz, method, args, options)
+        try:
+            if invoking is None:
+                reply = await asyncio.wait_for(self.session.require_vm().send(command, *call_args),
+                                               self.call_timeout)
             else:
-                reply = await vm.send(ObjectReference.InvokeMethod, obj, thread, clazz, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+                async with invoking(thread, what) as call:
+                    reply = await call.send(command, *call_args, timeout=self.call_timeout, what=what)
+        except TimeoutError:
+            raise DebuggerError(f"a call into the target did not return within {self.call_timeout:g}s (it may "
+                                "wait for a lock a suspended thread holds); the thread stays inside the call "
+                                "until it returns") from None
         if reply.exception.value:
             raise DebuggerError(f"the target threw {await self._describe_throwable(reply.exception.value)}")
         return reply.return_value
@@ -445,14 +492,10 @@ class InJvm:
         """ClassLoader.defineClass(name, bytes, 0, len) in the breakpoint class's loader: the probe shares its
         runtime package, so it may use the class's package-private members."""
         vm = self.session.require_vm()
-        byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
-        array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
+        array = await self._new_bytes(data)
         text = (await vm.send(VirtualMachine.CreateString, name.replace("/", "."))).string_object
-        for obj in (array, text):
-            await vm.send(ObjectReference.DisableCollection, obj)
+        await vm.send(ObjectReference.DisableCollection, text)
         try:
-            signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
-            await vm.send(ArrayReference.SetValues, array, 0, signed)
             cl_type, define = await self._method("java.lang.ClassLoader", "defineClass",
                                                  "(Ljava/lang/String;[BII)Ljava/lang/Class;")
             cls = await self._invoke(thread, loader, cl_type, define, [
@@ -469,6 +512,40 @@ class InJvm:
                 with contextlib.suppress(JdwpError):
                     await vm.send(ObjectReference.EnableCollection, obj)
         return reflected.type_id
+
+    async def _new_bytes(self, data: bytes) -> int:
+        """A byte[] in the target holding `data`, kept from collection (the caller enables it again)."""
+        vm = self.session.require_vm()
+        byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
+        array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
+        await vm.send(ObjectReference.DisableCollection, array)
+        signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
+        await vm.send(ArrayReference.SetValues, array, 0, signed)
+        return array
+
+    async def mark_probe(self, record: ClassRecord, probe_type: int) -> None:
+        """What a later session needs to restore the class should this one die (leftovers.py): the class's
+        name and original bytes (uploaded once per class; every probe of the class points to them)."""
+        vm = self.session.require_vm()
+        fields = {f.name: f.id for f in await vm.fields(probe_type)}
+        if "ORIGINAL" not in fields:
+            return
+        created = []
+        try:
+            if record.original_array is None:
+                record.original_array = await self._new_bytes(record.original)
+                created.append(record.original_array)
+            text = (await vm.send(VirtualMachine.CreateString, record.name)).string_object
+            await vm.send(ObjectReference.DisableCollection, text)
+            created.append(text)
+            await vm.send(ClassType.SetValues, probe_type, [
+                (fields["TARGET"], Value.object(text, Tag.STRING)),
+                (fields["ORIGINAL"], Value.object(record.original_array, Tag.ARRAY)),
+                (fields["STAMP"], Value.long(time.time_ns()))])
+        finally:
+            for obj in created:  # reachable from the probe's static fields now
+                with contextlib.suppress(JdwpError):
+                    await vm.send(ObjectReference.EnableCollection, obj)
 
     async def _describe_throwable(self, obj: int) -> str:
         vm = self.session.require_vm()
@@ -609,14 +686,10 @@ class InJvm:
         return (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value
 
     async def _skip_once(self, probe_type: int, thread: int) -> None:
-        """Put the thread in the probe's SKIP slots and raise ANY: the re-run call returns at once."""
-        vm = self.session.require_vm()
-        fields = {f.name: f for f in await vm.fields(probe_type)}
-        skip = (await vm.send(ReferenceType.GetValues, probe_type, [fields["SKIP"].id])).values[0].value
-        slots = (await vm.send(ArrayReference.GetValues, skip, 0, 16)).values
-        free = next((i for i, v in enumerate(slots) if not v.value), 0)
-        await vm.send(ArrayReference.SetValues, skip, free, [Value.object(thread, Tag.THREAD)])
-        await vm.send(ClassType.SetValues, probe_type, [(fields["ANY"].id, Value.boolean(True))])
+        # One at a time: the events of threads stopped together are handled concurrently, and two that
+        # read the same free slot would both write it (the first thread would then evaluate twice).
+        async with self._skip_lock:
+            await skip_once(self.session.require_vm(), probe_type, thread)
 
     # -- releasing -------------------------------------------------------------------------------------
 
@@ -838,13 +911,63 @@ class InJvm:
                 return Location(location.type_tag, location.class_id, method.id, min(indices))
         return location
 
-    def class_redefined(self, type_id: int) -> None:
-        """Hot swap replaced the class: our probe calls went with the old bytes, and the original bytes we
-        kept are no longer the class's. Its breakpoints fall back to the round trip (never restore over it)."""
+    async def hot_swap_bytes(self, type_id: int, data: bytes) -> list[tuple[str, int, bytes]] | None:
+        """Hot swap is about to redefine the class with `data`: the redefinitions that keep its probes (the
+        class instrumented anew, and probes whose code changed), or None to swap `data` as given."""
+        if not self.enabled:
+            return None
+        try:
+            return await swap.prepare(self, type_id, data)
+        except Exception:  # never cost the hot swap: the breakpoints fall back instead
+            log.exception("re-instrumenting the hot-swapped class failed")
+            return None
+
+    async def hot_swapped(self, type_id: int, redefined: bool) -> None:
+        """After the hot swap's redefinition (`redefined`: the JVM took it)."""
+        if not redefined:
+            swap.discard(self, type_id)
+            return
+        try:
+            kept = await swap.finish(self, type_id)
+        except Exception:
+            log.exception("finishing the re-instrumentation of a hot-swapped class failed")
+            kept = False
+        if kept:
+            self.swapped_in.add(type_id)
+
+    def class_redefined(self, type_id: int) -> bool:
+        """A class was redefined by hot swap. True when its probes came along (hot_swap_bytes): its in-JVM
+        breakpoints stay as they are. Otherwise the probe calls went with the old bytes, and the original
+        bytes we kept are no longer the class's: its breakpoints fall back to the round trip (never
+        restore over it)."""
+        if type_id in self.swapped_in:
+            self.swapped_in.discard(type_id)
+            return True
         if self.classes.pop(type_id, None) is not None:
             self.hotswapped.add(type_id)
+        return False
+
+    def runs_in_jvm(self, bp: Breakpoint, type_id: int) -> bool:
+        record = self.classes.get(type_id)
+        return record is not None and bp.info.id in record.specs
+
+    async def restore_leftovers(self, actor: Actor) -> None:
+        """At attach: classes an earlier, dead session left instrumented get their original bytes back."""
+        if getattr(self.session, "read_only", False):
+            return  # a read-only session never changes the target's classes (it leaves them as found)
+        try:
+            restored = await restore_leftovers(self.session.require_vm())
+        except Exception:  # never cost the attach
+            log.exception("looking for classes an earlier session left instrumented failed")
+            return
+        if restored:
+            self.session.history.add(
+                "restored", f"restored {len(restored)} class(es) an earlier debugger session left instrumented: "
+                f"{', '.join(sorted(restored))}", actor, classes=restored)
 
     def forget_vm(self) -> None:
+        self.pending_swaps.clear()
+        self.swapped_in.clear()
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()

@@ -4,13 +4,15 @@ and the probe class: the pure part of in-JVM conditions, with no JDWP in it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..evaluator.parse import ExpressionSyntaxError, parse_expression
 from ..evaluator.template import TemplateError, split_template
 from .classfile import ClassFile, ClassFormatError
 from .compile import Checker, NotCompilable, Resolver, Typed
-from .insert import NotInstrumentable, insert_code, line_start
+from .insert import NotInstrumentable, insert_code, insert_many, line_start
 from .method_sites import ENTRY, EXIT, SITE_CAPTURE, exit_suffix, method_site, site_lines, site_offsets
+from .naming import variant
 from .probe import Probe, build_probe, call_payload
 from .resolve import site_of
 from .shapes import Capture, Site
@@ -57,6 +59,9 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
     except ClassFormatError as exc:
         raise NotCompilable(f"the class file could not be read: {exc}") from None
     placed: list[PlacedProbe] = []
+    # Per method: the payloads to insert at each line start, all in one pass (insert_many). Payloads at
+    # one line go in in reverse order of the specs, as inserting them one by one used to place them.
+    inserts: dict[int, tuple[Any, dict[int, list[bytes]], list[int]]] = {}
     for spec in specs:
         if spec.at in (ENTRY, EXIT):
             placed += await _place_in_methods(cf, spec, resolver, cache)
@@ -69,7 +74,7 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
             at = line_start(code, spec.line)
             if at is None:
                 continue
-            name = spec.probe_name if not found else f"{spec.probe_name}_{found}"
+            name = spec.probe_name if not found else variant(spec.probe_name, found)
             found += 1
             key = (spec, name, cf.member_name(method) + cf.member_descriptor(method))
             probe = cache.get(key) if cache is not None else None
@@ -78,13 +83,17 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
                 if cache is not None:
                     cache[key] = probe
             payload, stack = call_payload(cf.pool, probe)
-            try:
-                insert_code(code, cf.pool, at, payload, stack)
-            except NotInstrumentable as exc:
-                raise NotCompilable(str(exc)) from None
+            _, at_line, stacks = inserts.setdefault(id(method), (code, {}, []))
+            at_line.setdefault(at, []).insert(0, payload)
+            stacks.append(stack)
             placed.append(PlacedProbe(spec, cf.member_name(method) + cf.member_descriptor(method), probe))
         if not found:
             raise NotCompilable(f"line {spec.line} has no code in {cf.name.replace('/', '.')}")
+    for code, at_line, stacks in inserts.values():
+        try:
+            insert_many(code, cf.pool, {at: b"".join(payloads) for at, payloads in at_line.items()}, max(stacks))
+        except NotInstrumentable as exc:
+            raise NotCompilable(str(exc)) from None
     return Instrumentation(cf.to_bytes(), placed)
 
 
@@ -98,7 +107,7 @@ async def _place_in_methods(cf: ClassFile, spec: ProbeSpec, resolver: Resolver,
         code = method.code
         if signature not in spec.methods or code is None:
             continue  # native and abstract methods have no code: the caller decides whether that matters
-        name = spec.probe_name if not placed else f"{spec.probe_name}_{len(placed)}"
+        name = spec.probe_name if not placed else variant(spec.probe_name, len(placed))
         key = (spec, name, signature)
         probe = cache.get(key) if cache is not None else None
         if probe is None:

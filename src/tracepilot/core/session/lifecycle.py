@@ -134,6 +134,7 @@ class Lifecycle(SessionBase):
         self.history.add("attach" if not reconnect else "reconnect",
                          f"{'reconnected' if reconnect else 'attached'} to {address} ({version.vm_name} {version.vm_version})",
                          actor, address=address)
+        await self.breakpoints.in_jvm.restore_leftovers(actor)  # a dead session's probe calls go before ours come
         await self.breakpoints.install_all()
         if suspended:
             # A JVM started with suspend=y sends VMStart on attach: it becomes our first stop. The event is
