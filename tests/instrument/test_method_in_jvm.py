@@ -231,10 +231,7 @@ async def steps_from(jvm_factory, in_jvm: bool, on: str) -> list[str]:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("on", [
-    pytest.param("entry", marks=pytest.mark.xfail(reason="issue 26 point 4 (another part): a step from a probe "
-                                                         "call names the probe's method", strict=False)),
-    "exit"])
+@pytest.mark.parametrize("on", ["entry", "exit"])
 async def test_steps_from_a_method_stop_answer_as_the_round_trip(jvm_factory, on) -> None:
     # From an exit stop the step lands in the caller; the exit the stop reported is not "returned" again.
     fast = await steps_from(jvm_factory, True, on)

@@ -26,7 +26,6 @@ from ..errors import (
     DebuggerError,
     EvaluationError,
     InvalidArgument,
-    NotFound,
     ReadOnlyViolation,
     TargetError,
 )
@@ -35,13 +34,11 @@ from ..model import (
     Actor,
     ClassSummary,
     CodeLocation,
-    CutList,
     FrameInfo,
     HeapCount,
     Inspection,
     LockReport,
     MarkInfo,
-    MemberInfo,
     Referrer,
     Referrers,
     SessionState,
@@ -56,8 +53,9 @@ from ..model import (
 )
 from ..vm import Vm
 from . import paths
+from .class_list import list_classes
 from .handles import HandleTable
-from .heap import instance_counts, match_classes, referring
+from .heap import instance_counts, referring
 from .locks import Locks
 from .marks import Marks
 from .owners import via
@@ -72,8 +70,6 @@ if TYPE_CHECKING:
     from ..session import Session
 from .changes import CodeChanges
 from .conditions import Conditions
-
-MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted ("... N more")
 
 
 @dataclass
@@ -443,30 +439,7 @@ class Inspector(CodeChanges, Conditions):
                            stop.location if stop else None, target.span)
 
     async def classes(self, pattern: str, members: bool) -> list[ClassSummary]:
-        p = await self._ready()
-        types = [t for t in match_classes(await p.vm.all_classes(refresh=True), pattern) if not t.is_array]
-        if not types:
-            from ..locations import suggest
-
-            close = suggest(pattern, [t.name for t in await p.vm.all_classes() if not t.is_array])
-            hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"
-            if close:  # the near miss first: it is what the caller most likely meant
-                hint = f"did you mean {' or '.join(close)}?" + (f" Else {hint}" if hint else "")
-            raise NotFound(f"no loaded class matches '{pattern}'", close, hint)
-        result = []
-        for t in types[:MAX_CLASSES]:
-            summary = ClassSummary(t.name, "interface" if t.is_interface else "class")
-            if members:
-                summary.source_file = await p.vm.source_file(t.id)
-                summary.methods = []
-                for m in await p.vm.line_tables(t.id):
-                    lines = m.line_numbers
-                    summary.methods.append(MemberInfo(m.name, "method", f"{m.return_type} {m.display()}", m.is_static,
-                                                      [lines[0], lines[-1]] if lines else []))
-                summary.fields = [MemberInfo(f.name, "field", f"{f.type_name} {f.name}", f.is_static)
-                                  for f in await p.vm.fields(t.id)]
-            result.append(summary)
-        return CutList(result, len(types)) if len(types) > len(result) else result
+        return await list_classes((await self._ready()).vm, pattern, members)
 
     # -- locks and heap ------------------------------------------------------------------------------
 
