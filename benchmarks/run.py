@@ -475,6 +475,43 @@ class Bench:
                          f"({info.hits / delivered:,.0f} lines/s; the history keeps the logpoint rate's share); a "
                          "round-trip logpoint suspends per line and is sampled past 200 lines/s")]
 
+    # 3d ----------------------------------------------------------------------------------------------
+    async def method_entry(self) -> list[Row]:
+        """A method called in a tight loop, with a false condition, then a logpoint, at its entry (a
+        method_break on entry, issue 26): in the JVM against the round trip (--no-instrument), each timed by
+        the target itself, and no debugger for scale."""
+        fast_n = 2_000_000 if self.quick else 50_000_000
+        slow_n = 2_000 if self.quick else 10_000
+        logged_n = 100_000 if self.quick else 1_000_000  # lines formatted in the JVM (as 3c)
+        with target(self.classes, "HotTarget", "call", str(fast_n), suspend=False) as t:
+            plain = fast_n / (int(t.wait_for("call_ns")) / 1e9)
+        rows = []
+        for what, options in (("false condition", {"condition": "i < 0"}), ("logpoint", {"log": "i={i}"})):
+            speeds, modes = {}, {}
+            for mode, n in (("round trip", slow_n), ("in-JVM", fast_n if "condition" in options else logged_n)):
+                with target(self.classes, "HotTarget", "call", str(n)) as t:
+                    if mode == "round trip":
+                        os.environ["TRACEPILOT_NO_INSTRUMENT"] = "1"
+                    try:
+                        d = self.debugger()
+                    finally:
+                        os.environ.pop("TRACEPILOT_NO_INSTRUMENT", None)
+                    await d.attach(t.address, 10)
+                    bp = await d.method_break("HotTarget.step", on="entry", **options)
+                    await d.resume(timeout=0)
+                    speeds[mode] = n / (int(await asyncio.to_thread(t.wait_for, "call_ns", 600)) / 1e9)
+                    modes[mode] = next(b for b in await d.breakpoint_list() if b.id == bp.id).mode
+                    await d.detach(terminate=True)
+            assert modes["in-JVM"] == "in-JVM" and modes["round trip"] != "in-JVM", modes
+            gain = speeds["in-JVM"] / speeds["round trip"]
+            aim = 1000 if "condition" in options else 10
+            rows.append(Row(f"3d method entry, {what} (in-JVM)", rate(speeds["in-JVM"], "calls/s"),
+                            f"round trip {rate(speeds['round trip'], 'calls/s')}", None, f">= {aim:,}x round trip",
+                            None, met=gain >= aim,
+                            note=f"{gain:,.0f}x the round trip; no debugger {rate(plain, 'calls/s')} "
+                                 f"({plain / speeds['in-JVM']:.1f}x the in-JVM speed)"))
+        return rows
+
     # 4 ------------------------------------------------------------------------------------------------
     async def hit_count(self) -> list[Row]:
         n = 100_000 if self.quick else 1_000_000
@@ -820,7 +857,7 @@ class StdioServer:
 
 WORKLOADS = {
     "attach": Bench.attach, "breakpoint": Bench.breakpoint_round_trip, "condition": Bench.condition,
-    "hotloop": Bench.hot_loop, "logpoint": Bench.logpoint,
+    "hotloop": Bench.hot_loop, "logpoint": Bench.logpoint, "methodentry": Bench.method_entry,
     "count": Bench.hit_count, "stack": Bench.stack, "inspect": Bench.inspect, "trace": Bench.trace,
     "mcp": Bench.mcp, "tui": Bench.tui,
 }

@@ -4,6 +4,7 @@
  *
  *   hot N      N iterations of a cheap line (the hottest line of the loop), then "hot_ns <nanoseconds>"
  *   log N      N iterations of a line a logpoint is set on, then "log_ns <nanoseconds>"
+ *   call N     N calls of step(i), a method entry breakpoint's method, then "call_ns <nanoseconds>"
  */
 public class HotTarget {
     static long sink;
@@ -17,6 +18,11 @@ public class HotTarget {
                 sum += (i * 31) ^ (i >>> 3); // @bench:hot
             }
             System.out.println("hot_ns " + (System.nanoTime() - t0));
+        } else if (args[0].equals("call")) {
+            for (long i = 0; i < n; i++) {
+                sum += step(i);
+            }
+            System.out.println("call_ns " + (System.nanoTime() - t0));
         } else {
             for (long i = 0; i < n; i++) {
                 sum += i & 7; // @bench:logged
@@ -25,5 +31,9 @@ public class HotTarget {
         }
         sink = sum;
         System.out.println("sum " + sum);
+    }
+
+    static long step(long i) {
+        return (i * 31) ^ (i >>> 3);
     }
 }

@@ -12,6 +12,9 @@ function adapterCommand(configuration, command) {
     if (typeof configuration.join === 'string') args.push(configuration.join);
     if (configuration.followOnly) args.push('--follow-only');
   }
+  // The front end's own flags: they hold on top of a joined session's host (issue 25).
+  if (configuration.readOnly) args.push('--read-only');
+  if (configuration.redact) args.push('--redact');
   return { command: command || 'tracepilot', args };
 }
 

@@ -12,7 +12,7 @@ const { DebugClient } = require('@vscode/debugadapter-testsupport');
 export const cfg = JSON.parse(process.env.DAP_TEST_CONFIG);
 export { assert };
 
-const EVENTS = ['initialized', 'stopped', 'continued', 'output', 'breakpoint', 'thread', 'terminated', 'exited'];
+const EVENTS = ['initialized', 'stopped', 'continued', 'output', 'breakpoint', 'thread', 'terminated', 'exited', 'process'];
 
 // Every event the adapter sends is kept in order, so a test never misses one that came before it asked.
 export class Session {

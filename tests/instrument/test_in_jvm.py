@@ -240,8 +240,7 @@ async def test_lambdas_and_inner_classes(debugger, jvm_factory, jdk, line_of) ->
 
 
 @pytest.mark.timeout(120)
-async def test_hot_swap_falls_back_to_the_round_trip_and_keeps_stopping(debugger, jvm_factory, line_of,
-                                                                       java_classes) -> None:
+async def test_hot_swap_keeps_the_probe_and_keeps_stopping(debugger, jvm_factory, line_of, java_classes) -> None:
     jvm = jvm_factory(MAIN, "1000", "3")
     await debugger.attach(jvm.address, timeout=10)
     line = line_of("hc-body")
@@ -250,7 +249,8 @@ async def test_hot_swap_falls_back_to_the_round_trip_and_keeps_stopping(debugger
     assert first.stop.breakpoint_id == bp.id
     await debugger.hotswap(str(java_classes / "fixtures" / "HotCondition.class"))  # the class as compiled
     info = next(b for b in await debugger.breakpoint_list() if b.id == bp.id)
-    assert info.mode == "round trip (the class was redefined by hot swap since)"
+    assert info.mode == "in-JVM"  # the new bytes got the probe call (issue 26 point 6)
+    assert await run_bytecodes(debugger) != original_bytecodes(java_classes)
     second = await debugger.resume(timeout=30)
     assert second.stop.breakpoint_id == bp.id and second.stop.location.line == line
     assert {v.name: v.value.text for v in await debugger.locals()}["i"] == "600"

@@ -124,10 +124,12 @@ async def test_diagnose_does_not_offer_a_jvm_http_port(mcp_session, jvm_factory)
         assert f"localhost:{http_port}'" not in text
 
 
-async def test_a_hot_condition_is_measured_warned_about_and_can_be_sampled(mcp_session, java_classes, line_of):
+async def test_a_hot_condition_is_measured_warned_about_and_can_be_sampled(mcp_session, java_classes, line_of,
+                                                                          monkeypatch):
     """A condition that is never true on a method run millions of times: the waiting answer and the events
-    say it slows the target and offer sample=N; sampling lets the program finish. (A method breakpoint:
-    its condition is evaluated by the debugger, a round trip per hit, where a line's may run in the JVM.)"""
+    say it slows the target and offer sample=N; sampling lets the program finish. (--no-instrument: the
+    debugger evaluates it, a round trip per hit; in the JVM it would cost the target nothing.)"""
+    monkeypatch.setenv("TRACEPILOT_NO_INSTRUMENT", "1")
     async with mcp_session("memory") as s:
         await s.ok("launch", main="fixtures.HotLoop", args=["3000000"], classpath=[str(java_classes)])
         await s.ok("method_break", method="fixtures.HotLoop.step", condition="i == -1")
@@ -146,10 +148,11 @@ async def test_a_hot_condition_is_measured_warned_about_and_can_be_sampled(mcp_s
         assert done.data["state"] == "EXITED" or "terminated" in done.text, done.text
 
 
-async def test_a_stop_answer_caps_what_happened_and_says_how_to_see_the_rest(mcp_session, java_classes, line_of):
+async def test_a_stop_answer_caps_what_happened_and_says_how_to_see_the_rest(mcp_session, java_classes, line_of,
+                                                                            monkeypatch):
+    monkeypatch.setenv("TRACEPILOT_NO_INSTRUMENT", "1")  # the debugger writes each line at its hit (no batches)
     async with mcp_session("memory") as s:
         await s.ok("launch", main="fixtures.HotLoop", args=["30"], classpath=[str(java_classes)])
-        # (a method logpoint: the debugger writes each line at its hit; a line logpoint may batch in the JVM)
         await s.ok("method_break", method="fixtures.HotLoop.step", log="i={i}")
         await s.ok("breakpoint_set", location=f"fixtures.HotLoop:{line_of('hot-done')}")
         stop = await s.ok("resume", timeout=30)

@@ -42,9 +42,9 @@ async def test_source_of_an_unknown_method_says_what_exists(at_compute):
 
 
 async def test_cut_class_list_says_how_many_more_and_how(at_compute, monkeypatch):
-    import tracepilot.core.inspect.inspector as inspector
+    import tracepilot.core.inspect.class_list as class_list
 
-    monkeypatch.setattr(inspector, "MAX_CLASSES", 20)
+    monkeypatch.setattr(class_list, "MAX_CLASSES", 20)
     reply = await at_compute.ok("classes", pattern="java.*")
     assert "more class(es) not shown" in reply.text and "narrow the pattern" in reply.text, reply.text[-300:]
     complete = await at_compute.ok("classes", pattern="fixtures.*")

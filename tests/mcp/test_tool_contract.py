@@ -17,7 +17,9 @@ CONTRACT_FILE = Path(__file__).with_name("tool_contract.json")
 def _listed(tools) -> dict[str, dict]:  # noqa: ANN001
     return {t.name: {"arguments": list(t.input_schema.get("properties", {})),
                      "required": sorted(t.input_schema.get("required", [])),
-                     "description": (t.description or "").splitlines()[0]}
+                     "description": (t.description or "").splitlines()[0],
+                     # an argument a tool does not have is refused (issue 25.10), and the schema says so
+                     "additional_arguments": t.input_schema.get("additionalProperties", True)}
             for t in sorted(tools, key=lambda t: t.name)}
 
 

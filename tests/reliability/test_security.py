@@ -160,3 +160,82 @@ def test_source_names_from_the_target_cannot_escape_the_source_roots(tmp_path):
                     "Foo.java\x00.txt"]:
         assert sources.find("com.acme.Foo", hostile) is None, hostile
     assert sources.find("..", None) is None and sources.find("...outside", None) is None
+
+
+# -- issue 25, point 3: --redact decides at the output, for every front end --------------------------------
+
+LEAK_SECRETS = (*SECRETS, "cfg-PASSWORD", "props-SECRET")
+
+
+def no_leak(text: str, what: str) -> None:
+    leaked = [s for s in LEAK_SECRETS if s in text]
+    assert not leaked, f"{what} leaked {leaked}: {text[:600]}"
+
+
+async def test_mcp_redact_holds_for_computed_values_events_and_the_log_file(tmp_path, jvm_factory, line_of):
+    """A real `tracepilot --mcp --redact`: answers, errors, events and its log file never carry a secret,
+    whoever computed it (a toString() in the target, an exception message, a map lookup by a computed key);
+    the log file is its owner's only."""
+    import os
+    import stat
+
+    from mcp.client import Client
+    from mcp_harness import server_command
+
+    target = jvm_factory("Secrets")
+    log_file = tmp_path / "mcp.log"
+    log_file.write_text("")
+    log_file.chmod(0o644)  # as an older tracepilot left it
+    async with Client(server_command("--redact", log_file=log_file)) as client:
+        async def call(tool: str, **args) -> str:
+            result = await client.call_tool(tool, args)
+            text = "\n".join(getattr(b, "text", "") for b in result.content)
+            no_leak(text, f"{tool} {args}")
+            no_leak(repr(result.structured_content), f"{tool} {args} (structured)")
+            return text
+
+        await call("attach", address=target.address)
+        await call("breakpoint_set", location=f"Secrets:{line_of('secrets-leaks')}")
+        assert "STOPPED" in await call("resume", timeout=20)
+        for expression in ("String.valueOf(u)", 'String.format("%s", u)', "java.util.Arrays.toString(users)",
+                           "login.toString()", 'cfg.get("pass" + "word")', "cfg.toString()",
+                           'props.getProperty("db." + "pass" + "word")', "Integer.parseInt(u.password)"):
+            await call("evaluate", expression=expression)
+        await call("inspect", target="cfg.head")
+        await call("mark", target="u.password", label="pw")
+        await call("referrers", target="u.password")
+        await call("watch_add", expression="Integer.parseInt(u.password)")
+        await call("breakpoint_set", location=f"Secrets:{line_of('secrets-step')}",
+                   log="pw={Integer.parseInt(u.password)}")
+        await call("method_break", method="fixtures.Secrets.passwordOf", on="exit")
+        assert "returning <redacted>" in await call("resume", timeout=20)
+        await call("evaluate", expression="$return")
+        await call("events", limit=500)
+        await call("watch_add", expression="u.name")  # the watch list with its history
+        await call("detach")
+    no_leak(log_file.read_text(encoding="utf-8"), "the log file")
+    assert stat.S_IMODE(os.stat(log_file).st_mode) == 0o600
+
+
+async def test_dap_evaluate_under_redact_hides_computed_secrets(jvm_factory, line_of):
+    """DAP's evaluate request (the debug console, hovers) answers through the same core: no secret."""
+    from tracepilot.dap.adapter import Adapter
+
+    target = jvm_factory("Secrets")
+    debugger = Debugger(redact=True)
+    sent: list[dict] = []
+    adapter = Adapter(debugger, sent.append)
+    try:
+        await debugger.attach(target.address, timeout=20)
+        await debugger.breakpoint_set(f"Secrets:{line_of('secrets-leaks')}")
+        assert (await debugger.resume(timeout=20)).stopped
+        for seq, expression in enumerate(["String.valueOf(u)", "Integer.parseInt(u.password)",
+                                           'cfg.get("pass" + "word")', "new StringBuilder().append(u)"], 1):
+            await adapter.handle({"seq": seq, "type": "request", "command": "evaluate",
+                                  "arguments": {"expression": expression, "context": "repl"}})
+            answer = next(m for m in sent if m.get("request_seq") == seq)
+            no_leak(repr(answer), f"DAP evaluate {expression}")
+        assert any(m.get("success") and "<redacted>" in m["body"]["result"] for m in sent), sent
+    finally:
+        await adapter.close()
+        await debugger.close()

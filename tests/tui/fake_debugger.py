@@ -199,7 +199,7 @@ class FakeDebugger:
                      suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
         raise NotFound("the fake debugger does not script launch")
 
-    async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
+    async def detach(self, terminate: bool = False, actor: Actor | None = None, keep_running: bool = False) -> Status:
         raise NotFound("the fake debugger does not script detach")
 
     async def reset(self, actor: Actor | None = None) -> Status:

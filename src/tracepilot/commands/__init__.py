@@ -14,14 +14,15 @@ from __future__ import annotations
 import functools
 
 from . import breakpoints, code, execution, inspection, observation, session, watchers
-from .spec import REQUIRED, ArgumentError, Arguments, Effect, Param, Spec
+from .spec import REQUIRED, ArgumentError, Arguments, Effect, Param, Spec, unknown_arguments
 
 SPECS: tuple[Spec, ...] = (
     *session.SPECS, *execution.SPECS, *breakpoints.SPECS, *observation.SPECS, *inspection.SPECS,
     *watchers.SPECS, *code.SPECS,
 )
 
-__all__ = ["REQUIRED", "SPECS", "ArgumentError", "Arguments", "Effect", "Param", "Spec", "by_command", "by_tool"]
+__all__ = ["REQUIRED", "SPECS", "ArgumentError", "Arguments", "Effect", "Param", "Spec", "by_command", "by_tool",
+           "unknown_arguments"]
 
 
 @functools.cache

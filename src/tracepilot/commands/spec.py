@@ -13,7 +13,8 @@ path). That is also why it is `tracepilot.commands` and not `tracepilot.core.com
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import difflib
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -131,3 +132,21 @@ def log_arg(log: str | bool | None, default: str) -> str | None:
     if log is True:
         return default
     return log or None
+
+
+# -- arguments a call does not take --------------------------------------------------------------------------
+
+
+def unknown_arguments(given: Iterable[str], known: Iterable[str], what: str) -> str | None:
+    """Why a call with arguments `given` is refused when some are not among `known` (None when all are):
+    each unknown one with the nearest known name, so a typo (`conditon`) is never silently dropped."""
+    known = list(known)
+    unknown = [name for name in given if name not in known]
+    if not unknown:
+        return None
+    parts = []
+    for name in unknown:
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        parts.append(f"`{name}` is not an argument of {what}" + (f": did you mean `{near[0]}`?" if near else ""))
+    takes = ", ".join(known) if known else "no arguments"
+    return "; ".join(parts) + f" ({what} takes {takes})"

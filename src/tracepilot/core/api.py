@@ -58,8 +58,9 @@ class DebuggerApi(Protocol):
         and watchers carry over. A target still running is ended first."""
         ...
 
-    async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
-        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting)."""
+    async def detach(self, terminate: bool = False, actor: Actor | None = None, keep_running: bool = False) -> Status:
+        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting).
+        A JVM this debugger launched ends too, unless `keep_running`."""
         ...
 
     async def status(self) -> Status:

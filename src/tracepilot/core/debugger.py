@@ -31,6 +31,7 @@ from .model import (
     Variable,
     WaitResult,
 )
+from .secrets import redact_error, redact_outgoing
 from .session import Session
 
 EXIT_WAIT = 10.0  # seconds detach(terminate=True) waits for an attached JVM to end
@@ -58,10 +59,29 @@ def _explain_transport_errors(method: Any) -> Any:
     return wrapper
 
 
+def _redacted_at_the_output(method: Any) -> Any:
+    """Under --redact every answer and every error leaves through `redact_outgoing` (core/secrets.py): the
+    one place where what the debugger has learned to be secret is taken out, for every front end."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Debugger, *args: Any, **kwargs: Any) -> Any:
+        secrets = self.session.secrets
+        if secrets is None:
+            return await method(self, *args, **kwargs)
+        try:
+            result = await method(self, *args, **kwargs)
+        except Exception as exc:  # a DebuggerError, or a bug whose text a front end may still show
+            redact_error(exc, secrets)
+            raise
+        return redact_outgoing(result, secrets)
+
+    return wrapper
+
+
 def _with_explained_errors(cls: type) -> type:
     for name, member in list(vars(cls).items()):
         if not name.startswith("_") and inspect.iscoroutinefunction(member):
-            setattr(cls, name, _explain_transport_errors(member))
+            setattr(cls, name, _redacted_at_the_output(_explain_transport_errors(member)))
     return cls
 
 
@@ -90,7 +110,7 @@ class Debugger:
     @property
     def current_stop(self) -> StopReason | None:
         """The stop selected among the suspended threads' stops (None while running)."""
-        return self.session.stop
+        return self.session.redact_outgoing(self.session.stop)
 
     @property
     def sourcepath(self) -> list[str]:
@@ -138,10 +158,11 @@ class Debugger:
             await self.session._teardown(clean=False, terminate=True)  # keeps breakpoints, like a VM death
         return await self.launch(**self._launch_options, actor=actor)
 
-    async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
-        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting)."""
+    async def detach(self, terminate: bool = False, actor: Actor | None = None, keep_running: bool = False) -> Status:
+        """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting).
+        A JVM this debugger launched ends too, unless `keep_running` (DAP's terminateDebuggee: false)."""
         exited = await self._exit_attached(terminate)
-        status = await self.session.detach(terminate, self._actor(actor))
+        status = await self.session.detach(terminate, self._actor(actor), keep_running=keep_running)
         if exited is not None:
             status.note = ("the JVM has exited" if exited else
                            f"the JVM was told to exit and is still exiting after {EXIT_WAIT:g}s")

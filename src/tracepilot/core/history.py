@@ -25,7 +25,10 @@ NOTABLE_KINDS = frozenset({
 
 
 class EventHistory:
-    def __init__(self, capacity: int = 10_000) -> None:
+    def __init__(self, capacity: int = 10_000, redactor: Callable[[Any], Any] | None = None) -> None:
+        # --redact: a record is redacted as it is added (what listeners get) and again as it is read (a secret
+        # learned since may occur in an older record)
+        self._redact = redactor or (lambda value: value)
         self._ring: deque[EventRecord] = deque(maxlen=capacity)
         self._seq = 0
         self._listeners: list[Listener] = []
@@ -40,7 +43,7 @@ class EventHistory:
         self._seq += 1
         if len(self._ring) == self._ring.maxlen:
             self.dropped += 1
-        record = EventRecord(self._seq, time.time(), kind, actor, text, data)
+        record = self._redact(EventRecord(self._seq, time.time(), kind, actor, text, data))
         self._ring.append(record)
         for listener in list(self._listeners):
             try:
@@ -54,7 +57,7 @@ class EventHistory:
         records = [r for r in self._ring if r.seq > seq and (wanted is None or r.kind in wanted)]
         if limit is not None and len(records) > limit:
             records = records[:limit]
-        return records
+        return self._redact(records)
 
     def unseen(self, reader: str, kinds: Iterable[str] = NOTABLE_KINDS) -> tuple[int, list[EventRecord]]:
         """Records of `kinds` since `reader` last asked, and mark everything up to now as seen by it: what

@@ -243,6 +243,14 @@ class LaunchedProcess:
             raise DebuggerError("the launched JVM's debug connection was already used", "launch again")
         return sock
 
+    def release(self) -> None:
+        """Leave the process running on its own (a detach that keeps it, DAP terminateDebuggee: false): its
+        output is still read while we run, and nothing of ours kills it afterwards (asyncio's transport
+        would kill a child still running when it is closed)."""
+        transport = getattr(self.proc, "_transport", None)
+        if transport is not None and getattr(transport, "_proc", None) is not None:
+            transport._proc = None  # noqa: SLF001  (the transport only kills through it)
+
 
 def split_launch_args(java_args: Sequence[str]) -> list[str]:
     """The java command line after `tracepilot launch ... --` (the `--` itself dropped)."""

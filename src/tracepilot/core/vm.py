@@ -27,6 +27,7 @@ from ..jdwp import (
 )
 from ..jdwp.errors import AbsentInformation, ErrorCode
 from .evaluator.types import java_name_to_signature, parse_method_signature, signature_to_java_name
+from .instrument.naming import is_probe_class
 from .model import CodeLocation
 
 
@@ -234,7 +235,8 @@ class Vm:
             for c in reply.classes:
                 self._remember(c.type_id, c.ref_type_tag, c.signature, c.status)
             self._all_loaded = True
-        return list(self.types.values())
+        # The in-JVM probes are the debugger's, not the program's: no class list shows them.
+        return [t for t in self.types.values() if not is_probe_class(t.signature)]
 
     async def classes_by_name(self, name: str) -> list[TypeInfo]:
         signature = java_name_to_signature(name)

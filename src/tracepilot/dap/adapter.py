@@ -20,8 +20,9 @@ from typing import Any
 
 from ..core.errors import DebuggerError
 from ..core.model import Actor, BreakpointInfo, EventRecord, SessionState, ValueView, Variable
+from . import auth
 from .handles import Handles
-from .launch_args import attach_kwargs, launch_kwargs
+from .launch_args import attach_kwargs, check_arguments, launch_kwargs
 from .outline import outline_text
 
 log = logging.getLogger("tracepilot.dap")
@@ -65,11 +66,24 @@ class RequestFailed(Exception):
     """A request the adapter itself rejects (bad arguments, wrong order)."""
 
 
+def _int(args: dict[str, Any], name: str, default: int = 0) -> int:
+    """An integer argument (DAP sends numbers; a string of digits is accepted), or a refusal naming it."""
+    value = args.get(name)
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | str) or (isinstance(value, str) and not
+                                                                        value.strip().lstrip("-").isdigit()):
+        raise RequestFailed(f"`{name}` must be an integer, got {value!r}")
+    return int(value)
+
+
 class Adapter:
     """One DAP client's connection. `send` writes one message; `handle` processes one incoming message."""
 
-    def __init__(self, debugger: Any, send: Send, *, joined: bool = False, follow_only: bool = False) -> None:
+    def __init__(self, debugger: Any, send: Send, *, joined: bool = False, follow_only: bool = False,
+                 token: str | None = None) -> None:
         self.debugger = debugger
+        self._token = token  # on a TCP port: what a client must present in launch/attach (auth.py)
         self._send = send
         self.joined = joined
         self.follow_only = follow_only
@@ -77,6 +91,7 @@ class Adapter:
         self.handles = Handles()
         self._unsubscribe: Callable[[], None] | None = None
         self._launched = False
+        self._pid: int | None = None
         self._attached = False  # attach (not --join) to a JVM: a JVM waiting at its start runs after configuration
         self._stop_on_entry = False
         self._configured = False
@@ -120,15 +135,40 @@ class Adapter:
         if message.get("type") != "request":
             return
         command = str(message.get("command", ""))
+        arguments = message.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            self._respond(message, error=f"the arguments of '{command}' must be a JSON object, got {arguments!r:.60}")
+            return
+        if self._token is not None:
+            refused = auth.refusal(command, arguments, self._token)
+            if refused is not None:
+                log.warning("refused %s from an unauthenticated DAP client", command)
+                self._respond(message, error=refused)
+                if command in auth.PRESENTED_IN:
+                    self.finished.set()  # a wrong token: this connection is done
+                return
+            if command in auth.PRESENTED_IN:
+                self._token = None  # presented: this connection is its owner's
+            elif command == "disconnect":
+                self._respond(message)
+                self.finished.set()
+                return
         handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = getattr(
             self, f"on_{command}", None)
         if handler is None:
             self._respond(message, error=f"tracepilot does not support the '{command}' request")
             return
         try:
-            body = await handler(message.get("arguments") or {})
+            body = await handler(arguments)
         except (DebuggerError, RequestFailed) as exc:
             self._respond(message, error=str(exc))
+            return
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of the wrong type (a string for a number)
+            log.warning("request %s: bad arguments", command, exc_info=True)  # a bug would show here too
+            self._respond(message, error=f"{command}: an argument has the wrong type ({exc}); "
+                                         "check the request against the DAP specification")
             return
         except Exception as exc:  # a bug here must not end the editor's session
             log.exception("request %s failed", command)
@@ -137,7 +177,7 @@ class Adapter:
         self._respond(message, body)
         after = getattr(self, f"after_{command}", None)
         if after is not None:
-            await after(message.get("arguments") or {})
+            await after(arguments)
 
     # -- session -------------------------------------------------------------------------------------
 
@@ -149,18 +189,26 @@ class Adapter:
     async def on_launch(self, args: dict[str, Any]) -> None:
         if self.joined:
             raise RequestFailed("this adapter joined a live session: use an \"attach\" configuration, not launch")
+        check_arguments(args, "launch")
         kwargs = launch_kwargs(args)
         self._stop_on_entry = bool(args.get("stopOnEntry"))
         await self.debugger.launch(**kwargs, actor=Actor.PERSON)
         self._launched = True
+        self._pid = next((r.data.get("pid") for r in reversed(self.debugger.history.since(0)) if r.kind == "launch"),
+                         None)
         self._output_task = asyncio.get_running_loop().create_task(self._forward_output())
         return None
 
     async def after_launch(self, args: dict[str, Any]) -> None:
+        if isinstance(self._pid, int):  # editors show it, and can attach other tools to it
+            self.event("process", {"name": str(args.get("mainClass") or args.get("jar") or "java"),
+                                   "systemProcessId": self._pid, "isLocalProcess": True, "startMethod": "launch"})
         self.event("initialized")
 
     async def on_attach(self, args: dict[str, Any]) -> None:
-        if self.joined:  # the session is already live: attaching means following it
+        check_arguments(args, "attach")
+        if self.joined:  # the session is already live: attaching means following it (joined only now: after
+            await self.debugger.connect()  # the token, on a TCP port, so nothing of it reaches a stranger)
             return None
         kwargs = attach_kwargs(args)
         sourcepath = launch_kwargs({"mainClass": "-", "sourcePaths": args.get("sourcePaths")})["sourcepath"]
@@ -199,7 +247,9 @@ class Adapter:
                 status = await self.debugger.status()
                 terminate = args.get("terminateDebuggee", status.launched)
                 if status.state is not SessionState.DISCONNECTED:
-                    await self.debugger.detach(terminate=bool(terminate), actor=Actor.PERSON)
+                    # terminateDebuggee false on a JVM we launched: detach and leave it running, as asked
+                    await self.debugger.detach(terminate=bool(terminate), actor=Actor.PERSON,
+                                               keep_running=not terminate)
         finally:
             self._stop_forwarding()
         return None
@@ -250,7 +300,7 @@ class Adapter:
             wanted = [{"line": line} for line in args.get("lines") or []]
         results, ids = [], []
         for spec in wanted:
-            line = int(spec.get("line", 0))
+            line = _int(spec, "line")
             try:
                 info = await self.debugger.breakpoint_set(
                     f"{path}:{line}", condition=spec.get("condition") or None,
@@ -390,8 +440,8 @@ class Adapter:
 
     async def on_stackTrace(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
         thread = args.get("threadId")
-        start = max(0, int(args.get("startFrame") or 0))
-        levels = int(args.get("levels") or 0) or 1000
+        start = max(0, _int(args, "startFrame"))
+        levels = _int(args, "levels") or 1000
         # One extra frame tells whether more exist (the core does not report the depth).
         frames = await self.debugger.stack(thread, start, levels + 1)
         more = len(frames) > levels
@@ -460,8 +510,8 @@ class Adapter:
         key = self.handles.lookup(args.get("variablesReference"))
         if key is None:
             raise RequestFailed("unknown variablesReference: the program ran since; expand the value again")
-        start = max(0, int(args.get("start") or 0))
-        count = int(args.get("count") or 0)
+        start = max(0, _int(args, "start"))
+        count = _int(args, "count")
         if key[0] == "locals":
             _, thread, frame = key
             variables = await self.debugger.locals(frame, thread)

@@ -8,11 +8,42 @@ hostName, port, timeout (milliseconds, as in java-debug) and sourcePaths.
 
 from __future__ import annotations
 
+import difflib
 import os
 import shlex
 from typing import Any
 
 from ..core.errors import InvalidArgument
+
+# The keys this adapter reads, per request ("token": the TCP adapter's, auth.py).
+LAUNCH_KEYS = frozenset({"mainClass", "jar", "classPaths", "modulePaths", "args", "vmArgs", "cwd", "env",
+                         "sourcePaths", "stopOnEntry", "javaExec", "token"})
+ATTACH_KEYS = frozenset({"hostName", "port", "timeout", "sourcePaths", "token"})
+# Keys editors and microsoft/java-debug configurations carry that this adapter does not read: never refused.
+FOREIGN_KEYS = frozenset({
+    "type", "request", "name", "__sessionId", "__configurationTarget", "__restart", "noDebug", "debugServer",
+    "preLaunchTask", "postDebugTask", "internalConsoleOptions", "presentation", "console", "envFile",
+    "projectName", "encoding", "shortenCommandLine", "stepFilters", "launcherScript", "processId",
+    "modulePaths", "timeout", "hostName", "port", "classPaths", "args", "vmArgs", "cwd", "env", "mainClass",
+    "join", "followOnly", "readOnly", "redact",  # editors/vscode reads these itself
+})
+NEAR = 0.8  # how alike an unknown key and one of ours must be to count as a misspelling of ours
+
+
+def check_arguments(arguments: dict[str, Any], request: str) -> None:
+    """Refuse a key that is clearly one of ours misspelt (`classPath`, `vmArg`, `sourcepaths`): it would be
+    ignored and the program run without it. Editors add keys of their own (type, request, name,
+    __sessionId, ...) and java-debug configurations carry keys this adapter does not read: any key that is
+    not close to one of ours is left alone."""
+    ours = LAUNCH_KEYS if request == "launch" else ATTACH_KEYS
+    for key in arguments:
+        if key in ours or key in FOREIGN_KEYS or not isinstance(key, str):
+            continue
+        near = difflib.get_close_matches(key, ours, n=1, cutoff=NEAR) or [
+            k for k in ours if k.lower() == key.lower()]
+        if near:
+            raise InvalidArgument(f'"{key}" is not an argument of {request}: did you mean "{near[0]}"?',
+                                  f"fix the {request} configuration ({request} reads {', '.join(sorted(ours))})")
 
 
 def _words(value: Any, name: str) -> list[str]:

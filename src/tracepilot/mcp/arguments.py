@@ -16,6 +16,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
+from ..commands import unknown_arguments
+
+# A request the transport could not pass on as sent (mcp/stdio_input.py) arrives as this one argument,
+# whose value says what was wrong: the tool answers with it instead of the request going unanswered.
+BAD_INPUT = "__tracepilot_bad_input__"
+
 # tool name -> names of its arguments that accept true/false
 _BOOLEAN_ARGUMENTS: dict[str, frozenset[str]] = {}
 _MAX_SHOWN = 60
@@ -72,9 +78,22 @@ def explain(tool: str, error: ValidationError) -> str:
 
 
 class CheckedServer(MCPServer):
-    """The MCP server whose tools answer argument mistakes in their own words."""
+    """The MCP server whose tools answer argument mistakes in their own words, and refuse arguments they do
+    not have (a typo such as `conditon` would otherwise be dropped and the tool run without it)."""
+
+    def add_tool(self, *args: Any, **kwargs: Any) -> None:
+        super().add_tool(*args, **kwargs)
+        for tool in self._tool_manager.list_tools():
+            tool.parameters["additionalProperties"] = False  # the schema says what call_tool enforces
 
     async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        if BAD_INPUT in (arguments or {}):
+            raise ToolError(f"{name}: {arguments[BAD_INPUT]}")
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            refused = unknown_arguments(arguments or {}, tool.parameters.get("properties", {}), name)
+            if refused is not None:
+                raise ToolError(refused + ". Nothing was done.")
         check(name, arguments)
         try:
             return await super().call_tool(name, arguments, *args, **kwargs)

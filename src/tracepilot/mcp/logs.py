@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..core.secrets import RedactingFormatter
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -26,16 +28,19 @@ def setup_logging(log_file: str | None, level: int = logging.INFO) -> str | None
     for handler in list(root.handlers):
         root.removeHandler(handler)
     stderr = logging.StreamHandler(sys.stderr)
-    stderr.setFormatter(logging.Formatter(FORMAT))
+    stderr.setFormatter(RedactingFormatter(FORMAT))  # under --redact, log lines hide what is secret too
     stderr.setLevel(logging.WARNING)
     root.addHandler(stderr)
     path = Path(log_file).expanduser() if log_file else default_log_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        # only its owner may read it: it holds what the debugger saw (values, errors, tool arguments)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        os.chmod(path, 0o600)
         handler = logging.FileHandler(path, encoding="utf-8")
     except OSError as e:
         logging.getLogger(__name__).warning("cannot write the log file %s: %s (logging to stderr only)", path, e)
         return None
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(RedactingFormatter(FORMAT))
     root.addHandler(handler)
     return str(path)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import MCPServer
 
+from ..signals import on_signals
 from ..version import package_version
 from . import resources, tools
 from .app import McpApp
@@ -39,7 +40,7 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
                  debugger_factory: Callable[[], Debugger] | None = None) -> tuple[MCPServer, McpApp]:
     """The MCP server and its state; tests connect `mcp.client.Client(server)` to it in memory."""
     app = McpApp(read_only=read_only, redact=redact, join=join, log_file=log_file, sourcepath=sourcepath,
-                 debugger_factory=debugger_factory or _join_factory(join))
+                 debugger_factory=debugger_factory or _join_factory(join, read_only, redact))
 
     server = CheckedServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
                        version=package_version(), log_level="INFO")
@@ -48,8 +49,9 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
     return server, app
 
 
-def _join_factory(join: str | None) -> Callable[[], Debugger] | None:
-    """With --join, the debugger is a live session another front end hosts (the share protocol)."""
+def _join_factory(join: str | None, read_only: bool = False, redact: bool = False) -> Callable[[], Debugger] | None:
+    """With --join, the debugger is a live session another front end hosts (the share protocol); this
+    server's own --read-only and --redact hold on top of the host's."""
     if join is None:
         return None
 
@@ -60,7 +62,7 @@ def _join_factory(join: str | None) -> Callable[[], Debugger] | None:
             from ..core.errors import Unsupported  # noqa: PLC0415
 
             raise Unsupported("--join is not available in this build", "run tracepilot --mcp without --join") from e
-        return join_session(join or None)
+        return join_session(join or None, read_only=read_only, redact=redact)
 
     return factory
 
@@ -72,7 +74,8 @@ def _publish(debugger: Debugger):  # noqa: ANN202
 
 
 def run(read_only: bool, redact: bool, join: str | None, log_file: str | None) -> int:
-    """Serve MCP on stdin/stdout until the client closes stdin; returns the exit status."""
+    """Serve MCP on stdin/stdout until the client closes stdin (or SIGTERM/SIGHUP/SIGINT arrives): either way
+    the debugger is closed (a launched JVM is ended, a published session unlisted); returns the exit status."""
     used_log = setup_logging(log_file)
     server, app = build_server(read_only=read_only, redact=redact, join=join, log_file=used_log)
     log.info("tracepilot MCP server starting (read_only=%s, join=%s, log=%s)", read_only, join, used_log)
@@ -80,17 +83,23 @@ def run(read_only: bool, redact: bool, join: str | None, log_file: str | None) -
     hosts: list = []
     if join is None:  # every session host publishes its session for `tracepilot watch` (issue 9)
         app.on_debugger.append(lambda debugger: hosts.append(_publish(debugger)))
+    received: list[int] = []
 
     async def serve() -> None:
+        import anyio  # noqa: PLC0415
+
         try:
-            await server.run_stdio_async()
+            with anyio.CancelScope() as scope:
+                with on_signals(lambda signum: (received.append(signum), scope.cancel())):
+                    await _serve_stdio(server)
         finally:
-            try:
-                await app.close()
-            finally:
-                for host in hosts:
-                    if host is not None:
-                        await host.close("the agent's MCP server ended")
+            with anyio.CancelScope(shield=True):
+                try:
+                    await app.close()
+                finally:
+                    for host in hosts:
+                        if host is not None:
+                            await host.close("the agent's MCP server ended")
 
     import anyio  # noqa: PLC0415
 
@@ -101,5 +110,20 @@ def run(read_only: bool, redact: bool, join: str | None, log_file: str | None) -
     except Exception:
         log.exception("MCP server stopped on an error")
         return 1
+    if received:
+        log.info("tracepilot MCP server stopped on signal %d", received[0])
+        return 128 + received[0]
     log.info("tracepilot MCP server stopped")
     return 0
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport over our stdin reader (stdio_input.py: lines the SDK would leave unanswered
+    are answered; a signal ends a read at once)."""
+    from mcp.server.stdio import stdio_server  # noqa: PLC0415
+
+    from .stdio_input import CheckedLines, stdin_lines  # noqa: PLC0415
+
+    lowlevel = server._lowlevel_server  # noqa: SLF001  (what run_stdio_async runs, with our stdin)
+    async with stdio_server(stdin=CheckedLines(stdin_lines())) as (read_stream, write_stream):  # type: ignore[arg-type]
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

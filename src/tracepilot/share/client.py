@@ -30,7 +30,7 @@ from ..core.debugger import Debugger
 from ..core.history import EventHistory
 from ..core.model import Actor, EventRecord, SessionState, StopReason
 from ..core.sources import SourcePath
-from . import protocol, registry
+from . import guard, protocol, registry
 from .host import facade_methods, is_action
 from .protocol import SessionEnded, ShareError
 from .registry import SessionInfo
@@ -75,8 +75,13 @@ class RemoteDebugger:
     """Same methods as `Debugger`; each one runs on the session host."""
 
     def __init__(self, session: str | None = None, *, actor: Actor = Actor.PERSON, follow_only: bool = False,
-                 client: str = "watch", token: str | None = None) -> None:
+                 client: str = "watch", token: str | None = None, read_only: bool = False,
+                 redact: bool = False) -> None:
         self.session_name = session
+        # This front end's own flags, held on top of the host's (guard.py): writes refused before they are
+        # sent, answers redacted as they arrive.
+        self.own_read_only = read_only
+        self.redact = redact
         self.token = token if token is not None else os.environ.get("TRACEPILOT_SHARE_TOKEN")
         self.default_actor = actor
         self.follow_only = follow_only
@@ -112,7 +117,7 @@ class RemoteDebugger:
 
     @property
     def read_only(self) -> bool:
-        return self.session.read_only
+        return self.session.read_only or self.own_read_only
 
     @property
     def target(self) -> str | None:
@@ -155,7 +160,8 @@ class RemoteDebugger:
             except (OSError, TimeoutError) as e:
                 raise ShareError(f"cannot reach session {info.id}: {e}", "tracepilot sessions lists live ones") from e
             writer.write(protocol.dumps(protocol.hello(self.client_name, self.default_actor.value, self.follow_only,
-                                                       self.token if tcp is not None else None)))
+                                                       self.token if tcp is not None else None,
+                                                       no_side_effects=self.own_read_only or self.redact)))
             try:
                 line = await asyncio.wait_for(reader.readline(), CONNECT_TIMEOUT)
             except TimeoutError:
@@ -183,6 +189,8 @@ class RemoteDebugger:
             self.session.target = status.target
         self.session.read_only = bool(snapshot.get("read_only"))
         self.session.sources = SourcePath(list(snapshot.get("sourcepath") or []))
+        if self.redact:
+            self.initial = guard.redact(self.initial)
         for record in self.initial.get("history") or []:
             self.history.receive(record)
         self.history._seq = max(self.history.last_seq, int(snapshot.get("last_seq") or 0))  # noqa: SLF001
@@ -215,6 +223,8 @@ class RemoteDebugger:
 
     def _on_event(self, message: dict[str, Any]) -> None:
         record = protocol.decode(message["record"])
+        if self.redact:
+            record = guard.redact(record)
         now = time.time()
         self.latencies.append(max(0.0, now - record.time))
         del self.latencies[:-1000]
@@ -287,10 +297,14 @@ class RemoteDebugger:
             raise
 
     async def call(self, method: str, **args: Any) -> Any:
-        """Run one facade method on the host."""
+        """Run one facade method on the host (unless this front end's own flags refuse it)."""
+        known = guard.check_call(method, args, read_only=self.own_read_only, redact=self.redact)
+        if known is not None:
+            return known
         if isinstance(args.get("actor"), Actor):
             args["actor"] = args["actor"].value
-        return await self._send(lambda request_id: protocol.command(request_id, method, args))
+        value = await self._send(lambda request_id: protocol.command(request_id, method, args))
+        return guard.redact(value) if self.redact else value
 
     async def execute_line(self, line: str) -> Any:
         """Run one command-catalog line on the host (the host keeps this client's thread/frame selection)."""
@@ -324,9 +338,11 @@ for _name, _signature in facade_methods(Debugger).items():
     setattr(RemoteDebugger, _name, _forwarder(_name, _signature))
 
 
-def join_session(session: str | None = None, *, actor: Actor = Actor.AGENT, client: str = "mcp") -> RemoteDebugger:
-    """For `tracepilot --mcp --join [SESSION]`: a debugger that connects on its first call."""
-    return RemoteDebugger(session, actor=actor, client=client)
+def join_session(session: str | None = None, *, actor: Actor = Actor.AGENT, client: str = "mcp",
+                 read_only: bool = False, redact: bool = False) -> RemoteDebugger:
+    """For `tracepilot --mcp --join [SESSION]`: a debugger that connects on its first call, holding the MCP
+    server's own --read-only and --redact on top of the host's."""
+    return RemoteDebugger(session, actor=actor, client=client, read_only=read_only, redact=redact)
 
 
 async def wait_for_record(remote: RemoteDebugger | Debugger, predicate: Any, timeout: float = 10.0,

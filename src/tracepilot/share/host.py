@@ -30,7 +30,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import DebuggerError
+from ..commands import unknown_arguments
+from ..core.errors import DebuggerError, InvalidArgument
 from ..core.model import Actor, EventRecord
 from ..core.session import no_side_effects
 from . import protocol, registry
@@ -88,6 +89,7 @@ class _Client:
         self.name = "client"
         self.actor = Actor.PERSON
         self.follow_only = True  # until the hello says otherwise
+        self.no_side_effects = False  # its evaluations may not invoke, create or assign (joined --read-only)
         self.live = False  # snapshot sent: events go straight out
         self.backlog: list[EventRecord] = []  # events that arrived while the snapshot was being built
         self.closed = False
@@ -295,6 +297,7 @@ class SessionHost:
                 raise protocol.ProtocolError("wrong or missing token")
             client.name = str(hello.get("client", "client"))
             client.follow_only = bool(hello.get("follow_only", False))
+            client.no_side_effects = hello.get("no_side_effects") is True
             client.actor = _actor(hello.get("actor"), Actor.PERSON)
             self.clients.add(client)
             snapshot = await self.snapshot()
@@ -358,6 +361,9 @@ class SessionHost:
         if client.follow_only:  # looks only: an expression in inspect/dump/referrers may not call methods either
             with no_side_effects("follow-only client"):
                 return await self._run(client, message, _FollowOnly(self.debugger, self._methods))
+        if client.no_side_effects:
+            with no_side_effects("a client that joined with --read-only or --redact"):
+                return await self._run(client, message, self.debugger)
         return await self._run(client, message, self.debugger)
 
     async def _run(self, client: _Client, message: dict[str, Any], debugger: Any) -> Any:
@@ -386,6 +392,11 @@ class SessionHost:
             if client.follow_only:
                 raise ControlRefused(method)
             args = dict(args, actor=_actor(args.get("actor"), client.actor))
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+        refused = None if takes_any else unknown_arguments(
+            args, [name for name in signature.parameters if name != "self"], method)
+        if refused is not None:  # a typo is never dropped: `conditon` would set an unconditional breakpoint
+            raise InvalidArgument(refused, "nothing was done")
         try:
             signature.bind(None, **args)
         except TypeError as e:

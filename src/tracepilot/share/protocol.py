@@ -75,9 +75,12 @@ def _fallback(obj: Any) -> Any:
 # --- messages ---------------------------------------------------------------------------------------------
 
 
-def hello(client: str, actor: str, follow_only: bool, token: str | None = None) -> dict[str, Any]:
+def hello(client: str, actor: str, follow_only: bool, token: str | None = None,
+          no_side_effects: bool = False) -> dict[str, Any]:
     message = {"type": "hello", "protocol": PROTOCOL_VERSION, "client": client, "actor": actor,
                "follow_only": follow_only}
+    if no_side_effects:  # a client joined with --read-only or --redact: its evaluations never invoke or assign
+        message["no_side_effects"] = True
     if token is not None:
         message["token"] = token  # only over the opt-in TCP listener
     return message

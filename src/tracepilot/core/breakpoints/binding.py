@@ -259,22 +259,29 @@ class Binding(TrackerBase):
                            + (f"({', '.join(spec.arg_types)})" if spec.arg_types is not None else ""), close)
         bp.bound_types.add(info.id)
         source_file = await vm.source_file(info.id)
+        in_jvm = self.in_jvm.wanted(bp) and await self._bind_method_in_jvm(bp, info, methods)
         for method in methods:
             bp.method_ids.add((info.id, method.id))
             method = await vm.line_table(info.id, method.id)
             bp.info.locations.append(CodeLocation(info.name, method.name, method.line_at(method.start if method.start >= 0 else 0),
                                                   source_file, method_signature=method.signature))
-            if bp.info.kind == "method_entry":
+            if bp.info.kind == "method_entry" and not in_jvm:
                 if method.is_native or method.is_abstract:
                     continue
                 start = method.start if method.start >= 0 else 0
                 loc = Location(info.tag, info.id, method.id, start)
                 await self._request(bp, EventKind.BREAKPOINT, [Mod.LocationOnly(loc), *self._common_mods(bp)])
-        if bp.info.kind == "method_exit":
+        if bp.info.kind == "method_exit" and not in_jvm:
             await self._request(bp, EventKind.METHOD_EXIT_WITH_RETURN_VALUE,
                                 [Mod.ClassOnly(info.id), *self._common_mods(bp)])
         bp.info.verified = True
         bp.info.message = None
+
+    async def _bind_method_in_jvm(self, bp: Breakpoint, info: TypeInfo, methods: list[Any]) -> bool:
+        """Compile the condition/log into the methods (core/instrument); False (and why) means the round trip."""
+        reason = await self.in_jvm.bind_method(bp, info, methods)
+        bp.info.mode = "in-JVM" if reason is None else f"round trip ({reason})"
+        return reason is None
 
     async def _install_exception(self, bp: Breakpoint) -> None:
         vm = self.session.require_vm()

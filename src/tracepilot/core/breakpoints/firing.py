@@ -18,6 +18,7 @@ from ...jdwp import (
 )
 from ..errors import DebuggerError, EvaluationError
 from ..instrument.jvm import EVENT_THREAD
+from ..instrument.naming import is_probe_class
 from ..model import Actor, CodeLocation, ExceptionInfo, StopKind, StopReason
 from . import hot_conditions
 from .throttle import MAX_SAMPLING, TokenBucket
@@ -55,6 +56,13 @@ class Firing(TrackerBase):
             self.session.history.add("breakpoint_verified", f"{bp.info.id} bound in {info.name}", Actor.TARGET,
                                      breakpoint=bp.info.id)
 
+    async def _caught_in_probe(self, event: Any) -> bool:
+        catch = event.catch_location
+        if catch.is_null:
+            return False
+        info = await self.session.require_vm().type(catch.class_id, catch.type_tag)
+        return is_probe_class(info.signature)
+
     async def on_event(self, event: Any) -> tuple[StopReason, bool] | None:
         """Decide what a breakpoint-like event means: a stop (and whether to suspend all), or nothing."""
         bp = self.by_request.get(event.request_id)
@@ -62,9 +70,13 @@ class Firing(TrackerBase):
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
             return await self.in_jvm.on_event(bp, event)
+        if await self.in_jvm.inside_probe(event.thread):
+            return None  # hit while a probe's condition calls the program: the round trip never stops there
         if bp.info.mode is not None and bp.info.mode != "in-JVM":  # may move into the JVM once its method returns
             await self.in_jvm.maybe_upgrade(bp, event)
         kind = type(event).KIND
+        if kind == EventKind.EXCEPTION and await self._caught_in_probe(event):
+            return None  # thrown while an in-JVM probe evaluated: the round trip never shows those either
         if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
             return None
         session = self.session
@@ -231,7 +243,7 @@ class Firing(TrackerBase):
             reason.kind = StopKind.METHOD_ENTRY
         if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
             reason.kind = StopKind.METHOD_EXIT
-            reason.return_value = await _view(session, event.value)
+            reason.return_value = await _view(session, event.value, location.method)  # passwordOf() returns a secret
         elif kind == EventKind.EXCEPTION:
             reason.kind = StopKind.EXCEPTION
             reason.exception = await self._exception_info(event, location)
@@ -271,15 +283,9 @@ class Firing(TrackerBase):
 
 
 async def _view(session: Session, value: Value, name: str | None = None) -> Any:
-    if name and session.redact:
-        from ..inspect.values import REDACTED, is_secret_name
-
-        if is_secret_name(name):
-            from ..model import ValueView
-
-            return ValueView(type="?", text=REDACTED, kind="redacted")
+    """The value of an event; under --redact a secret-looking `name` (field, method) shows <redacted>."""
     try:
-        return await session.inspector.view(value)
+        return await session.inspector.view(value, None, name)
     except NotImplementedError:
         from ..model import ValueView
 

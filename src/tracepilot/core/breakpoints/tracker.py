@@ -420,9 +420,9 @@ class TrackerBase:
 
     async def reinstall_class(self, type_id: int) -> None:
         """After a class was redefined: re-bind breakpoints that were bound in it."""
-        self.in_jvm.class_redefined(type_id)
+        kept = self.in_jvm.class_redefined(type_id)  # its probes came along: in-JVM breakpoints stay
         for bp in self.by_id.values():
-            if type_id in bp.bound_types:
+            if type_id in bp.bound_types and not (kept and self.in_jvm.runs_in_jvm(bp, type_id)):
                 await self._uninstall(bp)
                 await self._install(bp)
 

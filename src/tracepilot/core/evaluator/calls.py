@@ -395,20 +395,30 @@ class Calls(ContextBase):
         return converted.to_jdwp()
 
     async def _refuse_leaks_under_redact(self, decl: TypeInfo, method: MethodInfo, obj: TV | None,
-                                         args: list[Value], column: int | None) -> None:
-        """--redact masks by name; reflection and a target's own toString() get around names (redaction.py)."""
+                                         args: list[Value], column: int | None) -> bool:
+        """--redact masks by name; reflection and calls that print a whole object get around names
+        (redaction.py). Answers whether the receiver or an argument holds a secret (each one is learned, so
+        the output hides it whatever the call returns or throws)."""
         why = redaction.reflective_call(decl.name, method.name)
         if why is not None:
             raise _Fail(why, column)
-        if method.name == "toString" and not args and decl.name != "java.lang.Object" and obj is not None \
-                and not obj.is_null:  # Object's own toString() prints only the class and hash
-            info = await self.runtime_type(obj)
-            names = [f.name for f in await self.vm.all_fields(info.id) if not f.is_static]
-            secret = redaction.secret_field(names)
-            if secret is not None:
-                raise _Fail(f"{info.name}.toString() is refused under --redact: the object has a field named "
-                            f"'{secret}' it may print; inspect it instead (secret-looking fields show <redacted>)",
-                            column)
+        learner = self.secret_learner()
+        if learner is None:
+            return False
+        receiver = obj.to_jdwp() if obj is not None and obj.is_ref and not obj.is_null else None
+        holders = [(v, "the receiver" if v is receiver else "an argument") for v in (receiver, *args)
+                   if v is not None and v.is_object and not v.is_null]
+        found = None
+        for value, role in holders:
+            if await learner.reaches_secret(value):
+                found = found or role
+        if found is None:
+            return False
+        if redaction.prints_its_arguments(decl.name, method.name, bool(args)):
+            raise _Fail(f"{decl.name}.{method.name}() is refused under --redact: {found} holds a secret-looking "
+                        "field or map entry, and the call's answer can print all of it; inspect it instead "
+                        "(secret-looking fields show <redacted>)", column)
+        return True
 
     async def invoke(self, method: MethodInfo, obj: TV | None, args: list[Value], column: int | None,
                      nonvirtual: bool = False) -> TV:
@@ -447,7 +457,22 @@ class Calls(ContextBase):
         result = from_jdwp(reply.return_value, method.return_type)
         if result.is_ref and result.value:
             self._keep(result.value)
+            if await self._derives_a_secret(method, obj, args):
+                await self.secret_learner().learn(result.to_jdwp())
         return result
+
+    async def _derives_a_secret(self, method: MethodInfo, obj: TV | None, args: list[Value]) -> bool:
+        """Under --redact, whether a call's result is itself secret: a method with a secret-looking name
+        (`getPassword()`), or a call on or with a secret text (`pw.trim()`). (A map's secret values come back
+        as the objects learned before the call: `cfg.get("pass" + "word")` is known without a rule.)"""
+        learner = self.secret_learner()
+        if learner is None:
+            return False
+        if redaction.is_secret_name(method.name):
+            return True
+        book = learner.book
+        direct = [v.value for v in args if v.is_object] + ([obj.value] if obj is not None and obj.is_ref else [])
+        return any(book.is_secret_object(oid) for oid in direct)
 
     async def describe_exception(self, exc: Value) -> str:
         try:

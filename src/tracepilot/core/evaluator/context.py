@@ -302,6 +302,14 @@ class ContextBase:
             return "null"
         return (await self.runtime_type(tv)).name
 
+    def secret_learner(self) -> Any:
+        """Under --redact, what learns the secrets values hold (core/inspect/secret_values.py); else None."""
+        session = self.E.session
+        if not getattr(session, "redact", False):
+            return None
+        getter = getattr(getattr(session, "inspector", None), "secret_learner", None)
+        return getter() if getter is not None else None
+
     async def string_text(self, tv: TV) -> str:
         if tv.text is not None:
             return tv.text

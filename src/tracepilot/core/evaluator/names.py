@@ -19,6 +19,7 @@ from ...jdwp import (
 )
 from ...jdwp.errors import ErrorCode
 from . import ast as A
+from . import redaction
 from . import semantics as S
 from . import types as jt
 from .context import (
@@ -202,6 +203,14 @@ class Names(ContextBase):
         return _Place("static", f.type_name, name=n, field=f)
 
     async def load(self, p: _Place, column: int | None) -> TV:
+        tv = await self._load(p, column)
+        if p.name and tv.is_ref and not tv.is_null and redaction.is_secret_name(p.name):
+            learner = self.secret_learner()  # under --redact: its text is hidden wherever it shows up later
+            if learner is not None:
+                await learner.learn(tv.to_jdwp())
+        return tv
+
+    async def _load(self, p: _Place, column: int | None) -> TV:
         if p.value is not None:
             return p.value
         if p.kind == "local":

@@ -51,7 +51,16 @@ class CodeChanges:
                 result.not_loaded.append(name)
                 continue
             pairs.extend((name, t.id, data) for t in loaded)
-        result.errors.update(await hotswap_mod.redefine(p.vm, pairs))
+        # An instrumented class keeps its in-JVM probes: its new bytes get the probe calls, and probes
+        # whose code changed are redefined with it (the redefinitions after the class's own).
+        in_jvm = self.session.breakpoints.in_jvm
+        redefinitions = []
+        for name, type_id, data in pairs:
+            with_probes = await in_jvm.hot_swap_bytes(type_id, data)
+            redefinitions += with_probes if with_probes else [(name, type_id, data)]
+        result.errors.update(await hotswap_mod.redefine(p.vm, redefinitions))
+        for name, type_id, _ in pairs:
+            await in_jvm.hot_swapped(type_id, name not in result.errors)
         for name, type_id, _ in pairs:
             if name in result.errors:
                 continue

@@ -64,7 +64,7 @@ class Conditions:
             else:
                 text += f" read {_clip_text(owner)}.{field_name}"
         elif "$return" in extra:
-            data["returned"] = (await p.values.view(extra["$return"], None, 1)).text
+            data["returned"] = (await p.values.view(extra["$return"], None, 1, loc.method)).text  # name may be secret
             text += f" returned {data['returned']}"
         elif "$exception" in extra:
             data["exception"] = (await p.values.view(extra["$exception"], None, 2)).type

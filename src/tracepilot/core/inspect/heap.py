@@ -31,7 +31,7 @@ async def instance_counts(vm: Vm, pattern: str, limit: int = 200) -> list[HeapCo
     if not types:
         from ..locations import suggest
 
-        names = [t.name for t in vm.types.values()]
+        names = [t.name for t in await vm.all_classes()]
         raise NotFound(f"no loaded class matches '{pattern}'", suggest(pattern, names))
     counts = (await vm.send(VirtualMachine.InstanceCounts, [t.id for t in types])).counts
     result = [HeapCount(t.name, c) for t, c in zip(types, counts, strict=True)]

@@ -26,21 +26,19 @@ from ..errors import (
     DebuggerError,
     EvaluationError,
     InvalidArgument,
-    NotFound,
     ReadOnlyViolation,
     TargetError,
 )
+from ..instrument.naming import is_probe_class
 from ..model import (
     Actor,
     ClassSummary,
     CodeLocation,
-    CutList,
     FrameInfo,
     HeapCount,
     Inspection,
     LockReport,
     MarkInfo,
-    MemberInfo,
     Referrer,
     Referrers,
     SessionState,
@@ -55,8 +53,9 @@ from ..model import (
 )
 from ..vm import Vm
 from . import paths
+from .class_list import list_classes
 from .handles import HandleTable
-from .heap import instance_counts, match_classes, referring
+from .heap import instance_counts, referring
 from .locks import Locks
 from .marks import Marks
 from .owners import via
@@ -71,8 +70,6 @@ if TYPE_CHECKING:
     from ..session import Session
 from .changes import CodeChanges
 from .conditions import Conditions
-
-MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted ("... N more")
 
 
 @dataclass
@@ -104,7 +101,7 @@ class Inspector(CodeChanges, Conditions):
         parts = self._parts
         if parts is None or parts.vm is not vm:
             self.handles.conn = vm.conn
-            values = Values(vm, self.handles, self.session.redact)
+            values = Values(vm, self.handles, self.session.redact, self.session.secrets)
             threads = Threads(vm)
             parts = _Parts(vm, values, Frames(vm), threads, Locks(vm, threads, values))
             self._parts = parts
@@ -130,6 +127,8 @@ class Inspector(CodeChanges, Conditions):
         self._parts = None
         self._last_locals.clear()
         self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
+        if self.session.secrets is not None:
+            self.session.secrets.forget_objects()  # the learned texts stay secret
         self._stop_values.clear()
 
     def _secret(self, expression: str) -> str | None:
@@ -138,9 +137,14 @@ class Inspector(CodeChanges, Conditions):
             return None
         return next((n for n in re.findall(r"[A-Za-z_$][\w$]*", expression) if is_secret_name(n)), None)
 
-    async def view(self, value: Value, static_type: str | None = None) -> ValueView:
-        """Summarise a JDWP value for display; objects get a stable handle."""
-        return await self._p().values.view(value, static_type)
+    async def view(self, value: Value, static_type: str | None = None, name: str | None = None) -> ValueView:
+        """Summarise a JDWP value for display; objects get a stable handle. Under --redact a secret-looking
+        `name` (a field's, a method's whose return value this is) shows <redacted>."""
+        return await self._p().values.view(value, static_type, 0, name)
+
+    def secret_learner(self) -> Any:
+        """What learns secrets from the target's objects (inspect/secret_values.py), for the evaluator."""
+        return self._p().values.learner
 
     async def _thread_frame(self, thread: Any, frame: int) -> tuple[_Parts, int, Any]:
         p = await self._ready()
@@ -213,6 +217,10 @@ class Inspector(CodeChanges, Conditions):
         self.session.require_not_in_call(tid)  # a thread inside a call the debugger made has no stack to show
         frames = await p.frames.frames(tid, self.session.stop_generation, max(0, start), count)
         infos = list(await asyncio.gather(*(p.frames.frame_info(f) for f in frames)))
+        # An in-JVM probe's frames (a thread paused inside one, or a method its condition calls) are the
+        # debugger's: not shown. The others keep their numbers, so every frame index means the JVM's frame.
+        shown = [i for i, info in enumerate(infos) if not is_probe_class(info.location.class_name)]
+        frames, infos = [frames[i] for i in shown], [infos[i] for i in shown]
         for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
             loc = info.location
             if loc.source_path is None:
@@ -439,30 +447,7 @@ class Inspector(CodeChanges, Conditions):
                                            target.span), self.session.sources)
 
     async def classes(self, pattern: str, members: bool) -> list[ClassSummary]:
-        p = await self._ready()
-        types = [t for t in match_classes(await p.vm.all_classes(refresh=True), pattern) if not t.is_array]
-        if not types:
-            from ..locations import suggest
-
-            close = suggest(pattern, [t.name for t in p.vm.types.values() if not t.is_array])
-            hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"
-            if close:  # the near miss first: it is what the caller most likely meant
-                hint = f"did you mean {' or '.join(close)}?" + (f" Else {hint}" if hint else "")
-            raise NotFound(f"no loaded class matches '{pattern}'", close, hint)
-        result = []
-        for t in types[:MAX_CLASSES]:
-            summary = ClassSummary(t.name, "interface" if t.is_interface else "class")
-            if members:
-                summary.source_file = await p.vm.source_file(t.id)
-                summary.methods = []
-                for m in await p.vm.line_tables(t.id):
-                    lines = m.line_numbers
-                    summary.methods.append(MemberInfo(m.name, "method", f"{m.return_type} {m.display()}", m.is_static,
-                                                      [lines[0], lines[-1]] if lines else []))
-                summary.fields = [MemberInfo(f.name, "field", f"{f.type_name} {f.name}", f.is_static)
-                                  for f in await p.vm.fields(t.id)]
-            result.append(summary)
-        return CutList(result, len(types)) if len(types) > len(result) else result
+        return await list_classes((await self._ready()).vm, pattern, members)
 
     # -- locks and heap ------------------------------------------------------------------------------
 

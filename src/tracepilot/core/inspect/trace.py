@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...jdwp import EventKind, EventRequest, JdwpError, Mod, SuspendPolicy
+from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
 from ..model import CallNode, MethodStats, TraceResult
 from ..vm import Vm
 
@@ -56,7 +57,9 @@ class Tracer:
     async def install(self) -> None:
         for pattern in self.patterns:
             for kind in (EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT):
-                reply = await self.vm.send(EventRequest.Set, kind, SuspendPolicy.NONE, [Mod.ClassMatch(pattern)])
+                # A pattern over a package would match the in-JVM probes beside its classes: never trace those.
+                reply = await self.vm.send(EventRequest.Set, kind, SuspendPolicy.NONE,
+                                           [Mod.ClassMatch(pattern), Mod.ClassExclude(PROBE_EXCLUDE)])
                 self.request_ids.add(reply.request_id)
 
     async def uninstall(self) -> None:

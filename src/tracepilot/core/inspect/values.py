@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import math
-import re
 import struct
 from collections import OrderedDict
 from decimal import Decimal
@@ -19,10 +18,12 @@ from typing import Any
 from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value, VirtualMachine
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..model import Inspection, MapEntry, ValueView, Variable
+from ..secrets import REDACTED, KnownSecrets, is_secret_name
 from ..vm import Vm
 from .collections import Collections
 from .handles import HandleTable
 from .objects import Objects, obj, prim
+from .secret_values import SecretLearner
 
 SUMMARY_STRING = 200  # characters of a string shown in a summary
 NESTED_STRING = 60
@@ -30,16 +31,9 @@ SUMMARY_ITEMS = 10  # elements shown in a collection summary
 NESTED_ITEMS = 3
 SUMMARY_FIELDS = 8
 STRING_PAGE = 8192  # characters per inspect page of a string
-REDACTED = "<redacted>"
-
-_SECRET_NAME = re.compile(r"(?i)(passw|pwd|secret|token|credential|private.?key|api.?key|key$)")
 _BOXED = frozenset(BOXES.values())
 _ATOMICS = {"java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
             "java.util.concurrent.atomic.AtomicReference"}
-
-
-def is_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
 
 
 def java_length(text: str) -> int:
@@ -118,12 +112,13 @@ def simple(type_name: str) -> str:
 class Values:
     """Formats values of one VM; objects get handles from the shared table."""
 
-    def __init__(self, vm: Vm, handles: HandleTable, redact: bool = False) -> None:
+    def __init__(self, vm: Vm, handles: HandleTable, redact: bool = False, secrets: KnownSecrets | None = None) -> None:
         self.vm = vm
         self.handles = handles
         self.redact = redact
         self.objects = Objects(vm)
         self.collections = Collections(self.objects)
+        self.learner = SecretLearner(self.objects, self.collections, secrets or KnownSecrets(log_lines=False))
         # Strings an evaluation created in the target (a literal, a concatenation): shown once, without a
         # handle, then their ids are disposed, so the target may collect them. (Ids are never reused.)
         self.transient: OrderedDict[int, None] = OrderedDict()
@@ -140,6 +135,11 @@ class Values:
         if len(self.transient) > 4096:
             self.transient.popitem(last=False)
 
+    async def _secret(self, value: Value | None, type_name: str | None) -> ValueView:
+        """A value under a secret-looking name: learned (core/secrets.py), shown as <redacted>."""
+        await self.learner.learn(value)
+        return ValueView(type=type_name or "?", text=REDACTED, kind="redacted")
+
     def set_generation(self, generation: int) -> None:
         self.collections.generation = generation
 
@@ -150,7 +150,7 @@ class Values:
         if value is None:
             return ValueView(type=static_type or "?", text="<unavailable>", kind="void")
         if name and self.redact and is_secret_name(name):
-            return ValueView(type=static_type or "?", text=REDACTED, kind="redacted")
+            return await self._secret(value, static_type)
         if not value.is_object:
             kind = "void" if value.tag == Tag.VOID else "primitive"
             return ValueView(type=_PRIMITIVE_NAMES.get(value.tag, static_type or "?"), text=format_primitive(value),
@@ -164,8 +164,10 @@ class Values:
 
     async def _view_object(self, value: Value, depth: int) -> ValueView:
         oid = value.value
-        handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
         type_name = await self.objects.type_name(oid)
+        if self.redact and self.learner.book.is_secret_object(oid):  # learned under a secret-looking name
+            return ValueView(type_name, REDACTED, "redacted")
+        handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
         items = SUMMARY_ITEMS if depth == 0 else (NESTED_ITEMS if depth == 1 else 0)
 
         if value.tag == Tag.STRING or type_name == "java.lang.String":
@@ -207,14 +209,22 @@ class Values:
             return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(fields))
         shown = fields[:SUMMARY_FIELDS]
         values = await self.objects.field_values(oid, shown)
+        secret = await self._entry_secret(shown, values)
         parts = []
         for f, v in zip(shown, values, strict=True):
-            parts.append(f"{f.name}={(await self.view(v, f.type_name, depth + 1, f.name)).text}")
+            view = await self.view(v, f.type_name, depth + 1, f.name if f.name != secret else "secret")
+            parts.append(f"{f.name}={view.text}")
         if len(fields) > len(shown):
             parts.append("…")
         open_, close = ("[", "]") if record else ("{", "}")
         return ValueView(type_name, f"{simple(type_name)}{open_}{', '.join(parts)}{close}", "record" if record else "object",
                          handle, expandable=True)
+
+    async def _entry_secret(self, fields: list[Any], values: list[Value]) -> str | None:
+        """Under --redact, the field of a map entry node (HashMap$Node...) holding a secret key's value."""
+        if not self.redact:
+            return None
+        return await self.learner.entry_secret([f.name for f in fields], values)
 
     async def _is_record(self, oid: int) -> bool:
         return "java.lang.Record" in await self.objects.superclass_names(oid)
@@ -261,7 +271,7 @@ class Values:
                     for k, v in pairs:
                         key = await self.view(k, None, depth + 1)
                         secret = self.redact and key.kind == "string" and is_secret_name(key.text.strip('"'))
-                        val = REDACTED if secret else (await self.view(v, None, depth + 1)).text
+                        val = (await self.view(v, None, depth + 1, "secret" if secret else None)).text
                         parts.append(f"{key.text}={val}")
                     text += " {" + ", ".join(parts) + (", …" if size > len(pairs) else "") + "}"
                 return text, "map", size
@@ -380,7 +390,7 @@ class Values:
                 for k, v in pairs:
                     key = await self.view(k, None, 1)
                     secret = self.redact and key.kind == "string" and is_secret_name(key.text.strip('"'))
-                    val = ValueView("?", REDACTED, "redacted") if secret else await self.view(v, None, 1)
+                    val = await self.view(v, None, 1, "secret" if secret else None)
                     result.entries.append(MapEntry(key, val))
                 return result
         if view.kind == "collection":
@@ -406,7 +416,9 @@ class Values:
         result.total = len(fields)
         page = fields[start:start + count]
         values = await self.objects.field_values(oid, page)
-        views = await asyncio.gather(*(self.view(v, f.type_name, 1, f.name) for f, v in zip(page, values, strict=True)))
+        secret = await self._entry_secret(page, values)
+        views = await asyncio.gather(*(self.view(v, f.type_name, 1, f.name if f.name != secret else "secret")
+                                       for f, v in zip(page, values, strict=True)))
         result.children = [Variable(f.name, view, "field") for f, view in zip(page, views, strict=True)]
         return result
 

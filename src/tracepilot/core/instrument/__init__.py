@@ -11,4 +11,8 @@
     plan.py       class bytes + breakpoints -> instrumented bytes + probe classes (no JDWP)
     resolve.py    class shapes for the compiler: from the target over JDWP, or from class files
     jvm.py        the JDWP side: define the probe, redefine the class, answer the probe's events, restore
+    naming.py     probe class names: unique per session, one suffix that steps and class lists exclude
+    skip.py       the probe's skip slots over JDWP (a stopped thread's re-run call returns at once)
+    swap.py       hot swap of an instrumented class: the new bytes get the probe calls too
+    leftovers.py  at attach: restore classes an earlier, dead session left instrumented
 """

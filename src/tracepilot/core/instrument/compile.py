@@ -141,6 +141,8 @@ class Checker:
         return Typed("const", kinds[node.type], value=node.value)
 
     async def name(self, name: str) -> Typed:
+        if name in self.site.marks:
+            return self.capture(self.site.marks[name])
         if name.startswith("$"):
             raise NotCompilable(f"'{name}' is the debugger's")
         if name in self.site.locals:

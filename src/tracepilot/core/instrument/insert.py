@@ -19,7 +19,7 @@ from __future__ import annotations
 from . import bytecode as bc
 from .classfile import V_UNINITIALIZED, Code, ConstantPool, LineNumberTable, LocalVariableTable, StackMapTable
 
-__all__ = ["NotInstrumentable", "insert_code", "line_start"]
+__all__ = ["NotInstrumentable", "insert_code", "insert_many", "line_start"]
 
 MAX_CODE = 65535
 
@@ -36,19 +36,31 @@ def line_start(code: Code, line: int) -> int | None:
 
 def insert_code(code: Code, pool: ConstantPool, at: int, payload: bytes, extra_stack: int) -> None:
     """Insert ``payload`` before the instruction at ``at``, in place."""
-    inserted = bc.decode(payload)
-    if any(ins.targets for ins in inserted) or any(ins.opcode in (bc.ATHROW, bc.RET) or
-                                                    bc.IRETURN <= ins.opcode <= bc.RETURN for ins in inserted):
-        raise ValueError("the inserted code must be straight-line (no branch, return or throw)")
+    insert_many(code, pool, {at: payload}, extra_stack)
+
+
+def insert_many(code: Code, pool: ConstantPool, inserts: dict[int, bytes], extra_stack: int) -> None:
+    """Insert each payload before the instruction at its offset, in place, in one pass over the code (one
+    decode and one layout however many probes the method gets: setting many conditions is not quadratic).
+    ``extra_stack``: the most any one payload pushes (they run one after another, each leaves the stack
+    as it found it)."""
+    for payload in inserts.values():
+        inserted = bc.decode(payload)
+        if any(ins.targets for ins in inserted) or any(ins.opcode in (bc.ATHROW, bc.RET) or
+                                                        bc.IRETURN <= ins.opcode <= bc.RETURN for ins in inserted):
+            raise ValueError("the inserted code must be straight-line (no branch, return or throw)")
     instructions = bc.decode(code.code)
-    if at not in {ins.offset for ins in instructions}:
-        raise NotInstrumentable(f"code index {at} is not the start of an instruction")
+    starts = {ins.offset for ins in instructions}
+    for at in inserts:
+        if at not in starts:
+            raise NotInstrumentable(f"code index {at} is not the start of an instruction")
+    sizes = {at: len(payload) for at, payload in inserts.items()}
     widened: set[int] = set()
     while True:
-        new_pos, payload_at, end = _layout(instructions, at, len(payload), widened)
+        new_pos, payload_at, end = _layout(instructions, sizes, widened)
 
-        def ref(offset: int, new_pos: dict[int, int] = new_pos, payload_at: int = payload_at) -> int:
-            return payload_at if offset == at else new_pos[offset]
+        def ref(offset: int, new_pos: dict[int, int] = new_pos, payload_at: dict[int, int] = payload_at) -> int:
+            return payload_at[offset] if offset in payload_at else new_pos[offset]
 
         grew = False
         for ins in instructions:
@@ -64,7 +76,7 @@ def insert_code(code: Code, pool: ConstantPool, at: int, payload: bytes, extra_s
             break
     if end > MAX_CODE:
         raise NotInstrumentable(f"the method would exceed the JVM's {MAX_CODE}-byte code limit")
-    code.code = _emit(code.code, instructions, at, payload, widened, new_pos, ref)
+    code.code = _emit(code.code, instructions, inserts, widened, new_pos, ref)
     for e in code.exceptions:
         e.start_pc, e.end_pc, e.handler_pc = ref(e.start_pc), ref(e.end_pc), ref(e.handler_pc)
     kept = []
@@ -88,15 +100,15 @@ def insert_code(code: Code, pool: ConstantPool, at: int, payload: bytes, extra_s
     code.max_stack = min(code.max_stack + extra_stack, 0xFFFF)
 
 
-def _layout(instructions: list[bc.Instruction], at: int, size: int,
-            widened: set[int]) -> tuple[dict[int, int], int, int]:
+def _layout(instructions: list[bc.Instruction], sizes: dict[int, int],
+            widened: set[int]) -> tuple[dict[int, int], dict[int, int], int]:
     new_pos: dict[int, int] = {}
+    payload_at: dict[int, int] = {}
     pos = 0
-    payload_at = -1
     for ins in instructions:
-        if ins.offset == at:
-            payload_at = pos
-            pos += size
+        if ins.offset in sizes:
+            payload_at[ins.offset] = pos
+            pos += sizes[ins.offset]
         new_pos[ins.offset] = pos
         if ins.is_switch:
             pos += bc.switch_length(ins, pos)
@@ -109,12 +121,12 @@ def _layout(instructions: list[bc.Instruction], at: int, size: int,
     return new_pos, payload_at, pos
 
 
-def _emit(old: bytes, instructions: list[bc.Instruction], at: int, payload: bytes, widened: set[int],
+def _emit(old: bytes, instructions: list[bc.Instruction], inserts: dict[int, bytes], widened: set[int],
           new_pos: dict[int, int], ref) -> bytes:
     out = bytearray()
     for ins in instructions:
-        if ins.offset == at:
-            out += payload
+        if ins.offset in inserts:
+            out += inserts[ins.offset]
         here = new_pos[ins.offset]
         assert len(out) == here
         if ins.is_switch:

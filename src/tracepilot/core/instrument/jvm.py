@@ -25,7 +25,8 @@ import contextvars
 import logging
 import os
 import re
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ...jdwp import (
@@ -54,9 +55,22 @@ from ..errors import DebuggerError, EvaluationError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from . import swap
+from .leftovers import restore_leftovers
+from .method_probes import (
+    KINDS,
+    exit_log_lines,
+    logged_at,
+    method_refusal,
+    method_spec,
+    probe_stop,
+    still_exact,
+)
+from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
+from .skip import skip_once
 
 if TYPE_CHECKING:
     from ..breakpoints import Breakpoint, BreakpointTracker
@@ -64,6 +78,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOADED_BEFORE = "the class was loaded before the breakpoint was set"
+CALL_TIMEOUT = 10.0  # seconds a call into the target (defining a probe) may take before the round trip is used
 MAX_UPGRADES = 3  # attempts per breakpoint to move a round-trip breakpoint into the JVM at a later moment
 
 # The thread a class-prepare event suspended, while the tracker binds breakpoints for that event.
@@ -90,6 +105,7 @@ class ClassRecord:
     current: Instrumentation | None = None
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
+    original_array: int | None = None  # the original bytes in the target, for a later session (leftovers.py)
 
     def shapes(self, vm: Any) -> JdwpResolver:
         if self.resolver is None:
@@ -105,6 +121,7 @@ class ProbeRequest:
     record: ClassRecord | None
     line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
     method: str = ""
+    at: str = "line"  # bridges: the spec's place, "line" or a method breakpoint's "entry" / "exit"
 
 
 _STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
@@ -138,7 +155,12 @@ class InJvm:
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
         self._serial = 0
+        self.token = session_token()  # this session's probe names: no earlier session's (issue 26.5)
         self._rebinding = False
+        self.call_timeout = CALL_TIMEOUT
+        self._skip_lock = asyncio.Lock()
+        self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
+        self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
 
     @property
     def session(self) -> Any:
@@ -147,8 +169,10 @@ class InJvm:
     # -- deciding ------------------------------------------------------------------------------------
 
     def wanted(self, bp: Breakpoint) -> bool:
-        """Would this breakpoint gain from running in the JVM (a line breakpoint with a condition or log)?"""
-        return bp.info.kind == "line" and not bp.internal and bool(bp.info.condition or bp.info.log)
+        """Would this breakpoint gain from running in the JVM (a line or method breakpoint with a condition or
+        log)?"""
+        return (bp.info.kind == "line" or bp.info.kind in KINDS) and not bp.internal \
+            and bool(bp.info.condition or bp.info.log)
 
     def refusal(self, bp: Breakpoint) -> str | None:
         if not self.enabled:
@@ -167,6 +191,21 @@ class InJvm:
     def owns(self, request_id: int) -> bool:
         return request_id in self.requests
 
+    async def inside_probe(self, thread: int) -> bool:
+        """Is the thread running a probe's condition or log template that calls the program's methods? By
+        round trip the debugger makes those calls and nothing stops in them; so nothing stops in them here.
+        (Only asked when some in-JVM expression has a call: a stack read per event costs.)"""
+        probes = {t for r in self.classes.values() if any("(" in (s.condition or "") + (s.log or "")
+                                                         for s in r.specs.values())
+                  for t in r.probe_types.values()}
+        if not probes:
+            return False
+        try:
+            frames = (await self.session.require_vm().send(ThreadReference.Frames, thread, 0, -1)).frames
+        except JdwpError:
+            return False
+        return any(f.location.class_id in probes for f in frames)
+
     # -- binding ---------------------------------------------------------------------------------------
 
     async def bind(self, bp: Breakpoint, info: Any, line: int) -> str | None:
@@ -179,7 +218,18 @@ class InJvm:
         log.debug("%s at %s:%d: %s", bp.info.id, info.name, line, reason or "in-JVM")
         return reason
 
-    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None) -> str | None:
+    async def bind_method(self, bp: Breakpoint, info: Any, methods: list[Any]) -> str | None:
+        """Instrument the methods of class `info` for method breakpoint `bp` (method_probes.py); as bind()."""
+        try:
+            reason = method_refusal(bp, methods) or await self._bind(bp, info, 0, methods=methods)
+        except Exception as exc:  # as bind(): never break the breakpoint
+            log.exception("in-JVM binding of %s failed", bp.info.id)
+            reason = f"internal error while instrumenting: {exc!r}"
+        log.debug("%s in %s: %s", bp.info.id, info.name, reason or "in-JVM")
+        return reason
+
+    async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None,
+                    methods: list[Any] | None = None) -> str | None:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
@@ -198,6 +248,8 @@ class InJvm:
                         "loads after the breakpoint, when set at a stop, or once the method returns)")
             thread = stop.thread_id
         try:
+            if hasattr(self.session, "require_not_in_call"):  # a call that did not return holds the thread
+                self.session.require_not_in_call(thread)
             record = self.classes.get(info.id)
             if record is None:
                 loader = (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader
@@ -208,9 +260,10 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
-            if not at_prepare and await self._running_in(record, line):
+            if not at_prepare and await self._running_in(record, line, methods):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
-            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp))
+            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
+                if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -221,6 +274,7 @@ class InJvm:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
                                                                                      placed.probe.class_name,
                                                                                      placed.probe.data)
+                    await self.mark_probe(record, record.probe_types[placed.probe.class_name])
             try:
                 await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, result.data)])
             except JdwpError as exc:
@@ -248,7 +302,9 @@ class InJvm:
             old = record.specs[bp.info.id]
             if (old.log is None) != (bp.info.log is None):
                 return False  # a logpoint's probe has other fields and superclass: not a redefinition
-            spec = ProbeSpec(old.line, bp.info.condition, bp.info.log, old.probe_name, _rule(bp))
+            if old.at != "line" and not still_exact(bp, old):
+                return False
+            spec = replace(old, condition=bp.info.condition, log=bp.info.log, hit_rule=_rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -284,11 +340,15 @@ class InJvm:
 
     def _probe_name(self, internal: str) -> str:
         self._serial += 1
-        package, _, simple = internal.rpartition("/")
-        name = f"TracepilotProbe{self._serial}_{simple.replace('$', '_')}"
-        return f"{package}/{name}" if package else name
+        return probe_name(internal, self.token, self._serial)
 
-    async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
+    async def request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec,
+                                   only: set[int] | None = None) -> None:
+        await self._request_probe_events(bp, record, spec, only)
+
+    async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec,
+                                    only: set[int] | None = None) -> None:
+        """The breakpoint's requests on its probes (`only`: on these probe classes only)."""
         vm = self.session.require_vm()
         assert record.current is not None
         roles = ("handover",) if spec.log is not None else ("hit", "error")
@@ -298,6 +358,8 @@ class InJvm:
             if placed.spec != spec:
                 continue
             type_id = record.probe_types[placed.probe.class_name]
+            if only is not None and type_id not in only:
+                continue
             methods = {m.name: m for m in await vm.methods(type_id)}
             if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
                 field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
@@ -311,7 +373,8 @@ class InJvm:
                 reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
-                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record)
+                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
+                                                               method=placed.method)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
@@ -349,10 +412,12 @@ class InJvm:
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
         return any(r.bp_id == bp.info.id for r in self.requests.values())
 
-    async def _running_in(self, record: ClassRecord, line: int) -> bool:
-        """Is any thread inside a method that has `line`, or not suspended (so it could enter one)?"""
+    async def _running_in(self, record: ClassRecord, line: int, chosen: list[Any] | None = None) -> bool:
+        """Is any thread inside a method that has `line` (or one of `chosen`), or not suspended (so it could
+        enter one)?"""
         vm = self.session.require_vm()
-        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())}
+        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())} \
+            if chosen is None else {m.id for m in chosen}
         for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
             try:
                 frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
@@ -365,16 +430,27 @@ class InJvm:
     # -- talking to the target -----------------------------------------------------------------------
 
     async def _invoke(self, thread: int, obj: int | None, clazz: int, method: int, args: list[Value]) -> Value:
-        vm = self.session.require_vm()
+        """One call in the target, with a deadline: a call that waits (for a class loader's lock another,
+        suspended thread holds, say) leaves its thread "inside a call" in the thread book, which puts the
+        thread back at its stop when the call returns; the probe falls back to the round trip, saying why."""
         invoking = getattr(self.session, "invoking", None)
-        context = invoking(thread, "defining the in-JVM probe") if invoking else contextlib.nullcontext()
-        async with context:
-            if obj is None:
-                reply = await vm.send(ClassType.InvokeMethod, clazz, thread, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+        what = "defining the in-JVM probe"
+        options = int(InvokeOptions.SINGLE_THREADED)
+        if obj is None:
+            command, call_args = ClassType.InvokeMethod, (clazz, thread, method, args, options)
+        else:
+            command, call_args = ObjectReference.InvokeMethod, (obj, thread, clazz, method, args, options)
+        try:
+            if invoking is None:
+                reply = await asyncio.wait_for(self.session.require_vm().send(command, *call_args),
+                                               self.call_timeout)
             else:
-                reply = await vm.send(ObjectReference.InvokeMethod, obj, thread, clazz, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+                async with invoking(thread, what) as call:
+                    reply = await call.send(command, *call_args, timeout=self.call_timeout, what=what)
+        except TimeoutError:
+            raise DebuggerError(f"a call into the target did not return within {self.call_timeout:g}s (it may "
+                                "wait for a lock a suspended thread holds); the thread stays inside the call "
+                                "until it returns") from None
         if reply.exception.value:
             raise DebuggerError(f"the target threw {await self._describe_throwable(reply.exception.value)}")
         return reply.return_value
@@ -416,14 +492,10 @@ class InJvm:
         """ClassLoader.defineClass(name, bytes, 0, len) in the breakpoint class's loader: the probe shares its
         runtime package, so it may use the class's package-private members."""
         vm = self.session.require_vm()
-        byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
-        array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
+        array = await self._new_bytes(data)
         text = (await vm.send(VirtualMachine.CreateString, name.replace("/", "."))).string_object
-        for obj in (array, text):
-            await vm.send(ObjectReference.DisableCollection, obj)
+        await vm.send(ObjectReference.DisableCollection, text)
         try:
-            signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
-            await vm.send(ArrayReference.SetValues, array, 0, signed)
             cl_type, define = await self._method("java.lang.ClassLoader", "defineClass",
                                                  "(Ljava/lang/String;[BII)Ljava/lang/Class;")
             cls = await self._invoke(thread, loader, cl_type, define, [
@@ -440,6 +512,40 @@ class InJvm:
                 with contextlib.suppress(JdwpError):
                     await vm.send(ObjectReference.EnableCollection, obj)
         return reflected.type_id
+
+    async def _new_bytes(self, data: bytes) -> int:
+        """A byte[] in the target holding `data`, kept from collection (the caller enables it again)."""
+        vm = self.session.require_vm()
+        byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
+        array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
+        await vm.send(ObjectReference.DisableCollection, array)
+        signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
+        await vm.send(ArrayReference.SetValues, array, 0, signed)
+        return array
+
+    async def mark_probe(self, record: ClassRecord, probe_type: int) -> None:
+        """What a later session needs to restore the class should this one die (leftovers.py): the class's
+        name and original bytes (uploaded once per class; every probe of the class points to them)."""
+        vm = self.session.require_vm()
+        fields = {f.name: f.id for f in await vm.fields(probe_type)}
+        if "ORIGINAL" not in fields:
+            return
+        created = []
+        try:
+            if record.original_array is None:
+                record.original_array = await self._new_bytes(record.original)
+                created.append(record.original_array)
+            text = (await vm.send(VirtualMachine.CreateString, record.name)).string_object
+            await vm.send(ObjectReference.DisableCollection, text)
+            created.append(text)
+            await vm.send(ClassType.SetValues, probe_type, [
+                (fields["TARGET"], Value.object(text, Tag.STRING)),
+                (fields["ORIGINAL"], Value.object(record.original_array, Tag.ARRAY)),
+                (fields["STAMP"], Value.long(time.time_ns()))])
+        finally:
+            for obj in created:  # reachable from the probe's static fields now
+                with contextlib.suppress(JdwpError):
+                    await vm.send(ObjectReference.EnableCollection, obj)
 
     async def _describe_throwable(self, obj: int) -> str:
         vm = self.session.require_vm()
@@ -477,7 +583,12 @@ class InJvm:
             bp.fired = True
             await self.tracker.arm_dependants(bp)
             # Recorded once the thread runs again: the target waits only for the one read of the batch.
-            where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
+            logged = logged_at(bp, request.method) if bp.info.kind in KINDS else (
+                bp.info.locations[0] if bp.info.locations else None)
+            where: Any = log_where(logged, None) if logged else ("", {})  # (lines of any thread)
+            spec = request.record.specs.get(bp.info.id) if request.record else None
+            if spec is not None and spec.at == "exit":  # each line says which return and what it returned
+                lines, where = exit_log_lines(bp, request.method, self._sites(request), lines)
             asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
             return None
         message = None
@@ -495,10 +606,17 @@ class InJvm:
         bp.fired = True
         await self.tracker.arm_dependants(bp)
         user = frames[2]
+        spec = request.record.specs.get(bp.info.id) if request.record else None
+        stands_for: Any = _Event(event.thread, user.location, event.request_id)
+        if spec is not None and spec.at in KINDS.values():  # where the round trip's method entry/exit stops
+            stands_for = await probe_stop(vm, spec.at, event.thread, frames[1], user.location, event.request_id,
+                                          request.method)
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        reason = await self.tracker.stop_reason(bp, _Event(event.thread, user.location, event.request_id), {})
+        extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+        reason = await self.tracker.stop_reason(bp, stands_for, extra)
+        session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
         reason.message = message
         if bp.info.temporary:
             with contextlib.suppress(DebuggerError):
@@ -506,23 +624,26 @@ class InJvm:
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
 
-    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
+    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: Any) -> None:
         """Into the history, at most the logpoint rate (as round-trip logpoints): the target is not slowed
-        by a hot in-JVM logpoint, but the history would drown everything else in its lines."""
+        by a hot in-JVM logpoint, but the history would drown everything else in its lines. `where`: the
+        end of every line, or a list of one end per line."""
         add = self.session.history.add
-        suffix, details = where
+        suffix, details = where if not isinstance(where, list) else ("", {})
         rate = self.tracker.logpoint_rate
         if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
             from ..breakpoints import TokenBucket
 
             bp.bucket = TokenBucket(rate)
         recorded = 0
-        for line in lines:
+        for index, line in enumerate(lines):
             if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
                 continue
             recorded += 1
             if STRING_OPEN in line:
                 line = _STRING_PART.sub(_as_logged, line)
+            if isinstance(where, list):  # one end per line (method exits: which return, what it returned)
+                suffix, details = where[index]
             add("log", line + suffix, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
         if recorded == len(lines):
             return
@@ -536,6 +657,16 @@ class InJvm:
                 f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would flood the history, so about 1 "
                 f"line in {every} is recorded (the JVM formats them all; breakpoint_update {bp.info.id} resets it)",
                 Actor.TARGET, breakpoint=bp.info.id, sample_every=every, rate=rate)
+
+    def _sites(self, request: ProbeRequest) -> list[int]:
+        """The lines of the calls of a method breakpoint's probe (plan.PlacedProbe.sites)."""
+        record = request.record
+        if record is None or record.current is None:
+            return []
+        for placed in record.current.probes:
+            if record.probe_types.get(placed.probe.class_name) == request.probe_type:
+                return placed.sites or []
+        return []
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
@@ -555,14 +686,10 @@ class InJvm:
         return (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value
 
     async def _skip_once(self, probe_type: int, thread: int) -> None:
-        """Put the thread in the probe's SKIP slots and raise ANY: the re-run call returns at once."""
-        vm = self.session.require_vm()
-        fields = {f.name: f for f in await vm.fields(probe_type)}
-        skip = (await vm.send(ReferenceType.GetValues, probe_type, [fields["SKIP"].id])).values[0].value
-        slots = (await vm.send(ArrayReference.GetValues, skip, 0, 16)).values
-        free = next((i for i, v in enumerate(slots) if not v.value), 0)
-        await vm.send(ArrayReference.SetValues, skip, free, [Value.object(thread, Tag.THREAD)])
-        await vm.send(ClassType.SetValues, probe_type, [(fields["ANY"].id, Value.boolean(True))])
+        # One at a time: the events of threads stopped together are handled concurrently, and two that
+        # read the same free slot would both write it (the first thread would then evaluate twice).
+        async with self._skip_lock:
+            await skip_once(self.session.require_vm(), probe_type, thread)
 
     # -- releasing -------------------------------------------------------------------------------------
 
@@ -619,7 +746,9 @@ class InJvm:
 
     async def _bridge(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
         vm = self.session.require_vm()
-        if record.current is None:
+        if record.current is None or spec.at == "exit":
+            # (A method exit needs no bridge: a frame inside the method blocks putting it back in the JVM, so
+            # it is re-installed as a round trip, whose method-exit events see old code's returns too.)
             return
         for placed in record.current.probes:
             if placed.spec != spec or any(p.role == "bridge" and p.probe_type == record.probe_types[
@@ -634,7 +763,7 @@ class InJvm:
             # Not in bp.requests: it outlives this binding (the tracker re-installs the breakpoint next).
             self.tracker.by_request[reply.request_id] = bp
             self.requests[reply.request_id] = ProbeRequest(bp.info.id, "bridge", type_id, record, spec.line,
-                                                           placed.method)
+                                                           placed.method, spec.at)
 
     async def _bridge_event(self, bp: Breakpoint, event: Any, request: ProbeRequest) -> tuple[Any, bool] | None:
         """A hit from a frame still running replaced code: pop the probe, then decide as the round trip does."""
@@ -646,13 +775,18 @@ class InJvm:
             await self._close_bridge(event.request_id, request)
             return None
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
+        user: Any = _Event(event.thread, frames[2].location, event.request_id)
+        if request.at in KINDS.values():  # a method entry or exit, as the round trip reports it
+            user = await probe_stop(vm, request.at, event.thread, frames[1], frames[2].location, event.request_id,
+                                    request.method)
+        extra = {"$return": user.value} if getattr(user, "value", None) is not None else {}
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        user = _Event(event.thread, await self._current_location(request, frames[2].location), event.request_id)
+        user.location = await self._current_location(request, user.location)
         message = None
         if bp.info.condition:
             try:
-                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, {})
+                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
             except (EvaluationError, DebuggerError) as exc:
                 ok, message = True, f"condition error, stopped: {exc}"
             if not ok:
@@ -664,13 +798,16 @@ class InJvm:
         await self.tracker.arm_dependants(bp)
         if bp.info.log:
             try:
-                text = await session.inspector.format_log(bp.info.log, event.thread, {})
+                text = await session.inspector.format_log(bp.info.log, event.thread, extra)
             except DebuggerError as exc:
                 text = f"{bp.info.log} [log error: {exc}]"
-            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            where, details = await session.inspector.log_details(bp.info, user, extra)
+            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                **details)
             if message is None:
                 return None
-        reason = await self.tracker.stop_reason(bp, user, {})
+        reason = await self.tracker.stop_reason(bp, user, extra)
+        session.inspector.keep_stop_values(reason, extra)
         reason.message = message
         return reason, bp.info.suspend == "all"
 
@@ -718,25 +855,32 @@ class InJvm:
         if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled:
             return
         info = await vm.type(request.probe_type)
-        reason = await self.bind_at(bp, info, request.line, event.thread)
+        methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
+            if bp.info.kind in KINDS else None
+        reason = await self.bind_at(bp, info, request.line, event.thread, methods)
         if reason is not None:
             bp.info.mode = f"round trip ({reason})"
             return
-        # In the JVM now: the round-trip requests in this class died with the redefinition.
+        # In the JVM now: the round-trip requests in this class died with the redefinition (a method exit's
+        # request on the class did not: it goes too).
         for request_id, mods in list(bp.request_mods.items()):
-            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id for m in mods):
+            if any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == info.id
+                   or isinstance(m, Mod.ClassOnly) and m.clazz == info.id for m in mods):
+                kind = bp.requests.get(request_id, EventKind.BREAKPOINT)
                 bp.requests.pop(request_id, None)
                 bp.request_mods.pop(request_id, None)
                 self.tracker.by_request.pop(request_id, None)
                 with contextlib.suppress(JdwpError):
-                    await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
+                    await vm.send(EventRequest.Clear, kind, request_id)
         bp.info.mode = "in-JVM"
         self.session.history.add("breakpoint_changed", f"{bp.info.id} now runs in the JVM (in-JVM)", Actor.TARGET,
                                  breakpoint=bp.info.id)
 
-    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int) -> str | None:
+    async def bind_at(self, bp: Breakpoint, info: Any, line: int, thread: int,
+                      methods: list[Any] | None = None) -> str | None:
         try:
-            return await self._bind(bp, info, line, thread)
+            return (method_refusal(bp, methods) if methods is not None else None) or \
+                await self._bind(bp, info, line, thread, methods)
         except Exception as exc:  # as bind(): never break the breakpoint
             log.exception("in-JVM upgrade of %s failed", bp.info.id)
             return f"internal error while instrumenting: {exc!r}"
@@ -760,18 +904,70 @@ class InJvm:
         for method in current.values():
             if method.name + method.signature != request.method:
                 continue
+            if request.at == "entry":  # a method entry stands at the method's first code index
+                return Location(location.type_tag, location.class_id, method.id, 0)
             indices = [index for index, number in method.lines or () if number == request.line]
             if indices:
                 return Location(location.type_tag, location.class_id, method.id, min(indices))
         return location
 
-    def class_redefined(self, type_id: int) -> None:
-        """Hot swap replaced the class: our probe calls went with the old bytes, and the original bytes we
-        kept are no longer the class's. Its breakpoints fall back to the round trip (never restore over it)."""
+    async def hot_swap_bytes(self, type_id: int, data: bytes) -> list[tuple[str, int, bytes]] | None:
+        """Hot swap is about to redefine the class with `data`: the redefinitions that keep its probes (the
+        class instrumented anew, and probes whose code changed), or None to swap `data` as given."""
+        if not self.enabled:
+            return None
+        try:
+            return await swap.prepare(self, type_id, data)
+        except Exception:  # never cost the hot swap: the breakpoints fall back instead
+            log.exception("re-instrumenting the hot-swapped class failed")
+            return None
+
+    async def hot_swapped(self, type_id: int, redefined: bool) -> None:
+        """After the hot swap's redefinition (`redefined`: the JVM took it)."""
+        if not redefined:
+            swap.discard(self, type_id)
+            return
+        try:
+            kept = await swap.finish(self, type_id)
+        except Exception:
+            log.exception("finishing the re-instrumentation of a hot-swapped class failed")
+            kept = False
+        if kept:
+            self.swapped_in.add(type_id)
+
+    def class_redefined(self, type_id: int) -> bool:
+        """A class was redefined by hot swap. True when its probes came along (hot_swap_bytes): its in-JVM
+        breakpoints stay as they are. Otherwise the probe calls went with the old bytes, and the original
+        bytes we kept are no longer the class's: its breakpoints fall back to the round trip (never
+        restore over it)."""
+        if type_id in self.swapped_in:
+            self.swapped_in.discard(type_id)
+            return True
         if self.classes.pop(type_id, None) is not None:
             self.hotswapped.add(type_id)
+        return False
+
+    def runs_in_jvm(self, bp: Breakpoint, type_id: int) -> bool:
+        record = self.classes.get(type_id)
+        return record is not None and bp.info.id in record.specs
+
+    async def restore_leftovers(self, actor: Actor) -> None:
+        """At attach: classes an earlier, dead session left instrumented get their original bytes back."""
+        if getattr(self.session, "read_only", False):
+            return  # a read-only session never changes the target's classes (it leaves them as found)
+        try:
+            restored = await restore_leftovers(self.session.require_vm())
+        except Exception:  # never cost the attach
+            log.exception("looking for classes an earlier session left instrumented failed")
+            return
+        if restored:
+            self.session.history.add(
+                "restored", f"restored {len(restored)} class(es) an earlier debugger session left instrumented: "
+                f"{', '.join(sorted(restored))}", actor, classes=restored)
 
     def forget_vm(self) -> None:
+        self.pending_swaps.clear()
+        self.swapped_in.clear()
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()

@@ -1,30 +1,37 @@
-"""From a breakpoint (line, condition, log message) and the class's bytes to the instrumented bytes and
-the probe class: the pure part of in-JVM conditions, with no JDWP in it."""
+"""From a breakpoint (line or method, condition, log message) and the class's bytes to the instrumented bytes
+and the probe class: the pure part of in-JVM conditions, with no JDWP in it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..evaluator.parse import ExpressionSyntaxError, parse_expression
 from ..evaluator.template import TemplateError, split_template
 from .classfile import ClassFile, ClassFormatError
 from .compile import Checker, NotCompilable, Resolver, Typed
-from .insert import NotInstrumentable, insert_code, line_start
+from .insert import NotInstrumentable, insert_code, insert_many, line_start
+from .method_sites import ENTRY, EXIT, SITE_CAPTURE, exit_suffix, method_site, site_lines, site_offsets
+from .naming import variant
 from .probe import Probe, build_probe, call_payload
 from .resolve import site_of
+from .shapes import Capture, Site
 
 __all__ = ["Instrumentation", "NotCompilable", "PlacedProbe", "ProbeSpec", "instrument"]
 
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    """One breakpoint to compile into the class: its line, condition and log template, and the probe's name."""
+    """One breakpoint to compile into the class: its line (or methods), condition and log template, and the
+    probe's name."""
 
-    line: int
+    line: int  # 0 for a method breakpoint
     condition: str | None
     log: str | None
     probe_name: str  # internal name, in the class's package
     hit_rule: tuple[str, int] | None = None  # ("eq" | "every" | "ge", n): counted in the probe
+    at: str = "line"  # "line", or a method breakpoint's ENTRY (first instruction) or EXIT (every return)
+    methods: tuple[str, ...] = ()  # a method breakpoint's methods: name + descriptor
 
 
 @dataclass
@@ -32,6 +39,7 @@ class PlacedProbe:
     spec: ProbeSpec
     method: str  # name + descriptor of the method that calls it
     probe: Probe
+    sites: list[int] | None = None  # a method breakpoint: the line of each call (an exit: of each return)
 
 
 @dataclass
@@ -51,7 +59,13 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
     except ClassFormatError as exc:
         raise NotCompilable(f"the class file could not be read: {exc}") from None
     placed: list[PlacedProbe] = []
+    # Per method: the payloads to insert at each line start, all in one pass (insert_many). Payloads at
+    # one line go in in reverse order of the specs, as inserting them one by one used to place them.
+    inserts: dict[int, tuple[Any, dict[int, list[bytes]], list[int]]] = {}
     for spec in specs:
+        if spec.at in (ENTRY, EXIT):
+            placed += await _place_in_methods(cf, spec, resolver, cache)
+            continue
         found = 0
         for method in cf.methods:
             code = method.code
@@ -60,7 +74,7 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
             at = line_start(code, spec.line)
             if at is None:
                 continue
-            name = spec.probe_name if not found else f"{spec.probe_name}_{found}"
+            name = spec.probe_name if not found else variant(spec.probe_name, found)
             found += 1
             key = (spec, name, cf.member_name(method) + cf.member_descriptor(method))
             probe = cache.get(key) if cache is not None else None
@@ -69,18 +83,56 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
                 if cache is not None:
                     cache[key] = probe
             payload, stack = call_payload(cf.pool, probe)
-            try:
-                insert_code(code, cf.pool, at, payload, stack)
-            except NotInstrumentable as exc:
-                raise NotCompilable(str(exc)) from None
+            _, at_line, stacks = inserts.setdefault(id(method), (code, {}, []))
+            at_line.setdefault(at, []).insert(0, payload)
+            stacks.append(stack)
             placed.append(PlacedProbe(spec, cf.member_name(method) + cf.member_descriptor(method), probe))
         if not found:
             raise NotCompilable(f"line {spec.line} has no code in {cf.name.replace('/', '.')}")
+    for code, at_line, stacks in inserts.values():
+        try:
+            insert_many(code, cf.pool, {at: b"".join(payloads) for at, payloads in at_line.items()}, max(stacks))
+        except NotInstrumentable as exc:
+            raise NotCompilable(str(exc)) from None
     return Instrumentation(cf.to_bytes(), placed)
 
 
-async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, resolver: Resolver) -> Probe:
-    checker = Checker(site_of(cf, method, at), resolver, every_local=True)
+async def _place_in_methods(cf: ClassFile, spec: ProbeSpec, resolver: Resolver,
+                            cache: dict[tuple[ProbeSpec, str, str], Probe] | None) -> list[PlacedProbe]:
+    """A method breakpoint: one probe per method, called before its first instruction (entry) or before each
+    of its return instructions (exit: the value returned is the probe's first argument, `$return`)."""
+    placed: list[PlacedProbe] = []
+    for method in cf.methods:
+        signature = cf.member_name(method) + cf.member_descriptor(method)
+        code = method.code
+        if signature not in spec.methods or code is None:
+            continue  # native and abstract methods have no code: the caller decides whether that matters
+        name = spec.probe_name if not placed else variant(spec.probe_name, len(placed))
+        key = (spec, name, signature)
+        probe = cache.get(key) if cache is not None else None
+        if probe is None:
+            site, returned = method_site(cf, method, spec.at)
+            probe = await _compile(spec, name, cf, method, 0, resolver, site, returned)
+            if cache is not None:
+                cache[key] = probe
+        lines = site_lines(code, spec.at)
+        for i in reversed(range(len(lines))):  # the last site first; offsets are read again after each insertion
+            payload, stack = call_payload(cf.pool, probe, site=i)
+            try:
+                insert_code(code, cf.pool, site_offsets(code, spec.at)[i], payload, stack)
+            except NotInstrumentable as exc:
+                raise NotCompilable(str(exc)) from None
+        placed.append(PlacedProbe(spec, signature, probe, lines))
+    if not placed:
+        raise NotCompilable(f"no method of {cf.name.replace('/', '.')} has code for this breakpoint")
+    return placed
+
+
+async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, resolver: Resolver,
+                   site: Site | None = None, returned: Capture | None = None) -> Probe:
+    checker = Checker(site or site_of(cf, method, at), resolver, every_local=True)
+    if returned is not None:  # loaded first (a copy of the value on top of the stack), so always passed
+        checker.captures.insert(0, returned)
     condition: Typed | None = None
     try:
         if spec.condition:
@@ -90,6 +142,8 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
             message = []
             for part in split_template(spec.log):
                 message.append(part if isinstance(part, str) else await checker.text(parse_expression(part[0])))
+            if spec.at == EXIT:  # where it fired and what was returned, as the round trip's line ends
+                message += exit_suffix(checker.capture(returned) if returned else None, checker.capture(SITE_CAPTURE))
     except (ExpressionSyntaxError, TemplateError) as exc:
         raise NotCompilable(f"does not parse: {exc}") from None
     return build_probe(name, checker.captures, condition, message, spec.hit_rule)

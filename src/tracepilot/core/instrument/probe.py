@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from . import bytecode as bc
 from .assemble import (
-    ACC_FINAL,
     ACC_PUBLIC,
     ACC_STATIC,
     ACC_SYNCHRONIZED,
@@ -42,8 +41,10 @@ SEPARATOR = "\u001e"  # between the lines of a logpoint batch (ASCII record sepa
 STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
 BATCH_LINES = 16384
 BATCH_NANOS = 50_000_000
-SKIP_SLOTS = 16
+SKIP_SLOTS = 16  # to start with: skip.py grows it
 THREAD = "java/lang/Thread"
+# The instrumented class (internal name), its bytes before the probe calls went in, and when (ns).
+LEFTOVER_FIELDS = (("TARGET", "Ljava/lang/String;"), ("ORIGINAL", "[B"), ("STAMP", "J"))
 
 
 @dataclass
@@ -64,9 +65,13 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     writer = StaticClassWriter(class_name, superclass=THREAD if message is not None else "java/lang/Object")
     pool = writer.pool
     writer.add_field("ANY", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
-    writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_FINAL)
+    # Threads whose next call returns at once; the debugger replaces it by a longer one when it is full.
+    writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("FORCE", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("HITS", "I", ACC_PUBLIC | ACC_STATIC)  # condition-true hits, read by the debugger
+    # Set by the debugger: what a later session needs to restore the class if this one dies (leftovers.py).
+    for name, descriptor in LEFTOVER_FIELDS:
+        writer.add_field(name, descriptor, ACC_PUBLIC | ACC_STATIC)
     slots, arg_slots = capture_slots(captures)
     descriptor = "(" + "".join(c.descriptor for c in captures) + ")V"
 
@@ -162,7 +167,8 @@ def _skipped(pool: ConstantPool, class_name: str) -> Assembler:
     a.op(bc.ISTORE, 1)
     a.place(loop)
     a.op(bc.ILOAD, 1)
-    a.push_int(SKIP_SLOTS)
+    a.field(bc.GETSTATIC, class_name, "SKIP", f"[L{THREAD};")  # the debugger may give it a longer array
+    a.op(bc.ARRAYLENGTH)
     a.branch(bc.IF_ICMPGE, no)
     a.field(bc.GETSTATIC, class_name, "SKIP", f"[L{THREAD};")
     a.op(bc.ILOAD, 1)
@@ -270,9 +276,9 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
         writer.add_method(method, f"({STRING})V" if load_line else "()V", access | ACC_PUBLIC, b, 3, 1)
 
 
-def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:
+def call_payload(pool: ConstantPool, probe: Probe, site: int = 0) -> tuple[bytes, int]:
     """The instructions inserted in the user's method: load every capture, call check. Returns the bytes and
-    how much they push at most (for max_stack)."""
+    how much they push at most (for max_stack). `site`: the ordinal a "site" capture passes (which return)."""
     out = bytearray()
     depth = peak = 0
     for c in probe.captures:
@@ -284,6 +290,10 @@ def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:
                 out += bytes([base, c.slot])
             else:
                 out += bytes([bc.WIDE, base]) + c.slot.to_bytes(2, "big")
+        elif c.kind == "return":  # first, so the value a return instruction returns is on top: copy it
+            out += bytes([bc.DUP2 if size == 2 else bc.DUP])
+        elif c.kind == "site":
+            out += bytes([bc.SIPUSH]) + site.to_bytes(2, "big")
         elif c.kind == "this":
             out += bytes([bc.ALOAD, 0])
         elif c.kind == "field":

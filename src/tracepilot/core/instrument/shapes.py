@@ -56,8 +56,8 @@ class Resolver(Protocol):
 
 @dataclass(frozen=True)
 class Capture:
-    """A value the inserted code loads in the user's method: kind is "local", "this", "field" (of this)
-    or "static" (of the breakpoint's class)."""
+    """A value the inserted code loads in the user's method: kind is "local", "this", "field" (of this),
+    "static" (of the breakpoint's class) or "return" (the value a return instruction is about to return)."""
 
     kind: str
     descriptor: str
@@ -75,6 +75,7 @@ class Site:
     locals: dict[str, tuple[int, str]]  # name -> (slot, descriptor)
     this_usable: bool = True  # False before a constructor's super() call
     has_variable_table: bool = True  # compiled with -g (locals have names)
+    marks: dict[str, Capture] = field(default_factory=dict)  # the debugger's names here: "$return" at an exit
 
     @property
     def package(self) -> str:

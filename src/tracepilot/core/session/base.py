@@ -32,6 +32,7 @@ from ..model import (
     StopReason,
     VmInfo,
 )
+from ..secrets import KnownSecrets, redact_outgoing
 from ..sources import SourcePath
 from ..threads import Release, ThreadBook
 from ..vm import Vm
@@ -73,6 +74,9 @@ class StepState:
     vm_wide: bool = True  # the step's event suspends all threads (the stop it started from did)
     exit_request_id: int = 0  # method exits with return values on this thread, while the step runs
     returned: tuple[Any, Any] | None = None  # (location, value) of the last method exit seen
+    # From a method-exit stop: (class, method) of that exit, already reported. An in-JVM exit stands just
+    # before the return, so its exit comes again as the step runs: not what the step returned from.
+    seen_exit: tuple[int, int] | None = None
 
 
 _NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",
@@ -96,8 +100,10 @@ class SessionBase:
     def __init__(self, *, read_only: bool = False, redact: bool = False, sourcepath: Sequence[str] = ()) -> None:
         self.read_only = read_only
         self.redact = redact
+        # --redact: the secrets learned so far; every value leaving the debugger is checked against it
+        self.secrets: KnownSecrets | None = KnownSecrets() if redact else None
         self.sources = SourcePath(list(sourcepath))
-        self.history = EventHistory()
+        self.history = EventHistory(redactor=self.redact_outgoing if redact else None)
         self.breakpoints = BreakpointTracker(self)
         self.inspector: Inspector = None  # type: ignore[assignment]  # set by Debugger
         self.state = SessionState.DISCONNECTED
@@ -125,6 +131,10 @@ class SessionBase:
         self._detaching = False
         self.exit_code: int | None = None
         self._source_cache: dict[tuple[Any, ...], tuple[str | None, float]] = {}
+
+    def redact_outgoing(self, value: Any) -> Any:
+        """`value` as it may leave the debugger: under --redact, secrets hidden (core/secrets.py)."""
+        return value if self.secrets is None else redact_outgoing(value, self.secrets)
 
     # -- access --------------------------------------------------------------------------------------
 

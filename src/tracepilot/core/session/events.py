@@ -85,7 +85,9 @@ class Events(SessionBase):
                 self.threads.thread_ended(event.thread)
                 vm.thread_died(event.thread)
             elif self._step is not None and event.request_id == self._step.exit_request_id and self._step.exit_request_id:
-                if event.value.tag != Tag.VOID:  # no suspension: only remembered (a void method returns nothing)
+                if self._step.seen_exit == (event.location.class_id, event.location.method_id):
+                    self._step.seen_exit, self._step.returned = None, None  # (see StepState.seen_exit)
+                elif event.value.tag != Tag.VOID:  # no suspension: only remembered (a void method returns nothing)
                     self._step.returned = (event.location, event.value)
             elif kind in STOP_EVENT_KINDS:
                 if self.threads.get(event.thread).call:
@@ -135,7 +137,7 @@ class Events(SessionBase):
         with contextlib.suppress(JdwpError, DebuggerError):
             method = await self.require_vm().method(location.class_id, location.method_id)
             reason.returned_from = method.name
-            reason.return_value = await self.inspector.view(value)
+            reason.return_value = await self.inspector.view(value, None, method.name)  # a secret-looking name: redacted
 
     async def _resume_for_policy(self, composite: Any) -> None:
         conn = self.conn

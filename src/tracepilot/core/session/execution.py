@@ -22,6 +22,8 @@ from ...jdwp import (
 )
 from ..errors import InvalidArgument, NotStopped
 from ..inspect.threads import is_system
+from ..instrument.hidden import top_frame
+from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
 from ..model import (
     Actor,
     CodeLocation,
@@ -261,8 +263,8 @@ class Execution(SessionBase):
         location = next((loc for t, _n, loc in summaries if t == tid), None)
         if tid and location is None:
             with contextlib.suppress(JdwpError):
-                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
-                location = await self.code_location(frames[0].location) if frames else None
+                top = await top_frame(vm, tid)
+                location = await self.code_location(top.location) if top is not None else None
         where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
         self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
         tid = tid or next(iter((await vm.send(VirtualMachine.AllThreads)).threads), 0)
@@ -291,8 +293,8 @@ class Execution(SessionBase):
                 group_name = (await vm.send(ThreadGroupReference.Name, group)).group_name if group else None
                 if is_system(name, group_name):
                     return None
-                frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
-                loc = await self.code_location(frames[0].location) if frames else None
+                top = await top_frame(vm, tid)  # (not an in-JVM probe's frame)
+                loc = await self.code_location(top.location) if top is not None else None
                 return tid, name, loc
             except JdwpError as exc:
                 log.debug("no location for thread %s: %s", tid, exc)
@@ -352,6 +354,8 @@ class Execution(SessionBase):
             await self._clear_exit_request(self._step)
         vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
         self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
+        if record.stop is not None and record.stop.kind is StopKind.METHOD_EXIT:
+            self._step.seen_exit = await self._frame0_method(tid)
         await self._request_step(self._step)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
@@ -362,11 +366,17 @@ class Execution(SessionBase):
             self._after_release()
         return await self.wait_for_stop(timeout, new_only=True)
 
+    async def _frame0_method(self, thread: int) -> tuple[int, int] | None:
+        with contextlib.suppress(JdwpError):
+            frames = (await self.require_vm().send(ThreadReference.Frames, thread, 0, 1)).frames
+            return (frames[0].location.class_id, frames[0].location.method_id) if frames else None
+        return None
+
     async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
         vm = self.require_vm()
         await self._clear_step_request(step)
         mods = [Mod.Step(step.thread_id, step.size, depth if depth is not None else step.depth)]
-        mods += [Mod.ClassExclude(p) for p in self.step_filters]
+        mods += [Mod.ClassExclude(p) for p in (*self.step_filters, PROBE_EXCLUDE)]
         mods.append(Mod.Count(1))
         policy = SuspendPolicy.ALL if step.vm_wide else SuspendPolicy.EVENT_THREAD
         reply = await vm.send(EventRequest.Set, EventKind.SINGLE_STEP, policy, mods)
@@ -378,7 +388,8 @@ class Execution(SessionBase):
         vm = self.require_vm()
         if step.size is not StepSize.LINE:  # (JDWP 1.6+, every JVM this debugger attaches to, has the event)
             return
-        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in self.step_filters]
+        # Never the in-JVM probes' methods: a step over a line with a probe reports the program's calls only.
+        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in (*self.step_filters, PROBE_EXCLUDE)]
         with contextlib.suppress(JdwpError):
             reply = await vm.send(EventRequest.Set, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, mods)
             step.exit_request_id = reply.request_id

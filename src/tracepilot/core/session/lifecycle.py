@@ -144,6 +144,7 @@ class Lifecycle(SessionBase):
         self.history.add("attach" if not reconnect else "reconnect",
                          f"{'reconnected' if reconnect else 'attached'} to {address} ({version.vm_name} {version.vm_version})",
                          actor, address=address)
+        await self.breakpoints.in_jvm.restore_leftovers(actor)  # a dead session's probe calls go before ours come
         await self.breakpoints.install_all()
         if suspended:
             # A JVM started with suspend=y sends VMStart on attach: it becomes our first stop. The event is
@@ -215,7 +216,7 @@ class Lifecycle(SessionBase):
             await self.resume(None, 0.0, actor)
         return await self.status()
 
-    async def detach(self, terminate: bool, actor: Actor) -> Status:
+    async def detach(self, terminate: bool, actor: Actor, keep_running: bool = False) -> Status:
         if terminate and self.read_only and self.conn is not None and self.launched is None:
             from ..errors import ReadOnlyViolation
 
@@ -223,8 +224,14 @@ class Lifecycle(SessionBase):
         if self.conn is None and self.launched is None:
             self._clean_slate()
             return await self.status()
+        launched = self.launched
+        if keep_running and not terminate and launched is not None:  # asked to leave the JVM we started running
+            self.history.add("detach", f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
+            await self._teardown(clean=True, terminate=False)
+            launched.release()
+            return await self.status()
         self.history.add("detach", "detached" + (" and terminated the target" if terminate else ""), actor)
-        await self._teardown(clean=True, terminate=terminate or self.launched is not None)
+        await self._teardown(clean=True, terminate=terminate or launched is not None)
         return await self.status()
 
     async def close(self) -> None:
