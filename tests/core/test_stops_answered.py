@@ -52,13 +52,15 @@ async def test_every_stop_in_the_history_is_answered_by_exactly_one_call(debugge
     await debugger.breakpoint_set(f"fixtures.Storm:{line_of('storm-after')}", suspend="thread")
     book = debugger.session.threads
     answers: Counter[tuple[int, float]] = Counter()
+    answered_by: dict[tuple[int, float], list[str]] = {}
     calls: list[str] = []
 
-    def take(result, delivered_before: set) -> None:
+    def take(result, delivered_before: set, call: str) -> None:
         if result.stopped and result.stop is not None and result.stop.kind is StopKind.BREAKPOINT:
             key = _key(result.stop.to_dict())
             if key not in delivered_before:  # (a call may show a stop already answered again: not a new answer)
                 answers[key] += 1
+                answered_by.setdefault(key, []).append(f"call {len(calls)} {call}: {result.message!r}")
 
     def delivered() -> set:
         return {_key(r.stop.to_dict()) for r in book.records.values() if r.stop is not None and r.delivered}
@@ -83,7 +85,7 @@ async def test_every_stop_in_the_history_is_answered_by_exactly_one_call(debugge
             except DebuggerError:
                 continue  # the thread is not suspended (or ended): nothing resumed, nothing answered
         calls.append(action)
-        take(result, before)
+        take(result, before, action)
         assert result.state is not SessionState.EXITED, "the storm ended early: give it more rounds"
 
     # No new stops from here on; what is still pending is answered by the calls that drain it.
@@ -91,7 +93,7 @@ async def test_every_stop_in_the_history_is_answered_by_exactly_one_call(debugge
     for _ in range(200):
         before = delivered()
         result = await debugger.wait_for_stop(0.0) if book.undelivered() else await debugger.resume(timeout=1.0)
-        take(result, before)
+        take(result, before, "drain")
         if not result.stopped and not book.undelivered():
             break
     stops = [_key(e.data["stop"]) for e in await debugger.events(kinds=["stop"], limit=100_000)
@@ -100,4 +102,4 @@ async def test_every_stop_in_the_history_is_answered_by_exactly_one_call(debugge
     lost = [s for s in stops if answers[s] == 0]
     twice = [s for s, n in answers.items() if n > 1]
     assert not lost, f"{len(lost)} of {len(stops)} stops in the history were never answered (calls: {calls})"
-    assert not twice, f"stops answered twice: {twice}"
+    assert not twice, f"stops answered twice: {[(s, answered_by[s]) for s in twice]} (calls: {calls})"

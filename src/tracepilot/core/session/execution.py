@@ -100,6 +100,10 @@ class Execution(SessionBase):
         return book.vm_holds > 0 and not any(r.credit or r.call for r in book.records.values())
 
     def _result(self, stopped: bool, started: float, stop: StopReason | None, message: str = "") -> WaitResult:
+        if stopped and stop is not None:  # whichever way a call answers with a stop, it is answered now
+            record = self.threads.records.get(stop.thread_id or 0)
+            if record is not None and record.stop is stop:
+                record.delivered = True
         note, self._reconnect_note = self._reconnect_note, None
         if note:
             message = f"{note}; {message}" if message else note
