@@ -181,9 +181,10 @@ class Events(SessionBase):
         tid = reason.thread_id or 0
         reason.all_threads = vm_wide
         record = self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
-        if reason.kind is StopKind.VM_START:
+        if reason.kind is StopKind.VM_START and not self._waiters:
             # The attach or launch that started the session answers for it (its status says "VM start"),
-            # even when the event comes just after that answer: the next resume runs the program.
+            # even when the event comes just after that answer: the next resume runs the program. (A call
+            # already waiting takes it as its answer, so nothing waits on a program held at its start.)
             record.delivered = True
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
