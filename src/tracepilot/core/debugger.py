@@ -208,8 +208,9 @@ class Debugger:
     # -- execution -----------------------------------------------------------------------------------
 
     async def resume(self, thread: str | int | None = None, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
-        """Resume all threads (every stop already seen, every pause), or only `thread`; with timeout > 0 wait
-        that long for a new stop. A stop of another thread no call has returned yet is the answer at once.
+        """Resume all threads (every stop already answered, every pause), or only `thread`; with timeout > 0
+        wait that long for a new stop. A stop no call has returned yet (the current one too; for a person's
+        front end the stop it shows counts as returned) is the answer at once, still suspended.
         The semantics (each stop delivered once, counted suspensions) are in session/ and threads.py."""
         return await self.session.resume(thread, timeout, self._actor(actor))
 
