@@ -308,7 +308,8 @@ class ActionsMixin(AppPart):
         self.search_commands(commands, placeholder="Open a source file…")
 
     def _source_files(self) -> list[tuple[str, Path]]:
-        roots = shown_source_path(self.debugger, self.sourcepath).roots
+        sources = shown_source_path(self.debugger, self.sourcepath)
+        roots = sources.roots
         seen: dict[Path, str] = {}
         for root in roots:
             if not root.is_dir():
@@ -316,8 +317,8 @@ class ActionsMixin(AppPart):
             for path in root.rglob("*.java"):
                 if len(seen) >= 5000:
                     break
-                if ".venv" in path.parts or "node_modules" in path.parts:
-                    continue
+                if ".venv" in path.parts or "node_modules" in path.parts or not sources.allows(path):
+                    continue  # (a link leading out of the roots is not offered: it would not open)
                 seen.setdefault(path.resolve(), str(path.relative_to(root)))
         return sorted(((rel, path) for path, rel in seen.items()), key=lambda item: item[0])
 
