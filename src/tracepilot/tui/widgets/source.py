@@ -10,7 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.document._document_navigator import DocumentNavigator
+from textual.widgets.text_area import DocumentNavigator
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
