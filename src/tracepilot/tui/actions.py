@@ -9,8 +9,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
-
 from ..core.errors import DebuggerError
 from ..core.model import (
     CodeLocation,
@@ -22,6 +20,7 @@ from .screens.value import ValueScreen
 from .view import PANE_BY_NAME, app_worker
 from .widgets.breakpoints import BreakpointsPane
 from .widgets.events import EventsPane
+from .widgets.search import SearchBox
 from .widgets.source import SourceView
 from .widgets.stack import StackPane
 from .widgets.threads import ThreadsPane
@@ -232,20 +231,18 @@ class Actions:
         self.app.post_message(WatchesPane.AddRequested())
 
     def search(self) -> None:
-        box = self.app.query_one("#search", Input)
-        box.remove_class("hidden")
-        box.focus()
+        self.app.query_one(SearchBox).open()
 
-    def search_submitted(self, event: Input.Submitted) -> None:
+    def search_submitted(self, value: str) -> None:
         # Like less, vim and pudb: Enter goes back to the source at the first match; n / N move on from there.
         source = self.app.query_one(SourceView)
-        box = self.app.query_one("#search", Input)
-        box.add_class("hidden")
+        self.app.query_one(SearchBox).add_class("hidden")
         source.focus()
-        if not source.search(event.value.strip()):
+        term = value.strip()
+        if not source.search(term):
             source.search_term = None
-            if event.value.strip():
-                self.app.notify(f"“{event.value.strip()}” not found", severity="warning", timeout=3)
+            if term:
+                self.app.notify(f"“{term}” not found", severity="warning", timeout=3)
         self.app.refresher.show_source()
 
     def search_next(self) -> None:
@@ -261,13 +258,6 @@ class Actions:
             return
         source.find(source.search_term, backwards=backwards)
         source.focus()
-
-    def key(self, event) -> None:
-        box = self.app.query_one("#search", Input)
-        if event.key == "escape" and box.has_focus:
-            box.add_class("hidden")
-            self.app.query_one(SourceView).focus()
-            event.stop()
 
     def search_changed(self) -> None:
         self.app.refresher.show_source()  # the source title says when n/N move between matches

@@ -49,6 +49,7 @@ from .widgets.breakpoints import BreakpointsPane
 from .widgets.command_line import CommandLine
 from .widgets.events import EventsPane
 from .widgets.output import OutputPane
+from .widgets.search import SearchBox
 from .widgets.source import SourceView
 from .widgets.stack import StackPane
 from .widgets.status import StatusBar
@@ -118,8 +119,7 @@ class TracepilotApp(App[int]):
         if self.compact:
             with Vertical(id="body", classes="compact"):
                 yield SourceView(id="source")
-                yield Input(placeholder="/ search (Enter: first match, then n / N; Esc: close)", id="search",
-                            classes="hidden")
+                yield SearchBox(id="search")
                 with TabbedContent(id="tabs"):
                     with TabPane(pane_title("Variables"), id="tab-variables"):
                         yield VariablesPane(id="variables")
@@ -139,8 +139,7 @@ class TracepilotApp(App[int]):
             with Horizontal(id="body"):
                 with Vertical(id="left"):
                     yield SourceView(id="source")
-                    yield Input(placeholder="/ search (Enter: first match, then n / N; Esc: close)", id="search",
-                                classes="hidden")
+                    yield SearchBox(id="search")
                     with TabbedContent(id="tabs"):
                         with TabPane(pane_title("Console"), id="tab-console"):
                             yield OutputPane(id="output")
@@ -369,10 +368,7 @@ class TracepilotApp(App[int]):
         self.actions.open_file()
 
     def action_focus_command(self) -> None:
-        self.commands.focus_command()
-
-    def action_focus_source(self) -> None:
-        self.commands.focus_source()
+        self.query_one(CommandLine).focus()
 
     def action_help(self, commands: str = "") -> None:
         self.push_screen(HelpScreen(self.help_sections(), commands))
@@ -382,9 +378,6 @@ class TracepilotApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         return self.commands.system_commands(super().get_system_commands(screen))
-
-    def on_key(self, event) -> None:
-        self.actions.key(event)
 
     @on(SourceView.GutterClicked)
     def _gutter_clicked(self, message: SourceView.GutterClicked) -> None:
@@ -396,7 +389,15 @@ class TracepilotApp(App[int]):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        self.actions.search_submitted(event)
+        self.actions.search_submitted(event.value)
+
+    @on(SearchBox.Closed)
+    def _search_closed(self) -> None:
+        self.query_one(SourceView).focus()
+
+    @on(CommandLine.Left)
+    def _command_line_left(self) -> None:
+        self.query_one(SourceView).focus()
 
     @on(Input.Submitted, "#command")
     def _command_submitted(self, event: Input.Submitted) -> None:

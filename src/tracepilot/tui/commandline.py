@@ -20,7 +20,6 @@ from .screens.prompt import ConfirmQuitScreen
 from .view import PALETTE, PANES, app_worker
 from .widgets.command_line import CommandLine
 from .widgets.output import OutputPane
-from .widgets.source import SourceView
 
 
 class CommandRunner:
@@ -34,12 +33,6 @@ class CommandRunner:
     def forget_selection(self) -> None:
         """After a core event: the next command gets a fresh Selection (thread and frame as now shown)."""
         self._selection = None
-
-    def focus_command(self) -> None:
-        self.app.query_one(CommandLine).focus()
-
-    def focus_source(self) -> None:
-        self.app.query_one(SourceView).focus()
 
     def command_submitted(self, value: str) -> None:
         line = value.strip()
