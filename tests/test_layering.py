@@ -349,3 +349,14 @@ def test_no_underscore_name_of_ours_is_imported_by_another_module():
             if bad and not {importer, owner} & CIRCLE_1_FILES:
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node)}")
     assert offenders == []
+
+
+def test_the_tui_is_widgets_and_plain_objects_not_mixins():
+    """Each TUI class has one base (a Textual class, or none) and no metaclass: a pane is a widget that owns its
+    keys, rendering and messages; the App composes widgets and plain objects (issue 27)."""
+    offenders = []
+    for path in (SRC / "tui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and (len(node.bases) > 1 or node.keywords):
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} class {node.name}")
+    assert offenders == []

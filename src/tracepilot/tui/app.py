@@ -90,7 +90,6 @@ class TracepilotApp(App[int]):
         Binding("ctrl+p", "command_palette", "Palette", show=False),
     ]
 
-
     def __init__(self, debugger: DebuggerApi, startup: Startup | None = None, *, launched: bool = False,
                  sourcepath: Iterable[str] = (), clock: bool = True, target_label: str = "", hint: str = "") -> None:
         super().__init__()
@@ -254,8 +253,6 @@ class TracepilotApp(App[int]):
                 ("Source pane (pudb/gdb keys)", SourceView), ("Variables pane", VariablesPane),
                 ("Breakpoints pane", BreakpointsPane), ("Watches pane", WatchesPane),
                 ("Command line", CommandLine)]
-
-
 
     # -- start-up ------------------------------------------------------------------------------------
 

@@ -135,7 +135,6 @@ class ViewState:
         return self.source.path if self.source is not None else None
 
 
-
 def app_worker(group: str, exclusive: bool = False) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Any]]:
     """Textual's `@work` for a part the App composes (it is no widget): the coroutine runs in the App's worker
     `group` (`exclusive`: a new one cancels the running one), so it ends with the App and never blocks it."""
