@@ -213,7 +213,7 @@ async def measure_stop(pilot: Any, app: Any, probe: Probe, stop: tuple[float, fl
         variables = first(probe.variables, stop_time, lambda r: r[1] > 0)
         marks["frame0"] = max(marks["source"], stack, variables) if None not in (
             marks["source"], stack, variables) else None
-        if marks["frame0"] is not None and app.refreshes > refreshes_before and not app._refresh_pending:  # noqa: SLF001
+        if marks["frame0"] is not None and app.refreshes > refreshes_before and not app.refresher.pending:
             with contextlib.suppress(Exception):
                 await app.workers.wait_for_complete()
             marks["all"] = max(marks["frame0"], probe.refreshes[-1] if probe.refreshes else marks["frame0"])
@@ -271,7 +271,7 @@ async def until(pilot: Any, condition: Any, timeout: float = 30.0) -> None:
 
 
 async def settle(pilot: Any, app: Any) -> None:
-    await until(pilot, lambda: not app._refresh_pending)  # noqa: SLF001
+    await until(pilot, lambda: not app.refresher.pending)
     with contextlib.suppress(Exception):
         await app.workers.wait_for_complete()
     await pilot.pause(0.05)

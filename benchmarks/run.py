@@ -736,7 +736,7 @@ class Bench:
                 await d.breakpoint_set(f"BenchTarget:{line}")
                 await _until(pilot, lambda: app.view.status and app.view.status.state is SessionState.STOPPED)
                 for _ in range(reps):
-                    await _until(pilot, lambda: not app._refresh_pending)
+                    await _until(pilot, lambda: not app.refresher.pending)
                     with contextlib.suppress(WorkerCancelled):  # a refresh superseded by a newer one
                         await pilot.app.workers.wait_for_complete()
                     seen = app.refreshes

@@ -65,15 +65,27 @@ def test_jdwp_knows_nothing_of_the_core():
     assert offenders == []
 
 
-# -- the import graph (issue 18) ------------------------------------------------------------------------
+# -- the import graph (issues 18 and 27) -------------------------------------------------------------
 #
-# Edges are the imports a module runs when it is loaded: module level, outside `if TYPE_CHECKING:`.
-# Imports inside functions are deliberate deferrals (a front end's optional library, the lazy parts of the
-# command line) and are left out, as Python leaves them out until the function runs.
+# Edges are every import statement of ours, wherever it stands: module level, inside a function, under
+# `if TYPE_CHECKING:`. A deferred import is still a dependency: the layer below must not know the one above,
+# lazily or not. A lower piece is handed what it needs (a Protocol, a callback) by the one that composes it.
 
 FRONT_ENDS = ("tui", "repl", "mcp", "dap")  # peers: none of them imports another
 SHARED_SERVICE = "share"  # publishes a session and joins one: every front end may use it, it uses none
 MAX_MODULE_LINES = 600
+
+# TEMPORARY (issue 27, "circle 1"): the session, breakpoints, in-JVM instrumentation and the inspector still
+# import each other; they are being rewritten. Delete this set (and its two uses below) once they no longer do.
+CIRCLE_1_FILES = frozenset({
+    "tracepilot.core.breakpoints", "tracepilot.core.breakpoints.binding", "tracepilot.core.breakpoints.firing",
+    "tracepilot.core.breakpoints.tracker", "tracepilot.core.instrument.jvm", "tracepilot.core.session",
+    "tracepilot.core.session.base", "tracepilot.core.session.events", "tracepilot.core.session.execution",
+    "tracepilot.core.session.lifecycle", "tracepilot.core.inspect.inspector",
+})
+
+# Libraries whose underscore-named modules and names are theirs to change in any release.
+DEPENDENCIES_WITH_PRIVATE_PARTS = ("textual", "rich", "prompt_toolkit", "mcp")
 
 
 def _module_name(path: Path) -> str:
@@ -85,37 +97,33 @@ def _all_modules() -> dict[str, Path]:
     return {_module_name(path): path for path in SRC.rglob("*.py")}
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _load_time_imports(path: Path, modules: dict[str, Path]) -> set[str]:
-    """The tracepilot modules `path` imports when it is loaded (a package counts only when it is the target)."""
+def _package_of(path: Path) -> list[str]:
     name = _module_name(path)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    return name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+
+
+def _absolute(path: Path, node: ast.ImportFrom) -> str:
+    """The module an `ImportFrom` names, relative imports resolved against the file's package."""
+    if not node.level:
+        return node.module or ""
+    package = _package_of(path)
+    return ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+
+
+def _every_module_import(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The tracepilot modules `path` imports, every import statement counted (a package counts only when it is
+    the target: `from .a import b` with `b` a submodule is an edge to `a.b`)."""
+    name = _module_name(path)
     found: set[str] = set()
-
-    def visit(body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.If):
-                if not _is_type_checking(node.test):
-                    visit(node.body)
-                    visit(node.orelse)
-            elif isinstance(node, ast.Try):
-                for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
-                    visit(block)
-            elif isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = package[: len(package) - node.level + 1] if node.level else []
-                target = ".".join(base + ([node.module] if node.module else []))
-                submodules = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules]
-                found.update(submodules)
-                if len(submodules) < len(node.names):  # names defined by the module itself, not submodules
-                    found.add(target)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            target = _absolute(path, node)
+            submodules = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in modules]
+            found.update(submodules)
+            if len(submodules) < len(node.names):  # names defined by the module itself, not submodules
+                found.add(target)
     resolved = set()
     for target in found:
         while target and target not in modules:
@@ -127,7 +135,7 @@ def _load_time_imports(path: Path, modules: dict[str, Path]) -> set[str]:
 
 def _import_graph() -> dict[str, set[str]]:
     modules = _all_modules()
-    return {name: _load_time_imports(path, modules) for name, path in modules.items()}
+    return {name: _every_module_import(path, modules) for name, path in modules.items()}
 
 
 def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -173,7 +181,19 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circles():
-    assert _circles(_import_graph()) == []
+    circles = [c for c in _circles(_import_graph()) if not set(c) <= CIRCLE_1_FILES]
+    assert circles == []
+
+
+def test_an_import_inside_a_function_counts(tmp_path, monkeypatch):
+    package = tmp_path / "tracepilot"
+    package.mkdir()
+    (package / "low.py").write_text("def f():\n    from .high import g  # lazily\n")
+    (package / "high.py").write_text("from .low import f\n")
+    modules = {"tracepilot.low": package / "low.py", "tracepilot.high": package / "high.py"}
+    monkeypatch.setitem(globals(), "SRC", package)
+    graph = {name: _every_module_import(path, modules) for name, path in modules.items()}
+    assert _circles(graph) == [["tracepilot.high", "tracepilot.low"]]
 
 
 def test_the_circle_finder_finds_a_circle():
@@ -279,3 +299,64 @@ def test_every_debugger_implements_the_facade():
         assert (cls.__name__, missing, unlike) == (cls.__name__, [], [])
         unreadable = [name for name in readable if not hasattr(cls, name) and name not in cls.__init__.__code__.co_names]
         assert (cls.__name__, unreadable) == (cls.__name__, [])
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def test_no_private_name_of_a_dependency():
+    """`textual._x`, `from textual.x import _y`: a release may rename them without notice. (Textual's Java
+    highlight query, which has no public name, is read as package data in tui/java_syntax.py.)"""
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules, names = [alias.name for alias in node.names], []
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                modules, names = [node.module], [alias.name for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                if module.split(".")[0] in DEPENDENCIES_WITH_PRIVATE_PARTS and (
+                        any(_private(part) for part in module.split(".")) or any(_private(n) for n in names)):
+                    offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node)}")
+    assert offenders == []
+
+
+def test_no_underscore_name_of_ours_is_imported_by_another_module():
+    """A name another module needs is part of its module's face: it has no underscore."""
+    modules = _all_modules()
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        importer = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                wanted = [(alias.name, alias.name) for alias in node.names if alias.name.startswith("tracepilot")]
+                bad = [full for full, _ in wanted if any(_private(part) for part in full.split("."))]
+                source = ""
+            elif isinstance(node, ast.ImportFrom):
+                source = _absolute(path, node)
+                if not source.startswith("tracepilot"):
+                    continue
+                bad = [alias.name for alias in node.names if _private(alias.name)
+                       or any(_private(part) for part in source.split("."))]
+            else:
+                continue
+            owner = source
+            while owner and owner not in modules:
+                owner = owner.rpartition(".")[0]
+            if bad and not {importer, owner} & CIRCLE_1_FILES:
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node)}")
+    assert offenders == []
+
+
+def test_the_tui_is_widgets_and_plain_objects_not_mixins():
+    """Each TUI class has one base (a Textual class, or none) and no metaclass: a pane is a widget that owns its
+    keys, rendering and messages; the App composes widgets and plain objects (issue 27)."""
+    offenders = []
+    for path in (SRC / "tui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and (len(node.bases) > 1 or node.keywords):
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} class {node.name}")
+    assert offenders == []

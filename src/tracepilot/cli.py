@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_mcp(read_only=ns.read_only, redact=ns.redact, join=ns.join, log_file=ns.log_file) or 0
     if ns.command in ("attach", "launch", "demo", "watch"):
-        from .tui.app import run as run_tui
+        from .tui.entry import run as run_tui
 
         return run_tui(ns) or 0
     if ns.command == "repl":

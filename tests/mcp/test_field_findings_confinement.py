@@ -86,12 +86,12 @@ async def test_tui_file_finder_refuses_files_outside_the_source_roots(outside, j
     app = TracepilotApp(debugger, None, sourcepath=[str(java_source_root)], clock=False)
     try:
         async with app.run_test() as pilot:
-            files = app._source_files()
+            files = app.actions.source_files()
             assert any(path.name == "Findings.java" for _, path in files)
             assert not any(outside in path.parents or home in path.parents for _, path in files), files
             # Opening a file outside the roots anyway (a stale entry, a hostile SourceFile) shows no content.
             hidden = outside / "Hidden.java"
-            await app._open_location(CodeLocation("Hidden", "", 1, "Hidden.java", str(hidden)), current=False)
+            await app.refresher.open_location(CodeLocation("Hidden", "", 1, "Hidden.java", str(hidden)), current=False)
             await pilot.pause()
             assert app.view.source is not None
             assert SECRET not in app.view.source.text

@@ -101,7 +101,7 @@ async def test_mcp_join_drives_a_tui_hosted_session(jvm_factory, java_source_roo
             assert "STOPPED" in reply and f"Playground.java:{loop_body}" in reply
             await wait_for(pilot, lambda: stopped_at(app, loop_body), what="the person's TUI shows the agent's stop")
             assert any(r.kind == "breakpoint_set" and r.actor is Actor.AGENT for r in debugger.history.since(0))
-            assert app._driving == "agent"  # noqa: SLF001  (the status bar says who drives)
+            assert app.refresher.driving == "agent"  # (the status bar says who drives)
 
             # the person steps in their own TUI; the agent's next look shows it, attributed
             await pilot.press("f10")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tracepilot.cli import build_parser
-from tracepilot.tui.app import java_launch_options, run
+from tracepilot.tui.entry import java_launch_options, run
 
 
 def test_classpath_main_and_args():

@@ -9,9 +9,10 @@ from textual.command import CommandList
 
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.model import SessionState
-from tracepilot.tui.app import TracepilotApp, launch_and_run
+from tracepilot.tui.app import TracepilotApp
 from tracepilot.tui.screens.help import HelpScreen
 from tracepilot.tui.screens.value import ValueScreen
+from tracepilot.tui.startup import launch_and_run
 from tracepilot.tui.widgets.breakpoints import BreakpointsPane
 from tracepilot.tui.widgets.events import EventsPane
 from tracepilot.tui.widgets.output import OutputPane
@@ -299,10 +300,10 @@ async def test_help_command_pause_and_delete_all(jvm_factory, java_source_root, 
 
 async def test_the_demo_opens_early_with_something_to_step(tmp_path, monkeypatch):
     from tracepilot.cli import build_parser
-    from tracepilot.tui.app import DEMO_HINT, _build, demo_line
+    from tracepilot.tui.entry import DEMO_HINT, build, demo_line
     from tracepilot.tui.widgets.command_line import CommandLine
 
-    app = _build(build_parser().parse_args(["demo"]))
+    app = build(build_parser().parse_args(["demo"]))
     app.clock = False
     async with app.run_test(size=WIDE) as pilot:
         process = demo_line("process")
@@ -322,10 +323,10 @@ async def test_the_demo_opens_early_with_something_to_step(tmp_path, monkeypatch
 async def test_attach_stops_at_an_uncaught_exception_unless_told(jvm_factory, java_source_root, line_of, flag):
     from tracepilot.cli import build_parser
     from tracepilot.core.model import StopKind
-    from tracepilot.tui.app import _build
+    from tracepilot.tui.entry import build
 
     jvm = jvm_factory("Exceptions", "3", "uncaught")
-    app = _build(build_parser().parse_args(["attach", jvm.address, "--sourcepath", str(java_source_root), *flag]))
+    app = build(build_parser().parse_args(["attach", jvm.address, "--sourcepath", str(java_source_root), *flag]))
     app.clock = False
     async with app.run_test(size=WIDE) as pilot:
         def exception_stops() -> int:
@@ -333,7 +334,7 @@ async def test_attach_stops_at_an_uncaught_exception_unless_told(jvm_factory, ja
 
         await wait_for(pilot, lambda: app.ready.is_set() and app.view.status is not None
                        and app.view.status.state is SessionState.STOPPED, what="attached at VM start")
-        await wait_for(pilot, lambda: exception_stops() == (0 if flag else 1) and not app._wanted,
+        await wait_for(pilot, lambda: exception_stops() == (0 if flag else 1) and not app.refresher.wanted,
                        what="the breakpoint list")
         app.query_one(SourceView).focus()
         await pilot.press("f5")

@@ -12,14 +12,42 @@ that names a method is refused rather than invoked.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..commands.syntax import BREAK_OPTIONS, tokenize
 from .session import no_side_effects
 
-if TYPE_CHECKING:  # the catalog imports this module when it completes: no import back at run time
-    from .catalog import Catalog, Command, Selection
-    from .debugger import Debugger
+if TYPE_CHECKING:
+    from .api import DebuggerApi
+
+# What completion needs of the command catalog (core/catalog, which calls it: it sits above this module and
+# hands itself in), of a command's arguments, and of the selection the command line acts on.
+
+
+class ArgumentShape(Protocol):
+    kind: str | None
+    rest: bool
+
+
+class CommandShape(Protocol):
+    name: str
+    args: Sequence[ArgumentShape]
+    parser: Any
+
+
+class CommandSet(Protocol):
+    def names(self) -> Iterable[str]: ...
+
+    def get(self, name: str) -> CommandShape | None: ...
+
+    def lookup(self, line: str) -> tuple[CommandShape, str]: ...
+
+
+class SelectionShape(Protocol):
+    thread: str | int | None
+    frame: int
+
 
 _WORD = re.compile(r"[^\s]*$")
 _IDENT_TAIL = re.compile(r"[\w$]*$")
@@ -37,14 +65,14 @@ _PREFIX_WORDS = {
 }
 
 
-async def complete_line(catalog: Catalog, debugger: Debugger | None, line: str,
-                        selection: Selection) -> tuple[int, list[str]]:
+async def complete_line(catalog: CommandSet, debugger: DebuggerApi | None, line: str,
+                        selection: SelectionShape) -> tuple[int, list[str]]:
     with no_side_effects("completion runs while you type: it never runs code in the program"):
         return await _complete_line(catalog, debugger, line, selection)
 
 
-async def _complete_line(catalog: Catalog, debugger: Debugger | None, line: str,
-                         selection: Selection) -> tuple[int, list[str]]:
+async def _complete_line(catalog: CommandSet, debugger: DebuggerApi | None, line: str,
+                         selection: SelectionShape) -> tuple[int, list[str]]:
     word = _WORD.search(line).group(0)  # type: ignore[union-attr]
     start = len(line) - len(word)
     before = line[:start].strip()
@@ -78,12 +106,12 @@ async def _complete_line(catalog: Catalog, debugger: Debugger | None, line: str,
     return start, words + candidates
 
 
-def _command_words(catalog: Catalog, word: str) -> list[str]:
+def _command_words(catalog: CommandSet, word: str) -> list[str]:
     firsts = {name.split()[0] for name in catalog.names()}
     return sorted(n for n in firsts if n.startswith(word))
 
 
-def _kind_at(command: Command, rest: str) -> str | None:
+def _kind_at(command: CommandShape, rest: str) -> str | None:
     """The argument kind of the word being typed, from the words already typed after the command."""
     tokens = tokenize(rest)
     if command.name in _PARSER_KINDS or command.parser is not None:
@@ -105,7 +133,8 @@ def _kind_at(command: Command, rest: str) -> str | None:
     return None
 
 
-async def _candidates(catalog: Catalog, debugger: Debugger, kind: str, word: str, selection: Selection) -> list[str]:
+async def _candidates(catalog: CommandSet, debugger: DebuggerApi, kind: str, word: str,
+                      selection: SelectionShape) -> list[str]:
     if kind in ("location", "class", "method", "field"):
         return await _complete_class_or_member(debugger, kind, word)
     if kind == "thread":
@@ -142,11 +171,11 @@ def _name_of(item: Any, attrs: tuple[str, ...]) -> str | None:
     return None
 
 
-def _vm(debugger: Debugger) -> Any:
+def _vm(debugger: DebuggerApi) -> Any:
     return getattr(debugger.session, "vm", None)
 
 
-async def _class_names(debugger: Debugger) -> list[str]:
+async def _class_names(debugger: DebuggerApi) -> list[str]:
     vm = _vm(debugger)
     if vm is None:
         return []
@@ -154,7 +183,7 @@ async def _class_names(debugger: Debugger) -> list[str]:
     return sorted({t.name for t in types if not t.is_array and "$$" not in t.name and "/0x" not in t.name})
 
 
-async def _type_by_name(debugger: Debugger, name: str) -> Any:
+async def _type_by_name(debugger: DebuggerApi, name: str) -> Any:
     vm = _vm(debugger)
     if vm is None:
         return None
@@ -168,7 +197,7 @@ async def _type_by_name(debugger: Debugger, name: str) -> Any:
     return found[0] if found else None
 
 
-async def _complete_class_or_member(debugger: Debugger, kind: str, word: str) -> list[str]:
+async def _complete_class_or_member(debugger: DebuggerApi, kind: str, word: str) -> list[str]:
     if ":" in word:
         return []
     names = await _class_names(debugger)
@@ -191,7 +220,7 @@ async def _complete_class_or_member(debugger: Debugger, kind: str, word: str) ->
     return sorted(set(out), key=lambda n: (n.count("."), n)) if "." not in word else sorted(set(out))
 
 
-async def _expression_names(debugger: Debugger, selection: Selection) -> list[str]:
+async def _expression_names(debugger: DebuggerApi, selection: SelectionShape) -> list[str]:
     """Names usable at the start of an expression: locals, this, fields of this class, marks."""
     names: list[str] = []
     try:
@@ -214,7 +243,8 @@ async def _expression_names(debugger: Debugger, selection: Selection) -> list[st
     return sorted(set(names))
 
 
-async def _complete_expression(debugger: Debugger, line: str, selection: Selection) -> tuple[int, list[str]]:
+async def _complete_expression(debugger: DebuggerApi, line: str,
+                               selection: SelectionShape) -> tuple[int, list[str]]:
     match = _MEMBER_TAIL.search(line)
     assert match is not None
     base, partial = match.group(1), match.group(2)

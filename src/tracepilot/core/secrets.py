@@ -26,6 +26,8 @@ import weakref
 from enum import Enum
 from typing import Any, TypeVar
 
+from .java_escape import escape_java
+
 REDACTED = "<redacted>"
 MIN_SECRET_LENGTH = 4  # shorter values would blank out ordinary text ("eu", "1") wherever it appears
 MATCH_HEAD = 12  # a secret cut short in a summary ("hunter2-PW-0123…") is found by this many first characters
@@ -76,8 +78,6 @@ class KnownSecrets:
         """Remember a secret's text (and its escaped form, as summaries quote it); True if it was new."""
         if len(text.strip()) < MIN_SECRET_LENGTH or text == REDACTED:
             return False
-        from .inspect.values import escape_java  # noqa: PLC0415  (values imports this module)
-
         forms = {text, escape_java(text)}
         new = not forms <= self._texts
         self._texts |= forms

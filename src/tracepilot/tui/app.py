@@ -1,16 +1,15 @@
-"""The Textual app: lays out the panes, turns keys and clicks into calls on the core `Debugger`, and turns
-core events (the shared history) into repaints. Widgets only display and post messages; every debugger
-action is one facade call made here, in a worker, so the screen never freezes.
+"""The Textual app: composes the panes (widgets that own their keys and rendering and post messages), and
+routes: keys to actions, pane messages and core events (the shared history, as `CoreEvent` messages) to the
+parts it composes. Every debugger action is one facade call in a worker, so the screen never freezes.
 
-`TracepilotApp` holds the layout, the key bindings and what every pane shares (the selected thread and
-frame); its features are mixins: startup.py (attach / launch, restart), refresh.py (core events -> panes),
-actions.py (keys, clicks and pane messages), commandline.py (the command line, the palette, quitting). The
-names they share (panes, labels, the view state) are in view.py. This module also builds the App for
-`tracepilot attach|launch|demo`."""
+`TracepilotApp` holds the layout, the key bindings, the footer and what every pane shares (the selected
+thread and frame). The work is done by plain objects it composes: `Refresher` (refresh.py: core events ->
+panes), `Actions` (actions.py: what keys, clicks and pane messages do), `CommandRunner` (commandline.py: the
+command line, the palette, quitting). The names they share are in view.py. The entry points that build and
+run the App (`tracepilot attach|launch|demo|watch`) are above it, in entry.py."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import dataclasses
@@ -18,46 +17,39 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, ComposeResult
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
-from ..core.catalog import Selection
-from ..core.launcher import launch_options as java_launch_options
+from ..core.errors import DebuggerError
 from ..core.model import SessionState
-from .actions import ActionsMixin
-from .commandline import CommandLineMixin
-from .refresh import RefreshMixin
-from .sources import SourceCache
-from .startup import StartupMixin, launch_and_run, run_to_first_stop, stop_on_uncaught
+from .actions import Actions
+from .commandline import CommandRunner
+from .refresh import Refresher
+from .screens.help import HelpScreen
+from .startup import run_to_first_stop
 from .view import (
     COMPACT_HEIGHT,
     COMPACT_WIDTH,
-    MAX_FRAMES,
-    PALETTE,
-    PANE_BY_NAME,
     PANES,
-    PARTS,
-    PARTS_OF_KIND,
-    QUIET_KINDS,
     SHORT_LABELS,
-    SNAPSHOT_FRAMES,
     WHEN_RUNNING,
     WHEN_STOPPED,
     WIDE_FOOTER,
     WIDE_LABELS,
     CoreEvent,
-    Pane,
     ViewState,
-    _done,
     pane_title,
 )
 from .widgets.breakpoints import BreakpointsPane
 from .widgets.command_line import CommandLine
 from .widgets.events import EventsPane
 from .widgets.output import OutputPane
+from .widgets.search import SearchBox
 from .widgets.source import SourceView
 from .widgets.stack import StackPane
 from .widgets.status import StatusBar
@@ -66,20 +58,12 @@ from .widgets.variables import VariablesPane
 from .widgets.watches import WatchesPane
 
 if TYPE_CHECKING:
-    from ..core.debugger import Debugger
-
-__all__ = [  # (names other modules and tests import from here)
-    "COMPACT_HEIGHT", "COMPACT_WIDTH", "DEMO_HINT", "MAX_FRAMES", "PALETTE", "PANE_BY_NAME", "PANES", "PARTS",
-    "PARTS_OF_KIND", "QUIET_KINDS", "SHORT_LABELS", "SNAPSHOT_FRAMES", "WHEN_RUNNING", "WHEN_STOPPED",
-    "WIDE_FOOTER", "WIDE_LABELS", "CoreEvent", "Pane", "Startup", "TracepilotApp", "ViewState", "_build", "_done",
-    "demo_line", "java_launch_options", "launch_and_run", "pane_title", "run", "run_to_first_stop",
-    "stop_on_uncaught",
-]
+    from ..core.api import DebuggerApi
 
 Startup = Callable[["TracepilotApp"], Awaitable[None]]
 
 
-class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, App[int]):
+class TracepilotApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tracepilot"
     ENABLE_COMMAND_PALETTE = True
@@ -106,8 +90,7 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
         Binding("ctrl+p", "command_palette", "Palette", show=False),
     ]
 
-
-    def __init__(self, debugger: Debugger, startup: Startup | None = None, *, launched: bool = False,
+    def __init__(self, debugger: DebuggerApi, startup: Startup | None = None, *, launched: bool = False,
                  sourcepath: Iterable[str] = (), clock: bool = True, target_label: str = "", hint: str = "") -> None:
         super().__init__()
         self.hint = hint  # one line of what to try (the demo), shown in the empty command line
@@ -124,20 +107,10 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
         self.ready = asyncio.Event()  # startup finished (tests wait on it)
         self.refreshes = 0  # completed refreshes (tests wait for a change)
         self._unsubscribe: Callable[[], None] | None = None
-        self._refresh_pending = False
-        self._reset_selection = False
-        self._wanted: dict[str, int] = {}  # parts asked for -> requests so far (a refresh clears what it did)
-        self._refresh_worker: Any = None
-        self._refresh_key: tuple[Any, Any] | None = None  # session state the running refresh started from
-        self._refresh_again = False
-        self._revealed: tuple[Any, ...] | None = None  # the stop/frame/line last scrolled into view
-        self.sources = SourceCache()
-        self._output_offsets = {"stdout": 0, "stderr": 0}
-        self._driving = "you"
-        self._selection: Selection | None = None  # of the command line
         self._long_labels: dict[str, Binding] = {}  # footer bindings as declared (restored in the wide layout)
-        self._shown_state: Any = None  # the session state the footer's keys were chosen for
-        self._prefer_user_frame = False  # after a pause: select the nearest frame of the program's own code
+        self.refresher = Refresher(self)
+        self.actions = Actions(self)
+        self.commands = CommandRunner(self)
 
     def compose(self) -> ComposeResult:
         self.compact = self._is_compact(self.size.width, self.size.height)
@@ -145,8 +118,7 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
         if self.compact:
             with Vertical(id="body", classes="compact"):
                 yield SourceView(id="source")
-                yield Input(placeholder="/ search (Enter: first match, then n / N; Esc: close)", id="search",
-                            classes="hidden")
+                yield SearchBox(id="search")
                 with TabbedContent(id="tabs"):
                     with TabPane(pane_title("Variables"), id="tab-variables"):
                         yield VariablesPane(id="variables")
@@ -166,8 +138,7 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
             with Horizontal(id="body"):
                 with Vertical(id="left"):
                     yield SourceView(id="source")
-                    yield Input(placeholder="/ search (Enter: first match, then n / N; Esc: close)", id="search",
-                                classes="hidden")
+                    yield SearchBox(id="search")
                     with TabbedContent(id="tabs"):
                         with TabPane(pane_title("Console"), id="tab-console"):
                             yield OutputPane(id="output")
@@ -192,9 +163,9 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
         if self._is_compact(event.size.width, event.size.height) != self.compact:
             await self.recompose()
             self._fill_all()
-        self._label_keys()
+        self.label_keys()
 
-    def _label_keys(self) -> None:
+    def label_keys(self) -> None:
         """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
         state (Restart once the program ended)."""
         by_key = self._bindings.key_to_bindings
@@ -233,14 +204,14 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
                 self.query_one(f"#{pane.widget_id}").border_title = pane_title(pane.name)
 
     def on_mount(self) -> None:
-        self._label_keys()
+        self.label_keys()
         self._set_titles()
-        self.query_one(CommandLine).completer = self._complete
+        self.query_one(CommandLine).completer = self.commands.complete
         self._unsubscribe = self.debugger.history.subscribe(lambda record: self.post_message(CoreEvent(record)))
         self.view.events.extend(self.debugger.history.since(0))
         self._fill_all()
         self.query_one(SourceView).focus()
-        self.set_interval(0.25, self._poll_output)
+        self.set_interval(0.25, self.refresher.poll_output)
         self._start()
 
     def _fill_all(self) -> None:
@@ -251,14 +222,14 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
         self.call_after_refresh(events.replay, v.events)
         self._set_titles()
         command = self.query_one(CommandLine)
-        command.completer = self._complete  # (a re-layout makes a new command line)
+        command.completer = self.commands.complete  # (a re-layout makes a new command line)
         if self.hint:
             command.placeholder = self.hint
-        self._show_status()
-        self._show_source()
+        self.refresher.show_status()
+        self.refresher.show_source()
         self.query_one(StackPane).show(v.frames, self.frame)
-        self._show_variables()
-        self.query_one(ThreadsPane).show(v.threads, self._current_thread())
+        self.refresher.show_variables()
+        self.query_one(ThreadsPane).show(v.threads, self.current_thread())
         self.query_one(BreakpointsPane).show(v.breakpoints)
         self.query_one(WatchesPane).show(v.watches)
         output = self.query_one(OutputPane)
@@ -283,82 +254,188 @@ class TracepilotApp(StartupMixin, RefreshMixin, ActionsMixin, CommandLineMixin, 
                 ("Breakpoints pane", BreakpointsPane), ("Watches pane", WatchesPane),
                 ("Command line", CommandLine)]
 
+    # -- start-up ------------------------------------------------------------------------------------
 
-def _result_text(result: Any) -> str:
-    """Text of a command result: its own rendering if it has one, else the core's renderer."""
-    if result is None:
-        return ""
-    if isinstance(result, str):
-        return result
-    for attr in ("text", "output"):
-        value = getattr(result, attr, None)
-        if isinstance(value, str):
-            return value
-    from ..core import render  # noqa: PLC0415
+    @work(group="startup")
+    async def _start(self) -> None:
+        try:
+            if self.startup is not None:
+                await self.startup(self)
+        except DebuggerError as e:
+            self.note(str(e), error=True)
+        except Exception as e:  # noqa: BLE001 - shown to the person, never a traceback
+            self.note(f"start-up failed: {e}", error=True)
+        finally:
+            self.ready.set()
+        self.refresher.schedule(reset_selection=True)
 
-    return render.render(result)
+    def progress(self, text: str) -> None:
+        """Start-up steps report here (status bar), e.g. 'waiting for localhost:5005 to listen…'."""
+        self.note(text)
 
+    def action_restart(self) -> None:
+        if not self.launched:
+            self.notify("restart re-launches a program started by tracepilot launch/demo; this one was attached",
+                        severity="warning")
+            return
+        self.actions.run("restarting", lambda: run_to_first_stop(self, self.debugger.restart()))
 
-# -- command-line entry ------------------------------------------------------------------------------
+    # -- what every part uses ------------------------------------------------------------------------
 
+    def note(self, text: str, error: bool = False) -> None:
+        """A line on the status bar; an error is also a notification and a line in the console."""
+        self.query_one(StatusBar).show(note=text)
+        if error:
+            self.notify(text, severity="error", timeout=8)
+            self.query_one(OutputPane).write(f"! {text}")
 
-def _demo_source() -> Path:
-    return Path(__file__).resolve().parent.parent / "demo" / "ShopDemo.java"
+    async def quietly(self, awaitable: Awaitable[Any], show: bool = True) -> Any:
+        """Await a core call; a DebuggerError becomes a notification (its text says what to do next)."""
+        try:
+            return await awaitable
+        except DebuggerError as e:
+            if show:
+                self.notify(str(e), severity="warning", timeout=6)
+            return None
 
+    def current_thread(self) -> int | None:
+        """The selected thread, else the stop's."""
+        if self.thread is not None:
+            return self.thread
+        status = self.view.status
+        return status.stop.thread_id if status and status.stop else None
 
-def demo_line(marker: str) -> int:
-    """The line of the demo marked `// @demo:MARKER`."""
-    for number, line in enumerate(_demo_source().read_text().splitlines(), 1):
-        if f"// @demo:{marker}" in line:
-            return number
-    raise LookupError(f"no line marked @demo:{marker} in ShopDemo.java")
+    def show_tab(self, tab_id: str) -> None:
+        with contextlib.suppress(Exception):
+            self.query_one("#tabs", TabbedContent).active = tab_id
 
+    def stop_following(self) -> None:
+        """No more core events (closing)."""
+        if self._unsubscribe:
+            self._unsubscribe()
 
-DEMO_HINT = "try: F10 step · F11 into total() · 2 ↓ → a variable · F5 next order (#4 fails)"  # fits 80
+    # -- routing: core events, keys and pane messages to the parts that handle them ----------------------
 
+    def on_core_event(self, message: CoreEvent) -> None:
+        self.refresher.core_event(message.record)
 
+    def action_resume(self) -> None:
+        self.actions.resume()
 
-def _build(ns: argparse.Namespace) -> TracepilotApp:
-    from ..core.debugger import Debugger  # noqa: PLC0415
-    from ..core.launcher import split_launch_args  # noqa: PLC0415
+    def action_pause(self) -> None:
+        self.actions.pause()
 
-    sourcepath = list(ns.sourcepath or [])
-    command = ns.command
-    uncaught = not getattr(ns, "no_stop_on_uncaught", False)
-    debugger = Debugger(read_only=ns.read_only, redact=ns.redact, sourcepath=sourcepath)
-    if command == "attach":
-        async def attach(app: TracepilotApp) -> None:
-            app.progress(f"waiting up to {ns.wait:g}s for {ns.address} to listen…")
-            await app.debugger.attach(ns.address, ns.wait)
-            if uncaught:
-                await stop_on_uncaught(app)
-            app.progress("")
+    def action_step_over(self) -> None:
+        self.actions.step_over()
 
-        return TracepilotApp(debugger, attach, sourcepath=sourcepath, target_label=ns.address)
-    if command == "demo":
-        demo = _demo_source()
-        debugger = Debugger(read_only=ns.read_only, redact=ns.redact, sourcepath=[*sourcepath, str(demo.parent)])
-        options = {"source": str(demo), "sourcepath": [str(demo.parent)]}
-        breaks = list(ns.breaks) or [f"ShopDemo:{demo_line('process')}"]  # early in the flow; the NPE is ahead
-        return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks, uncaught), launched=True,
-                             sourcepath=[*sourcepath, str(demo.parent)], target_label="ShopDemo",
-                             hint=DEMO_HINT if not ns.breaks else "")
-    java_args = split_launch_args(ns.java_args)
-    if not java_args:
-        raise SystemExit("tracepilot launch: give the program: -- -cp DIR Main args…, -- -jar app.jar, or Foo.java")
-    options = java_launch_options(java_args)
-    if options.get("source"):
-        sourcepath.append(str(Path(options["source"]).resolve().parent))
-    options["sourcepath"] = sourcepath
-    breaks = list(ns.breaks)
-    return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks, uncaught), launched=True,
-                         sourcepath=sourcepath, target_label=" ".join(java_args))
+    def action_step_into(self) -> None:
+        self.actions.step_into()
 
+    def action_step_out(self) -> None:
+        self.actions.step_out()
 
-def run(ns: argparse.Namespace) -> int:
-    """Entry point of `tracepilot attach|launch|demo|watch`."""
-    from .watch import run_hosted, run_watch  # noqa: PLC0415
+    def action_toggle_breakpoint(self, line: int | None = None) -> None:
+        self.actions.toggle_breakpoint(line)
 
-    if ns.command == "watch":
-        return run_watch(ns)
-    return run_hosted(_build(ns))  # published for `tracepilot watch` while it runs
+    def action_run_to_cursor(self) -> None:
+        self.actions.run_to_cursor()
+
+    def action_frame_up(self) -> None:
+        self.actions.frame_up()
+
+    def action_frame_down(self) -> None:
+        self.actions.frame_down()
+
+    def action_add_watch(self) -> None:
+        self.actions.add_watch()
+
+    def action_search(self) -> None:
+        self.actions.search()
+
+    def action_search_next(self) -> None:
+        self.actions.search_next()
+
+    def action_search_previous(self) -> None:
+        self.actions.search_previous()
+
+    def action_focus_pane(self, name: str) -> None:
+        self.actions.focus_pane(name)
+
+    def action_open_file(self) -> None:
+        self.actions.open_file()
+
+    def action_focus_command(self) -> None:
+        self.query_one(CommandLine).focus()
+
+    def action_help(self, commands: str = "") -> None:
+        self.push_screen(HelpScreen(self.help_sections(), commands))
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        self.commands.quit()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        return self.commands.system_commands(super().get_system_commands(screen))
+
+    @on(SourceView.GutterClicked)
+    def _gutter_clicked(self, message: SourceView.GutterClicked) -> None:
+        self.actions.gutter_clicked(message)
+
+    @on(SourceView.SearchChanged)
+    def _search_changed(self) -> None:
+        self.actions.search_changed()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.actions.search_submitted(event.value)
+
+    @on(SearchBox.Closed)
+    def _search_closed(self) -> None:
+        self.query_one(SourceView).focus()
+
+    @on(CommandLine.Left)
+    def _command_line_left(self) -> None:
+        self.query_one(SourceView).focus()
+
+    @on(Input.Submitted, "#command")
+    def _command_submitted(self, event: Input.Submitted) -> None:
+        self.commands.command_submitted(event.value)
+
+    @on(StackPane.FrameSelected)
+    def _frame_selected(self, message: StackPane.FrameSelected) -> None:
+        self.actions.frame_selected(message)
+
+    @on(ThreadsPane.ThreadSelected)
+    def _thread_selected(self, message: ThreadsPane.ThreadSelected) -> None:
+        self.actions.thread_selected(message)
+
+    @on(VariablesPane.ExpandRequested)
+    def _expand(self, message: VariablesPane.ExpandRequested) -> None:
+        self.actions.expand(message)
+
+    @on(VariablesPane.ValueRequested)
+    def _show_value(self, message: VariablesPane.ValueRequested) -> None:
+        self.actions.show_value(message)
+
+    @on(BreakpointsPane.Toggle)
+    def _bp_toggle(self, message: BreakpointsPane.Toggle) -> None:
+        self.actions.bp_toggle(message)
+
+    @on(BreakpointsPane.Remove)
+    def _bp_remove(self, message: BreakpointsPane.Remove) -> None:
+        self.actions.bp_remove(message)
+
+    @on(BreakpointsPane.Edit)
+    def _bp_edit(self, message: BreakpointsPane.Edit) -> None:
+        self.actions.bp_edit(message)
+
+    @on(BreakpointsPane.Jump)
+    def _bp_jump(self, message: BreakpointsPane.Jump) -> None:
+        self.actions.bp_jump(message)
+
+    @on(WatchesPane.AddRequested)
+    def _watch_add(self, message: WatchesPane.AddRequested) -> None:
+        self.actions.watch_add(message)
+
+    @on(WatchesPane.RemoveRequested)
+    def _watch_remove(self, message: WatchesPane.RemoveRequested) -> None:
+        self.actions.watch_remove(message)

@@ -12,20 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.css.query import NoMatches
 
-from ..core.catalog import Selection, returned_text
+from ..core.catalog import returned_text
 from ..core.errors import DebuggerError
 from ..core.model import (
     Actor,
     CodeLocation,
+    EventRecord,
     SessionState,
     Status,
     Variable,
 )
 from ..core.sources import shown_source_path
-from .sources import plain
+from .sources import SourceCache, plain
 from .view import (
     MAX_FRAMES,
     PANES,
@@ -33,9 +33,8 @@ from .view import (
     PARTS_OF_KIND,
     QUIET_KINDS,
     SNAPSHOT_FRAMES,
-    AppPart,
-    CoreEvent,
-    _done,
+    app_worker,
+    done_value,
 )
 from .widgets.breakpoints import BreakpointsPane, look_of
 from .widgets.events import EventsPane
@@ -48,91 +47,106 @@ from .widgets.variables import VariablesPane
 from .widgets.watches import WatchesPane
 
 
-class RefreshMixin(AppPart):
-    """The core-events-to-panes part of `TracepilotApp` (tui/app.py)."""
+class Refresher:
+    """Keeps the panes in step with the core: the App (tui/app.py) hands it each core event; it asks the
+    debugger what changed (in the App's workers) and fills the panes."""
 
-    def on_core_event(self, message: CoreEvent) -> None:
-        record = message.record
-        self.view.events.append(record)
-        del self.view.events[:-EventsPane.MAX]
+    def __init__(self, app: Any) -> None:
+        self.app = app  # the TracepilotApp that composes this
+        self.sources = SourceCache()
+        self.pending = False  # a refresh is scheduled and has not started
+        self.wanted: dict[str, int] = {}  # parts asked for -> requests so far (a refresh clears what it did)
+        self.driving = "you"  # who acted last (the status bar says)
+        self.prefer_user_frame = False  # after a pause: select the nearest frame of the program's own code
+        self._reset_selection = False
+        self._worker: Any = None
+        self._key: tuple[Any, Any] | None = None  # session state the running refresh started from
+        self._again = False
+        self._revealed: tuple[Any, ...] | None = None  # the stop/frame/line last scrolled into view
+        self._output_offsets = {"stdout": 0, "stderr": 0}
+        self._shown_state: Any = None  # the session state the footer's keys were chosen for
+
+    def core_event(self, record: EventRecord) -> None:
+        self.app.view.events.append(record)
+        del self.app.view.events[:-EventsPane.MAX]
         try:
-            self.query_one(EventsPane).add(record)
+            self.app.query_one(EventsPane).add(record)
         except NoMatches:
             return  # the screen is being torn down (quitting)
         if record.actor is Actor.AGENT:
-            self._driving = "agent"
+            self.driving = "agent"
         elif record.actor is Actor.PERSON:
-            self._driving = "you"
-        self._selection: Selection | None = None  # of the command line
+            self.driving = "you"
+        self.app.commands.forget_selection()
         if record.kind in QUIET_KINDS:
             return
         if record.kind == "launch":  # a new process (restart): its output starts again at 0
             self._output_offsets = {"stdout": 0, "stderr": 0}
-            if self.view.output:
+            if self.app.view.output:
                 with contextlib.suppress(NoMatches):
-                    self.query_one(OutputPane).write(Text("── restarted ──", style="dim"))
+                    self.app.query_one(OutputPane).write(Text("── restarted ──", style="dim"))
         if record.kind == "stop":
             self._paint_stop()
-        self._schedule_refresh(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"),
-                               parts=PARTS_OF_KIND.get(record.kind, PARTS))
+        self.schedule(reset_selection=record.kind in ("stop", "vm_death", "vm_start", "exited"),
+                      parts=PARTS_OF_KIND.get(record.kind, PARTS))
 
     def _paint_stop(self) -> None:
         """The status bar and the current line straight from the stop reason the session already holds (the
         location carries the source path): on screen before any core call returns."""
-        stop = self.debugger.current_stop
-        if self.debugger.state is not SessionState.STOPPED or stop is None:
+        stop = self.app.debugger.current_stop
+        if self.app.debugger.state is not SessionState.STOPPED or stop is None:
             return
-        v = self.view
+        v = self.app.view
         v.status = (dataclasses.replace(v.status, state=SessionState.STOPPED, stop=stop) if v.status
                     else Status(SessionState.STOPPED, None, None, stop, len(v.breakpoints)))
-        self.thread, self.frame = stop.thread_id, 0
+        self.app.thread, self.app.frame = stop.thread_id, 0
         self._reset_selection = False
-        self._show_status()
+        self.show_status()
         location = stop.location
         if location is None or not location.source_path:
             return
         path = Path(location.source_path)
         prepared = self.sources.peek(path)
         if prepared is None:
-            self._preload(path)  # read and highlighted while the refresh asks the core
+            self.preload(path)  # read and highlighted while the refresh asks the core
             return
         v.source, v.source_class = prepared, location.class_name.split("$", 1)[0]
         v.source_line = location.line if location.line > 0 else None
-        self._show_source()
+        self.show_source()
 
-    def _preload(self, path: Path) -> None:
+    def preload(self, path: Path) -> None:
         task = asyncio.get_running_loop().create_task(self.sources.load(path))
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a failure shows when it is used
 
     def _session_key(self) -> tuple[Any, Any]:
-        return self.debugger.state, getattr(self.debugger.current_stop, "time", None)
+        return self.app.debugger.state, getattr(self.app.debugger.current_stop, "time", None)
 
-    def _schedule_refresh(self, reset_selection: bool = False, parts: Iterable[str] = PARTS) -> None:
+    def schedule(self, reset_selection: bool = False, parts: Iterable[str] = PARTS) -> None:
         """Ask for the panes in `parts` to be refreshed. A refresh already under way for the same session state
         runs again when it is done; one for an older state (the session stopped or resumed since) is
         cancelled, so a stop never waits for a refresh of the running state."""
         self._reset_selection |= reset_selection
         for part in parts:
-            self._wanted[part] = self._wanted.get(part, 0) + 1
-        if self._refresh_pending:
+            self.wanted[part] = self.wanted.get(part, 0) + 1
+        if self.pending:
             return
-        worker = self._refresh_worker
+        worker = self._worker
         if worker is not None and worker.is_running and not reset_selection \
-                and self._refresh_key == self._session_key():
-            self._refresh_again = True
+                and self._key == self._session_key():
+            self._again = True
             return
-        self._refresh_pending = True
-        self.call_later(self._start_refresh)
+        self.pending = True
+        self.app.call_later(self._start_refresh)
 
     def _start_refresh(self) -> None:
-        self._refresh_again = False
-        self._refresh_worker = self._refresh()
+        self._again = False
+        self._worker = self._refresh()
 
-    @work(group="refresh", exclusive=True)
+    @app_worker(group="refresh", exclusive=True)
     async def _refresh(self) -> None:
-        self._refresh_pending = False
-        self._refresh_key = self._session_key()
-        taken = dict(self._wanted)
+        self.pending = False
+        self._key = self._session_key()
+        taken = dict(self.wanted)
         if not taken and not self._reset_selection:
             return
         try:
@@ -142,25 +156,25 @@ class RefreshMixin(AppPart):
         if not done:
             return
         for part, count in taken.items():
-            if self._wanted.get(part) == count:
-                del self._wanted[part]
-        self.refreshes += 1
-        if self._refresh_again or self._wanted:  # asked for while this one ran
-            self._refresh_pending = True
-            self.call_later(self._start_refresh)
+            if self.wanted.get(part) == count:
+                del self.wanted[part]
+        self.app.refreshes += 1
+        if self._again or self.wanted:  # asked for while this one ran
+            self.pending = True
+            self.app.call_later(self._start_refresh)
 
     async def _refresh_parts(self, parts: set[str]) -> bool:
         """One refresh: every core call it needs in flight at once; panes painted as their answers arrive,
         the most useful first (stack and locals with the source line, then the status, breakpoints,
         watches, threads, the rest of a deep stack). Returns False when the session cannot be reached."""
-        d, v = self.debugger, self.view
+        d, v = self.app.debugger, self.app.view
         errors: list[str] = []
         state = d.state
         tasks: list[asyncio.Task[Any]] = []
 
         def start(method: Callable[..., Awaitable[Any]], *args: Any, report: bool = True) -> asyncio.Task[Any]:
             async def call() -> Any:  # the coroutine is made in the task: a cancelled task leaves none behind
-                return await self._fetch(method(*args), errors if report else None)
+                return await self.fetch(method(*args), errors if report else None)
 
             task = asyncio.get_running_loop().create_task(call())
             tasks.append(task)
@@ -170,21 +184,21 @@ class RefreshMixin(AppPart):
             status_task = start(d.status)
             stop = d.current_stop
             if self._reset_selection:
-                self.thread = stop.thread_id if stop else None
-                self.frame = 0
+                self.app.thread = stop.thread_id if stop else None
+                self.app.frame = 0
                 self._reset_selection = False
             stopped = state is SessionState.STOPPED
-            thread = self._current_thread() if stopped else None
+            thread = self.app.current_thread() if stopped else None
             frames_task = snapshot_task = rest_task = locals_task = None
             if "frames" in parts and stopped:
                 if stop is not None and stop.location is not None and stop.location.source_path:
-                    self._preload(Path(stop.location.source_path))
-                if self.frame == 0 and hasattr(d, "snapshot"):
+                    self.preload(Path(stop.location.source_path))
+                if self.app.frame == 0 and hasattr(d, "snapshot"):
                     snapshot_task = start(d.snapshot, thread)
                     rest_task = start(d.stack, thread, SNAPSHOT_FRAMES, MAX_FRAMES - SNAPSHOT_FRAMES, report=False)
                 else:
                     frames_task = start(d.stack, thread, 0, MAX_FRAMES)
-                    locals_task = start(d.locals, self.frame, thread, report=False)
+                    locals_task = start(d.locals, self.app.frame, thread, report=False)
             breakpoints_task = start(d.breakpoint_list) if "breakpoints" in parts else None
             watches_task = start(d.watches) if "watches" in parts and snapshot_task is None else None
             threads_task = start(d.threads) if "threads" in parts and state in (
@@ -199,35 +213,35 @@ class RefreshMixin(AppPart):
                     await self._paint_frames(snapshot_task, frames_task, locals_task, watches_task is None)
                 else:
                     await self._paint_not_stopped()
-            self._show_status()
+            self.show_status()
             if breakpoints_task is not None:
                 v.breakpoints = await breakpoints_task or []
-                self.query_one(BreakpointsPane).show(v.breakpoints)
-                self._show_source()  # the gutter marks
+                self.app.query_one(BreakpointsPane).show(v.breakpoints)
+                self.show_source()  # the gutter marks
             if watches_task is not None:
                 v.watches = await watches_task or []
-                self.query_one(WatchesPane).show(v.watches)
+                self.app.query_one(WatchesPane).show(v.watches)
             if threads_task is not None:
                 v.threads = await threads_task or []
             elif "threads" in parts:
                 v.threads = []
             if "threads" in parts:
-                self.query_one(ThreadsPane).show(v.threads, self._current_thread())
+                self.app.query_one(ThreadsPane).show(v.threads, self.app.current_thread())
             if rest_task is not None and len(v.frames) >= SNAPSHOT_FRAMES:
                 rest = await rest_task or []
                 known = len(v.frames)
                 v.frames = v.frames + [f for f in rest if f.index >= known]
-                self.query_one(StackPane).show(v.frames, self.frame)
+                self.app.query_one(StackPane).show(v.frames, self.app.frame)
         finally:
             for task in tasks:
                 task.cancel()
         if errors:
-            self.notify(errors[0], severity="warning", timeout=6)
+            self.app.notify(errors[0], severity="warning", timeout=6)
         return True
 
     async def _paint_frames(self, snapshot_task: asyncio.Task[Any] | None, frames_task: asyncio.Task[Any] | None,
                             locals_task: asyncio.Task[Any] | None, watches_from_snapshot: bool) -> None:
-        v = self.view
+        v = self.app.view
         variables: list[Variable] | None = None
         if snapshot_task is not None:
             snapshot = await snapshot_task
@@ -236,77 +250,77 @@ class RefreshMixin(AppPart):
                 variables = v.frames[0].locals
             if snapshot is not None and watches_from_snapshot:
                 v.watches = list(snapshot.watches or [])
-                self.query_one(WatchesPane).show(v.watches)
+                self.app.query_one(WatchesPane).show(v.watches)
         else:
             v.frames = await frames_task or []
-        self.frame = min(self.frame, max(len(v.frames) - 1, 0))
-        if self._prefer_user_frame and self.frame == 0 and v.frames:
+        self.app.frame = min(self.app.frame, max(len(v.frames) - 1, 0))
+        if self.prefer_user_frame and self.app.frame == 0 and v.frames:
             # A pause lands wherever the thread was, often in Thread.sleep: show the caller in the program's own
             # code instead (gdb's and IntelliJ's choice), with its locals.
-            self._prefer_user_frame = False
+            self.prefer_user_frame = False
             own = next((f.index for f in v.frames if not f.is_library and f.location.line > 0), 0)
             if own:
-                self.frame = own
-                locals_task = asyncio.ensure_future(self._fetch(self.debugger.locals(own, self._current_thread()),
+                self.app.frame = own
+                locals_task = asyncio.ensure_future(self.fetch(self.app.debugger.locals(own, self.app.current_thread()),
                                                                 None))
-        self.query_one(StackPane).show(v.frames, self.frame)
+        self.app.query_one(StackPane).show(v.frames, self.app.frame)
         if not v.frames:
             v.variables, v.variables_note = [], "locals not available here"
-            self._show_variables()
+            self.show_variables()
             status = v.status
             if status and status.stop and status.stop.location:
-                await self._open_location(status.stop.location, current=True)
+                await self.open_location(status.stop.location, current=True)
             return
-        await self._paint_frame(v.frames[self.frame].location,
-                                locals_task if locals_task is not None else _done(variables))
+        await self._paint_frame(v.frames[self.app.frame].location,
+                                locals_task if locals_task is not None else done_value(variables))
 
     def _returned(self) -> str | None:
         """'discount() returned 659' at a stop right after a method returned (shown in the top frame only)."""
-        status = self.view.status
-        return returned_text(status.stop) if status is not None and self.frame == 0 else None
+        status = self.app.view.status
+        return returned_text(status.stop) if status is not None and self.app.frame == 0 else None
 
     async def _paint_not_stopped(self) -> None:
-        v = self.view
+        v = self.app.view
         status = v.status
         v.frames, v.variables = [], []
         v.variables_note = {SessionState.RUNNING: "running — pause (F6) to see variables",
                             SessionState.EXITED: "the program has ended",
                             SessionState.DISCONNECTED: "not connected"}.get(status.state) if status else None
-        self.query_one(StackPane).show(v.frames, self.frame)
-        self._show_variables()
+        self.app.query_one(StackPane).show(v.frames, self.app.frame)
+        self.show_variables()
         location = status.stop.location if status and status.stop else None
         if location is not None:
-            await self._open_location(location, current=True)
+            await self.open_location(location, current=True)
         elif status and status.state is not SessionState.STOPPED:
             v.source_line = None
-            self._show_source()
+            self.show_source()
 
     async def _paint_frame(self, location: CodeLocation, variables: Awaitable[Any]) -> None:
         """Source line and locals of the selected frame, each painted as soon as it is there."""
 
         async def paint_locals() -> None:
             result = await variables
-            self.view.variables = result or []
-            self.view.variables_note = None if result is not None else "locals not available here"
-            self._show_variables()
+            self.app.view.variables = result or []
+            self.app.view.variables_note = None if result is not None else "locals not available here"
+            self.show_variables()
 
-        await asyncio.gather(self._open_location(location, current=True), paint_locals())
+        await asyncio.gather(self.open_location(location, current=True), paint_locals())
 
-    def _show_variables(self) -> None:
-        v = self.view
+    def show_variables(self) -> None:
+        v = self.app.view
         stop = v.status.stop if v.status else None
-        key = (getattr(stop, "time", None), self.thread, self.frame)
-        self.query_one(VariablesPane).show(v.variables, v.variables_note, key=key, returned=self._returned())
+        key = (getattr(stop, "time", None), self.app.thread, self.app.frame)
+        self.app.query_one(VariablesPane).show(v.variables, v.variables_note, key=key, returned=self._returned())
 
-    async def _load_frame(self) -> None:
+    async def load_frame(self) -> None:
         """Locals and source of the selected frame (after `u`/`d` or a click in the stack pane)."""
-        v = self.view
+        v = self.app.view
         if not v.frames:
             return
-        await self._paint_frame(v.frames[self.frame].location,
-                                self._fetch(self.debugger.locals(self.frame, self._current_thread()), None))
+        await self._paint_frame(v.frames[self.app.frame].location,
+                                self.fetch(self.app.debugger.locals(self.app.frame, self.app.current_thread()), None))
 
-    async def _fetch(self, awaitable: Awaitable[Any], errors: list[str] | None) -> Any:
+    async def fetch(self, awaitable: Awaitable[Any], errors: list[str] | None) -> Any:
         """Await a core call; a DebuggerError is kept in `errors` (shown once per refresh) and gives None."""
         try:
             return await awaitable
@@ -319,13 +333,13 @@ class RefreshMixin(AppPart):
                 errors.append(f"{type(e).__name__}: {e}")
             return None
 
-    async def _open_location(self, location: CodeLocation, current: bool) -> None:
-        v = self.view
+    async def open_location(self, location: CodeLocation, current: bool) -> None:
+        v = self.app.view
         path = Path(location.source_path) if location.source_path else None
-        if path is not None and not shown_source_path(self.debugger, self.sourcepath).allows(path):
+        if path is not None and not shown_source_path(self.app.debugger, self.app.sourcepath).allows(path):
             path = None  # only files under the source roots are shown (core/sources.py confinement)
         if path is None:
-            view = await self._quietly(self.debugger.source(f"{location.class_name}:{max(location.line, 1)}", 0),
+            view = await self.app.quietly(self.app.debugger.source(f"{location.class_name}:{max(location.line, 1)}", 0),
                                        show=False)
             if view is not None and getattr(view, "path", None):
                 path = Path(view.path)
@@ -334,20 +348,20 @@ class RefreshMixin(AppPart):
         prepared = self.sources.peek(path) if path is not None else None
         if prepared is not None:  # painted now; checked against the file below
             v.source, v.source_class, v.source_line = prepared, class_name, line
-            self._show_source()
+            self.show_source()
         if path is not None:
             prepared = await self.sources.load(path)
         if prepared is None:
             prepared = plain(await self._source_not_found(location))
             line = None
         v.source, v.source_class, v.source_line = prepared, class_name, line
-        self._show_source()
+        self.show_source()
 
     async def _source_not_found(self, location: CodeLocation) -> str:
         lines = [f"source not found for {location.class_name} ({location.source_file or 'no SourceFile'})",
                  "— set a source path: tracepilot attach … --sourcepath DIR, or `use DIR` on the command line", "",
                  f"stopped in {location}", ""]
-        classes = await self._quietly(self.debugger.classes(location.class_name, True), show=False) or []
+        classes = await self.app.quietly(self.app.debugger.classes(location.class_name, True), show=False) or []
         for summary in classes[:1]:
             lines.append(f"class {summary.name}")
             for m in summary.methods or []:
@@ -355,11 +369,11 @@ class RefreshMixin(AppPart):
                 lines.append(f"    {m.signature}{where}")
         return "\n".join(lines)
 
-    def _show_source(self) -> None:
-        v = self.view
-        source = self.query_one(SourceView)
+    def show_source(self) -> None:
+        v = self.app.view
+        source = self.app.query_one(SourceView)
         stop = v.status.stop if v.status else None
-        key = (getattr(stop, "time", None), self.thread, self.frame, v.source_path, v.source_line)
+        key = (getattr(stop, "time", None), self.app.thread, self.app.frame, v.source_path, v.source_line)
         reveal = v.source_line is not None and key != self._revealed
         if reveal:
             self._revealed = key
@@ -379,7 +393,7 @@ class RefreshMixin(AppPart):
         names = {path.stem, path.name, str(path)}
         if class_name:
             names.add(class_name)
-        for bp in self.view.breakpoints:
+        for bp in self.app.view.breakpoints:
             if bp.kind != "line":
                 continue
             lines = {loc.line for loc in bp.locations
@@ -393,58 +407,37 @@ class RefreshMixin(AppPart):
                 marks[line] = GutterMark(look_of(bp), (*marks.get(line, GutterMark("enabled")).ids, bp.id))
         return marks
 
-    def _show_status(self, note: str | None = None) -> None:
-        status = self.view.status
-        self.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self._driving)
-        state = (status.state, self.launched) if status else None
+    def show_status(self, note: str | None = None) -> None:
+        status = self.app.view.status
+        self.app.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self.driving)
+        state = (status.state, self.app.launched) if status else None
         if state != self._shown_state:  # the footer offers only the keys that apply now
             self._shown_state = state
-            self._label_keys()
+            self.app.label_keys()
 
-    def _note(self, text: str, error: bool = False) -> None:
-        self.query_one(StatusBar).show(note=text)
-        if error:
-            self.notify(text, severity="error", timeout=8)
-            self.query_one(OutputPane).write(f"! {text}")
-
-    async def _quietly(self, awaitable: Awaitable[Any], show: bool = True) -> Any:
-        """Await a core call; a DebuggerError becomes a notification (its text says what to do next)."""
-        try:
-            return await awaitable
-        except DebuggerError as e:
-            if show:
-                self.notify(str(e), severity="warning", timeout=6)
-            return None
-
-    def _current_thread(self) -> int | None:
-        if self.thread is not None:
-            return self.thread
-        status = self.view.status
-        return status.stop.thread_id if status and status.stop else None
-
-    async def _poll_output(self) -> None:
-        if not self.launched:
+    async def poll_output(self) -> None:
+        if not self.app.launched:
             return
         with contextlib.suppress(NoMatches):  # (the screen is being torn down: quitting)
             await self._poll_output_once()
 
     async def _poll_output_once(self) -> None:
-        status = self.view.status
+        status = self.app.view.status
         if status is not None and status.state is SessionState.EXITED and status.exit_code is None:
             # The VM's end is told before the process has always exited: its exit code comes a moment later.
             with contextlib.suppress(Exception):
-                fresh = await self.debugger.status()
+                fresh = await self.app.debugger.status()
                 if fresh.state is SessionState.EXITED and fresh.exit_code is not None:
-                    self.view.status = fresh
-                    self._show_status()
-        pane = self.query_one(OutputPane)
+                    self.app.view.status = fresh
+                    self.show_status()
+        pane = self.app.query_one(OutputPane)
         for stream in ("stdout", "stderr"):
             try:
-                chunks = await self.debugger.output(stream, self._output_offsets[stream])
+                chunks = await self.app.debugger.output(stream, self._output_offsets[stream])
             except Exception:  # noqa: BLE001 - no output yet / not connected
                 return
             for chunk in chunks:
                 if chunk.text:
-                    self.view.output.append((stream, chunk.text))
+                    self.app.view.output.append((stream, chunk.text))
                     pane.append(stream, chunk.text)
                 self._output_offsets[stream] = max(self._output_offsets[stream], chunk.end)

@@ -12,15 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from textual.document._document import Document, DocumentBase
-from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Size
+from textual.widgets.text_area import Document, DocumentBase, SyntaxAwareDocument, WrappedDocument
 
-try:  # tree-sitter is optional in Textual (the `syntax` extra); without it sources are plain text
-    from textual._tree_sitter import TREE_SITTER, get_language
-    from textual.document._syntax_aware_document import SyntaxAwareDocument
-except ImportError:  # pragma: no cover - depends on the installed extras
-    TREE_SITTER = False
+from .java_syntax import java_highlight_query, java_language
 
 TAB_WIDTH = 4  # TextArea's default indent_width
 MAX_FILES = 16
@@ -49,9 +44,7 @@ def _highlight_query(document: Any, language: str) -> Any:
     with _queries_lock:
         query = _queries.get(language)
         if query is None:
-            from textual.widgets import TextArea  # noqa: PLC0415
-
-            query = _queries[language] = document.prepare_query(TextArea._get_builtin_highlight_query(language))  # noqa: SLF001
+            query = _queries[language] = document.prepare_query(java_highlight_query())
         return query
 
 
@@ -61,8 +54,8 @@ def prepare(text: str, language: str | None = "java", path: Path | None = None,
     document: DocumentBase | None = None
     query = None
     highlights: defaultdict[int, list[tuple[int, int | None, str]]] = defaultdict(list)
-    if language and TREE_SITTER:
-        ts_language = get_language(language)
+    if language == "java":  # the one language the source pane highlights
+        ts_language = java_language()
         if ts_language is not None:
             try:
                 document = SyntaxAwareDocument(text, ts_language)

@@ -1,54 +1,31 @@
-"""Start-up of the App: running the start-up coroutine (attach, or launch and run to the first stop) in a
-worker, reporting its progress, and restarting a launched program; plus the start-up coroutines
-`tracepilot attach|launch|demo` build the App with."""
+"""The start-up coroutines `tracepilot attach|launch|demo` give the App (it runs one in a worker at mount):
+stop on uncaught exceptions, launch and set the breakpoints, run to the first stop. They see the App only
+as a `StartupHost`."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
-
-from textual import work
+from typing import Any, Protocol
 
 from ..core.errors import DebuggerError
 from ..core.model import (
     SessionState,
     StopKind,
 )
-from .view import AppPart, _done
-
-if TYPE_CHECKING:
-    from .app import TracepilotApp
+from .view import done_value
 
 
-class StartupMixin(AppPart):
-    """The start-up and restart part of `TracepilotApp` (tui/app.py)."""
+class StartupHost(Protocol):
+    """What the start-up coroutines need of the App they start (tui/app.py's TracepilotApp is one)."""
 
-    @work(group="startup")
-    async def _start(self) -> None:
-        try:
-            if self.startup is not None:
-                await self.startup(self)
-        except DebuggerError as e:
-            self._note(str(e), error=True)
-        except Exception as e:  # noqa: BLE001 - shown to the person, never a traceback
-            self._note(f"start-up failed: {e}", error=True)
-        finally:
-            self.ready.set()
-        self._schedule_refresh(reset_selection=True)
+    debugger: Any
 
-    def progress(self, text: str) -> None:
-        """Start-up steps report here (status bar), e.g. 'waiting for localhost:5005 to listen…'."""
-        self._note(text)
+    def progress(self, text: str) -> None: ...
 
-    def action_restart(self) -> None:
-        if not self.launched:
-            self.notify("restart re-launches a program started by tracepilot launch/demo; this one was attached",
-                        severity="warning")
-            return
-        self._run("restarting", lambda: run_to_first_stop(self, self.debugger.restart()))
+    def notify(self, message: str, *, severity: Any = ..., timeout: float | None = ...) -> None: ...
 
 
-async def stop_on_uncaught(app: TracepilotApp) -> None:
+async def stop_on_uncaught(app: StartupHost) -> None:
     """Stop where an exception nobody catches is thrown (jdb's and IntelliJ's default) instead of letting it end
     the program; the breakpoint list shows it (`exception * uncaught only`), removing it turns it off."""
     d = app.debugger
@@ -57,7 +34,7 @@ async def stop_on_uncaught(app: TracepilotApp) -> None:
         await d.exception_break("*", caught=False, uncaught=True)
 
 
-async def run_to_first_stop(app: TracepilotApp, started: Awaitable[Any]) -> None:
+async def run_to_first_stop(app: StartupHost, started: Awaitable[Any]) -> None:
     """After a launch (or restart) the JVM waits at VM start: run it to the first breakpoint or exception."""
     await started
     status = await app.debugger.status()
@@ -67,7 +44,7 @@ async def run_to_first_stop(app: TracepilotApp, started: Awaitable[Any]) -> None
     app.progress("")
 
 
-async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: list[str],
+async def launch_and_run(app: StartupHost, options: dict[str, Any], breaks: list[str],
                          uncaught: bool = True) -> None:
     """Start a JVM suspended, install the breakpoints and the uncaught-exception stop, then run it."""
     d = app.debugger
@@ -81,5 +58,5 @@ async def launch_and_run(app: TracepilotApp, options: dict[str, Any], breaks: li
             await d.breakpoint_set(location)
         except DebuggerError as e:
             app.notify(f"--break {location}: {e}", severity="error", timeout=10)
-    await run_to_first_stop(app, _done(None))
+    await run_to_first_stop(app, done_value(None))
 

@@ -1,15 +1,16 @@
-"""What the App's parts share: the panes and their keys, the footer words, the palette entries, the core-event
-message, the view state the panes are filled from, and `AppPart`, the base of the App's feature mixins
-(startup.py, refresh.py, actions.py, commandline.py)."""
+"""What the App and its composed parts (refresh.py, actions.py, commandline.py) share: the panes and their
+keys, the footer words, the palette entries, the core-event message, the view state the panes are filled
+from, and `app_worker`, which runs a part's coroutine in one of the App's workers."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from textual.message import Message
-from textual.message_pump import _MessagePumpMeta
 
 from ..core.model import (
     BreakpointInfo,
@@ -134,11 +135,21 @@ class ViewState:
         return self.source.path if self.source is not None else None
 
 
+def app_worker(group: str, exclusive: bool = False) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Any]]:
+    """Textual's `@work` for a part the App composes (it is no widget): the coroutine runs in the App's worker
+    `group` (`exclusive`: a new one cancels the running one), so it ends with the App and never blocks it."""
 
-class AppPart(metaclass=_MessagePumpMeta):
-    """Base of a feature mixin of the App: Textual's message-pump metaclass collects its `@on` handlers (it
-    only looks at classes it builds), so they reach the App like the App's own."""
+    def decorate(method: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def start(part: Any, *args: Any, **kwargs: Any) -> Any:
+            return part.app.run_worker(functools.partial(method, part, *args, **kwargs), name=method.__name__,
+                                       group=group, exclusive=exclusive)
+
+        return start
+
+    return decorate
 
 
-async def _done(value: Any) -> Any:
+async def done_value(value: Any) -> Any:
+    """`value`, as an awaitable (where a core call's answer is already at hand)."""
     return value

@@ -1,7 +1,6 @@
 """`tracepilot watch [SESSION] [--follow-only]`: the same TUI on a live session another front end hosts.
 
-The app gets a `share.client.RemoteDebugger` instead of a `Debugger`; it cannot tell the difference. This
-module also runs the TUI's own session published (`tracepilot attach|launch|demo`), so others can watch it.
+The app gets a `share.client.RemoteDebugger` instead of a `Debugger`; it cannot tell the difference.
 """
 
 from __future__ import annotations
@@ -13,7 +12,8 @@ from typing import Any
 
 from ..core.errors import DebuggerError
 from ..core.model import Actor
-from .app import CoreEvent, TracepilotApp
+from .app import TracepilotApp
+from .view import CoreEvent
 
 
 class WatchApp(TracepilotApp):
@@ -39,7 +39,7 @@ class WatchApp(TracepilotApp):
 
     def on_core_event(self, message: CoreEvent) -> None:
         if message.record.kind == "session_ended":
-            self._note(message.record.text, error=True)
+            self.note(message.record.text, error=True)
 
 
 async def watch(ns: argparse.Namespace) -> int:
@@ -57,17 +57,5 @@ async def watch(ns: argparse.Namespace) -> int:
         await remote.close()
 
 
-async def hosted(app: TracepilotApp) -> int:
-    """Run a TUI that owns its JDWP connection, with its session published for watchers."""
-    from ..share.host import published  # noqa: PLC0415
-
-    async with published(app.debugger, "tui"):
-        return await app.run_async() or 0
-
-
 def run_watch(ns: argparse.Namespace) -> int:
     return asyncio.run(watch(ns))
-
-
-def run_hosted(app: TracepilotApp) -> int:
-    return asyncio.run(hosted(app))

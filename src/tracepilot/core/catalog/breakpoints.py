@@ -16,14 +16,14 @@ from ...commands.syntax import (
 from ..errors import InvalidArgument, NotFound
 from ..render import command_text as render
 from .framework import (
+    CATALOG,
     Command,
     CommandError,
     CommandResult,
     Context,
     Handler,
-    _catalog,
-    _keyword_split,
     cmd,
+    keyword_split,
     ok,
     resolve_location,
 )
@@ -63,7 +63,7 @@ def _breakpoint_options(options: dict[str, str]) -> dict[str, Any]:
 
 def parse_break(rest: str, mode: str | None = None) -> dict[str, Any]:
     """`LOCATION [if EXPR] [hit N] [log "MSG"] [thread T] [after bp-N] [once] [suspend thread]`."""
-    head, options = _keyword_split(rest, BREAK_OPTIONS)
+    head, options = keyword_split(rest, BREAK_OPTIONS)
     args = _breakpoint_options(options)
     if mode == "thread":  # jdb `stop thread at ...`: suspend only the thread that hits it
         args["suspend"] = "thread"
@@ -105,11 +105,11 @@ cmd("stop", "List breakpoints, or set one: stop at CLASS:LINE / stop in CLASS.ME
     syntax='stop [at|in] LOCATION [if EXPR] [hit N|%N|>=N] [log "MSG {expr}"] [thread T] [after bp-N] [once]',
     examples=("stop at com.acme.Foo:42 if total > 100", "stop in Foo.bar", 'stop at Foo:12 log "x={x}"'),
     )(_set_breakpoint)
-_catalog.add(Command("stop at", _set_breakpoint, "Set a line breakpoint (same options as `stop`).", ("break", "b"),
+CATALOG.add(Command("stop at", _set_breakpoint, "Set a line breakpoint (same options as `stop`).", ("break", "b"),
                      (Arg("location", "location"),), "breakpoints", mutates=True, parser=parse_break,
                      syntax='stop at LOCATION [if EXPR] [hit N] [log "MSG"] [thread T] [after bp-N] [once]',
                      examples=("b Foo:12", "b 42", "stop at Foo.java:12 hit %10")))
-_catalog.add(Command("stop in", _set_breakpoint, "Break at the first line of a method.", (),
+CATALOG.add(Command("stop in", _set_breakpoint, "Break at the first line of a method.", (),
                      (Arg("location", "method"),), "breakpoints", mutates=True, parser=parse_break,
                      syntax="stop in CLASS.METHOD[(TYPES)] [if EXPR] [hit N] [log \"MSG\"]",
                      examples=("stop in com.acme.Foo.bar(int,String)",)))
@@ -128,7 +128,7 @@ def parse_logpoint(rest: str) -> dict[str, Any]:
         raise CommandError("usage: log LOCATION \"MESSAGE {expr}\" [if EXPR]")
     location = tokens[0].text
     tail = rest[tokens[0].end:].strip()
-    message, options = _keyword_split(tail, ("if", "hit", "thread", "after"))
+    message, options = keyword_split(tail, ("if", "hit", "thread", "after"))
     if len(message) >= 2 and message[0] == message[-1] and message[0] in "\"'":
         message = message[1:-1]
     args = _breakpoint_options(options)
@@ -222,9 +222,9 @@ def _toggle(enabled: bool) -> Handler:
     return handler
 
 
-_catalog.add(Command("enable", _toggle(True), "Enable breakpoints.", (), (Arg("breakpoints", "breakpoint", rest=True),),
+CATALOG.add(Command("enable", _toggle(True), "Enable breakpoints.", (), (Arg("breakpoints", "breakpoint", rest=True),),
                      "breakpoints", mutates=True))
-_catalog.add(Command("disable", _toggle(False), "Disable breakpoints (they stay listed).", (),
+CATALOG.add(Command("disable", _toggle(False), "Disable breakpoints (they stay listed).", (),
                      (Arg("breakpoints", "breakpoint", rest=True),), "breakpoints", mutates=True))
 
 
@@ -255,7 +255,7 @@ async def _hitcount(ctx: Context, breakpoint: str, count: str) -> CommandResult:
 
 def parse_catch(rest: str) -> dict[str, Any]:
     """jdb: `catch [uncaught|caught|all] CLASS`; plus `if EXPR`, `log "MSG"`."""
-    head, options = _keyword_split(rest, ("if", "log", "thread"))
+    head, options = keyword_split(rest, ("if", "log", "thread"))
     words = head.split()
     args: dict[str, Any] = {}
     if words and words[0] in ("uncaught", "caught", "all"):
@@ -299,7 +299,7 @@ async def _ignore(ctx: Context, exception: str) -> CommandResult:
 
 def parse_watch(rest: str) -> dict[str, Any]:
     """jdb: `watch [access|all] CLASS.FIELD`; plus `if EXPR`, `log "MSG"`, `instance @12`."""
-    head, options = _keyword_split(rest, ("if", "log", "thread", "instance"))
+    head, options = keyword_split(rest, ("if", "log", "thread", "instance"))
     words = head.split()
     args: dict[str, Any] = {"access": False, "modify": True}
     if words and words[0] in ("access", "all", "modify", "read", "write"):
@@ -341,7 +341,7 @@ def _method_break(on: str) -> Handler:
 
 
 def _parse_method_break(rest: str) -> dict[str, Any]:
-    head, options = _keyword_split(rest, ("if", "log", "thread"))
+    head, options = keyword_split(rest, ("if", "log", "thread"))
     if len(head.split()) != 1:
         raise CommandError("needs one CLASS.METHOD", "e.g. break-exit com.acme.Foo.bar")
     args = {k: v for k, v in _breakpoint_options(options).items() if k in ("condition", "log", "thread")}
@@ -349,9 +349,9 @@ def _parse_method_break(rest: str) -> dict[str, Any]:
     return args
 
 
-_catalog.add(Command("break-entry", _method_break("entry"), "Stop on entry to a method (every overload).",
+CATALOG.add(Command("break-entry", _method_break("entry"), "Stop on entry to a method (every overload).",
                      ("stop-entry",), (Arg("method", "method"),), "breakpoints", mutates=True,
                      parser=_parse_method_break, syntax='break-entry CLASS.METHOD [if EXPR] [log "MSG"]'))
-_catalog.add(Command("break-exit", _method_break("exit"), "Stop when a method returns, showing the return value.",
+CATALOG.add(Command("break-exit", _method_break("exit"), "Stop when a method returns, showing the return value.",
                      ("stop-exit",), (Arg("method", "method"),), "breakpoints", mutates=True,
                      parser=_parse_method_break, syntax='break-exit CLASS.METHOD [if EXPR] [log "MSG"]'))

@@ -11,11 +11,11 @@ from ...commands.syntax import (
 from ..errors import DebuggerError
 from ..render import command_text as render
 from .framework import (
+    CATALOG,
     Command,
     CommandResult,
     Context,
     Handler,
-    _catalog,
     cmd,
     current_location,
     ok,
@@ -54,11 +54,11 @@ def render_members(result: Any, which: str) -> str:
     return "\n".join(lines)
 
 
-_catalog.add(Command("class", _members("class"), "A class: superclass, interfaces, methods and fields.", (),
+CATALOG.add(Command("class", _members("class"), "A class: superclass, interfaces, methods and fields.", (),
                      (Arg("name", "class"),), "classes"))
-_catalog.add(Command("methods", _members("methods"), "Methods of a class (with line ranges).", (),
+CATALOG.add(Command("methods", _members("methods"), "Methods of a class (with line ranges).", (),
                      (Arg("name", "class"),), "classes"))
-_catalog.add(Command("fields", _members("fields"), "Fields of a class.", (), (Arg("name", "class"),), "classes"))
+CATALOG.add(Command("fields", _members("fields"), "Fields of a class.", (), (Arg("name", "class"),), "classes"))
 
 
 @cmd("list", "Source around the current line, a line, a class or a method.", aliases=("l",),

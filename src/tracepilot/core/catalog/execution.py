@@ -8,14 +8,14 @@ from ...commands.syntax import (
     Arg,
 )
 from .framework import (
+    CATALOG,
     Command,
     CommandResult,
     Context,
-    _catalog,
-    _waited,
     cmd,
     ok,
     resolve_location,
+    waited,
 )
 
 
@@ -26,22 +26,22 @@ def _timeout_arg() -> Arg:
 @cmd("run", "Start or continue the program (after attach the VM waits at VM start) and wait for a stop.",
      category="execution", waits=True, mutates=True)
 async def _run(ctx: Context) -> CommandResult:
-    return await _waited(ctx, await ctx.debugger.resume(None, ctx.selection.wait_timeout, actor=ctx.actor))
+    return await waited(ctx, await ctx.debugger.resume(None, ctx.selection.wait_timeout, actor=ctx.actor))
 
 
 @cmd("cont", "Resume all threads and wait for the next stop (Ctrl+C stops waiting, not the program).",
      aliases=("c", "continue"), args=[_timeout_arg()], category="execution", waits=True, mutates=True)
 async def _cont(ctx: Context, timeout: float | None = None) -> CommandResult:
     timeout = ctx.selection.wait_timeout if timeout is None else timeout
-    return await _waited(ctx, await ctx.debugger.resume(None, timeout, actor=ctx.actor))
+    return await waited(ctx, await ctx.debugger.resume(None, timeout, actor=ctx.actor))
 
 
 def _step_command(name: str, kind: str, help: str, aliases: Sequence[str] = ()) -> None:  # noqa: A002
     async def handler(ctx: Context, count: int = 1) -> CommandResult:
         result = await ctx.debugger.step(kind, ctx.thread, count, ctx.selection.wait_timeout, actor=ctx.actor)
-        return await _waited(ctx, result)
+        return await waited(ctx, result)
 
-    _catalog.add(Command(name, handler, help, tuple(aliases), (Arg("count", "int", "how many steps", required=False),),
+    CATALOG.add(Command(name, handler, help, tuple(aliases), (Arg("count", "int", "how many steps", required=False),),
                          "execution", waits=True, mutates=True))
 
 
@@ -56,7 +56,7 @@ _step_command("stepi", "stepi", "Step one bytecode instruction.", ("si",))
      mutates=True, examples=("run-to Foo:42",))
 async def _run_to(ctx: Context, location: str) -> CommandResult:
     location = await resolve_location(ctx, location)
-    return await _waited(ctx, await ctx.debugger.run_to(location, ctx.thread, ctx.selection.wait_timeout,
+    return await waited(ctx, await ctx.debugger.run_to(location, ctx.thread, ctx.selection.wait_timeout,
                                                         actor=ctx.actor))
 
 
@@ -64,13 +64,13 @@ async def _run_to(ctx: Context, location: str) -> CommandResult:
      waits=True)
 async def _wait(ctx: Context, timeout: float | None = None) -> CommandResult:
     timeout = ctx.selection.wait_timeout if timeout is None else timeout
-    return await _waited(ctx, await ctx.debugger.wait_for_stop(timeout))
+    return await waited(ctx, await ctx.debugger.wait_for_stop(timeout))
 
 
 @cmd("suspend", "Suspend all threads (or one) and make it the current stop.", aliases=("pause", "interrupt-vm"),
      args=[Arg("thread", "thread", required=False)], category="execution", mutates=True)
 async def _suspend(ctx: Context, thread: str | int | None = None) -> CommandResult:
-    return await _waited(ctx, await ctx.debugger.pause(thread, actor=ctx.actor))
+    return await waited(ctx, await ctx.debugger.pause(thread, actor=ctx.actor))
 
 
 @cmd("resume", "Resume all threads (or one) without waiting for a stop.", args=[Arg("thread", "thread", required=False)],

@@ -34,6 +34,7 @@ from ...commands.syntax import (  # noqa: F401  (importable from here too, as be
     thread_word,
     tokenize,
 )
+from ..completion import complete_line
 from ..errors import DebuggerError, InvalidArgument
 from ..model import (
     Actor,
@@ -156,7 +157,7 @@ class Context:
 _TAKES_A_WORD = {"suspend", "thread"}
 
 
-def _keyword_split(text: str, keywords: Iterable[str]) -> tuple[str, dict[str, str]]:
+def keyword_split(text: str, keywords: Iterable[str]) -> tuple[str, dict[str, str]]:
     """`Foo:12 if x > 3 hit 5` -> ("Foo:12", {"if": "x > 3", "hit": "5"}); keywords only at depth 0."""
     keys = set(keywords)
     tokens = tokenize(text)
@@ -309,8 +310,6 @@ class Catalog:
 
     async def completions(self, debugger: Debugger | None, line: str,
                           selection: Selection | None = None) -> tuple[int, list[str]]:
-        from ..completion import complete_line  # noqa: PLC0415 (keeps this module small to read)
-
         return await complete_line(self, debugger, line, selection or Selection())
 
 
@@ -364,13 +363,13 @@ def _convert(command: Command, spec: Arg, text: str) -> Any:
 
 # --- the commands ----------------------------------------------------------------------------------------
 
-_catalog = Catalog()
-cmd = _catalog.command
+CATALOG = Catalog()
+cmd = CATALOG.command
 
 
 def default_catalog() -> Catalog:
     """The catalog with every command of tracepilot."""
-    return _catalog
+    return CATALOG
 
 
 def ok(text: str, data: Any = None, **kw: Any) -> CommandResult:
@@ -381,7 +380,7 @@ async def _maybe(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-async def _waited(ctx: Context, result: WaitResult) -> CommandResult:
+async def waited(ctx: Context, result: WaitResult) -> CommandResult:
     text = render(result)
     returned = returned_text(result.stop) if result.stopped else None
     if returned and returned not in text:

@@ -19,9 +19,9 @@ from .framework import (
     CommandError,
     CommandResult,
     Context,
-    _waited,
     cmd,
     ok,
+    waited,
 )
 
 
@@ -132,7 +132,7 @@ async def _pop(ctx: Context) -> CommandResult:
 async def _reenter(ctx: Context) -> CommandResult:
     await ctx.debugger.pop_frames(ctx.frame, ctx.thread, actor=ctx.actor)
     ctx.selection.frame = 0
-    return await _waited(ctx, await ctx.debugger.step("into", ctx.thread, 1, ctx.selection.wait_timeout,
+    return await waited(ctx, await ctx.debugger.step("into", ctx.thread, 1, ctx.selection.wait_timeout,
                                                       actor=ctx.actor))
 
 

@@ -14,14 +14,14 @@ from .framework import (
     CommandError,
     CommandResult,
     Context,
-    _keyword_split,
     cmd,
+    keyword_split,
     ok,
 )
 
 
 def parse_display(rest: str) -> dict[str, Any]:
-    expression, options = _keyword_split(rest, ("at",))
+    expression, options = keyword_split(rest, ("at",))
     if not expression:
         raise CommandError("usage: display EXPR [at bp-N]")
     args: dict[str, Any] = {"expression": expression}

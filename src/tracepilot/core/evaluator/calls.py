@@ -26,12 +26,12 @@ from . import redaction
 from . import semantics as S
 from . import types as jt
 from .context import (
-    _OBJECT,
-    _STRING_SUPERS,
+    OBJECT_CLASS,
+    STRING_SUPERS,
     ContextBase,
-    _Fail,
-    _nested_form,
-    _Place,
+    EvalFailure,
+    Place,
+    nested_form,
 )
 from .overloads import Candidate, NoApplicableMethodError, OverloadError, applicable_phase, resolve
 from .values import (
@@ -66,7 +66,7 @@ class Calls(ContextBase):
         try:
             got = await self.invoke(method, None, [arg.to_jdwp(), Value(Tag.BOOLEAN, True),
                                                    Value(Tag.CLASS_LOADER, loader)], None)
-        except _Fail:
+        except EvalFailure:
             return None
         reply = await self.conn.send(ClassObjectReference.ReflectedType, got.value)
         return await self.vm.type(reply.type_id, reply.ref_type_tag)
@@ -79,7 +79,7 @@ class Calls(ContextBase):
             load = not quiet
         here = self.location.class_id
         key = (here, name)
-        cached = self.E._type_names.get(key)
+        cached = self.E.type_names.get(key)
         if cached is not None:
             return cached
         candidates: list[str] = []
@@ -97,7 +97,7 @@ class Calls(ContextBase):
         imports = await self.E.imports(here)
         if head in imports.single:
             q = imports.single[head]
-            heads += [q, _nested_form(q)]
+            heads += [q, nested_form(q)]
         pkg = imports.package
         heads.append(f"{pkg}.{head}" if pkg else head)
         for p in imports.on_demand:
@@ -115,26 +115,26 @@ class Calls(ContextBase):
         results = await asyncio.gather(*(self.vm.classes_by_name(c) for c in seen))
         for found in results:
             if found:
-                self.E._type_names[key] = found[0]
+                self.E.type_names[key] = found[0]
                 return found[0]
         if load and self.allow:  # not loaded yet: load it as the program would (Class.forName)
             for c in seen:
                 info = await self._load_class(c)
                 if info is not None:
-                    self.E._type_names[key] = info
+                    self.E.type_names[key] = info
                     return info
         if not tail:  # last resort: a unique loaded class with that simple name
             matches = [t for t in await self.vm.all_classes()
                        if not t.is_array and re.split(r"[.$]", t.name)[-1] == head]
             names = sorted({t.name for t in matches})
             if len(names) == 1:
-                self.E._type_names[key] = matches[0]
+                self.E.type_names[key] = matches[0]
                 return matches[0]
             if len(names) > 1 and not quiet:
-                raise _Fail(f"class name '{name}' is ambiguous: {', '.join(names[:5])}; write the full name", column)
+                raise EvalFailure(f"class name '{name}' is ambiguous: {', '.join(names[:5])}; write the full name", column)
         if quiet:
             return None
-        raise _Fail(f"cannot find class '{name}' (not loaded in the target, or not imported here)", column)
+        raise EvalFailure(f"cannot find class '{name}' (not loaded in the target, or not imported here)", column)
 
     async def type_ref(self, ref: A.TypeRef) -> str:
         """The Java (binary) name of a written type: "int", "java.lang.String[]", "p.A$B"."""
@@ -149,9 +149,9 @@ class Calls(ContextBase):
         if tv.is_null:
             return False
         if tv.value is None:
-            return target in _STRING_SUPERS
+            return target in STRING_SUPERS
         info = await self.runtime_type(tv)
-        if info.name == target or target == _OBJECT:
+        if info.name == target or target == OBJECT_CLASS:
             return True
         if info.is_array:
             return await self.E.is_subtype(info.name, target)
@@ -167,7 +167,7 @@ class Calls(ContextBase):
             return await self.load(await self.static_member(info, "TYPE", column), column)
         info = await self.E.type_by_name(name)
         if info is None:
-            raise _Fail(f"class {name} is not loaded in the target", column)
+            raise EvalFailure(f"class {name} is not loaded in the target", column)
         reply = await self.conn.send(ReferenceType.ClassObject, info.id)
         return TV("java.lang.Class", reply.class_object, Tag.CLASS_OBJECT)
 
@@ -178,7 +178,7 @@ class Calls(ContextBase):
         if node.is_super or isinstance(node.target, A.Super):
             this = await self.this_obj()
             if this is None:
-                raise _Fail("'super' cannot be used in a static context", node.column)
+                raise EvalFailure("'super' cannot be used in a static context", node.column)
             sup_id = await self.vm.superclass(self.location.class_id)
             q = node.target.qualifier if isinstance(node.target, A.Super) else None
             if q:  # Interface.super.m()
@@ -196,7 +196,7 @@ class Calls(ContextBase):
             return await self.instance_call(target, name, args, column, node.args)
         method, packed = await self._resolve(target, name, args, column, instance=False)
         if not method.is_static:
-            raise _Fail(f"non-static method {method.display()} cannot be referenced from the class {target.name}",
+            raise EvalFailure(f"non-static method {method.display()} cannot be referenced from the class {target.name}",
                         column)
         return await self.invoke(method, None, packed, column)
 
@@ -216,24 +216,24 @@ class Calls(ContextBase):
             if outer is None:
                 obj = None
                 break
-            obj = await self.load(_Place("field", outer.type_name, obj=obj, field=outer), column)
+            obj = await self.load(Place("field", outer.type_name, obj=obj, field=outer), column)
             type_id = (await self.runtime_type(obj)).id
         for info in await self._enclosing_types():  # static methods of enclosing classes
             if await self._has_method(info, name):
                 method, packed = await self._resolve(info, name, args, column, instance=False)
                 if not method.is_static:
-                    raise _Fail(f"non-static method {method.display()} cannot be referenced from a static context",
+                    raise EvalFailure(f"non-static method {method.display()} cannot be referenced from a static context",
                                 column)
                 return await self.invoke(method, None, packed, column)
-        raise _Fail(f"cannot find symbol: method {name}({', '.join([await self._arg_type(a) for a in args])})",
+        raise EvalFailure(f"cannot find symbol: method {name}({', '.join([await self._arg_type(a) for a in args])})",
                     column)
 
     async def instance_call(self, target: TV, name: str, args: list[TV], column: int,
                             arg_nodes: tuple[A.Expr, ...] = ()) -> TV:
         if target.is_primitive:
-            raise _Fail(f"{target.type} cannot be dereferenced", column)
+            raise EvalFailure(f"{target.type} cannot be dereferenced", column)
         if target.is_null:
-            raise _Fail(f"threw java.lang.NullPointerException: cannot invoke \"{name}()\" because the value is null",
+            raise EvalFailure(f"threw java.lang.NullPointerException: cannot invoke \"{name}()\" because the value is null",
                         column)
         if await self.is_string(target):
             fast = await self._string_method(target, name, args)
@@ -248,7 +248,7 @@ class Calls(ContextBase):
         if info is None:
             info = await self.runtime_type(target)
             if info.is_array:
-                info = await self._need_type(_OBJECT, column)
+                info = await self._need_type(OBJECT_CLASS, column)
         method, packed = await self._resolve(info, name, args, column, instance=True)
         return await self.invoke(method, None if method.is_static else target, packed, column)
 
@@ -327,7 +327,7 @@ class Calls(ContextBase):
         """Overload resolution, then the arguments converted (boxing, widening, varargs packing)."""
         methods = await self._candidates(info, name, instance)
         if not methods:
-            raise _Fail(f"cannot find symbol: method {name}({', '.join([await self._arg_type(a) for a in args])}) "
+            raise EvalFailure(f"cannot find symbol: method {name}({', '.join([await self._arg_type(a) for a in args])}) "
                         f"in {info.name}", column)
         return await self._choose(methods, name, args, column, info.name)
 
@@ -350,7 +350,7 @@ class Calls(ContextBase):
         return method, [await self._pass(a, p, column) for a, p in zip(args, params, strict=True)]
 
     def _known_subtype(self, sub: str, sup: str) -> bool:
-        return self.E._subtypes.get((sub, sup), False) if sub != sup else True
+        return self.E.known_subtypes.get((sub, sup), False) if sub != sup else True
 
     async def _overload(self, cands: list[Candidate], arg_types: list[str], column: int | None,
                         where: str) -> Candidate:
@@ -360,8 +360,8 @@ class Calls(ContextBase):
 
             def is_sub(sub: str, sup: str, missing: set = missing) -> bool:
                 key = (sub, sup)
-                if key in self.E._subtypes:
-                    return self.E._subtypes[key]
+                if key in self.E.known_subtypes:
+                    return self.E.known_subtypes[key]
                 missing.add(key)
                 return False
 
@@ -375,15 +375,15 @@ class Calls(ContextBase):
                     msg = str(error).split("\n")
                     if isinstance(error, NoApplicableMethodError) and len(cands) == 1:
                         c = cands[0]
-                        raise _Fail(f"method {c} in {where} cannot be applied to ({', '.join(arg_types)})",
+                        raise EvalFailure(f"method {c} in {where} cannot be applied to ({', '.join(arg_types)})",
                                     column) from None
-                    raise _Fail(msg[0] + (" in " + where if isinstance(error, NoApplicableMethodError) else "")
+                    raise EvalFailure(msg[0] + (" in " + where if isinstance(error, NoApplicableMethodError) else "")
                                 + ("; candidates: " + "; ".join(str(c) for c in cands[:6]) if
                                    isinstance(error, NoApplicableMethodError) else
                                    ": " + msg[-1].strip()), column) from None
                 return chosen  # type: ignore[return-value]
             await asyncio.gather(*(self.E.is_subtype(a, b) for a, b in missing))
-        raise _Fail(f"cannot decide which {cands[0].name} to call", column)
+        raise EvalFailure(f"cannot decide which {cands[0].name} to call", column)
 
     async def _pass(self, tv: TV, param: str, column: int | None) -> Value:
         """An argument converted to its parameter type (overload resolution already checked it fits)."""
@@ -401,7 +401,7 @@ class Calls(ContextBase):
         the output hides it whatever the call returns or throws)."""
         why = redaction.reflective_call(decl.name, method.name)
         if why is not None:
-            raise _Fail(why, column)
+            raise EvalFailure(why, column)
         learner = self.secret_learner()
         if learner is None:
             return False
@@ -415,7 +415,7 @@ class Calls(ContextBase):
         if found is None:
             return False
         if redaction.prints_its_arguments(decl.name, method.name, bool(args)):
-            raise _Fail(f"{decl.name}.{method.name}() is refused under --redact: {found} holds a secret-looking "
+            raise EvalFailure(f"{decl.name}.{method.name}() is refused under --redact: {found} holds a secret-looking "
                         "field or map entry, and the call's answer can print all of it; inspect it instead "
                         "(secret-looking fields show <redacted>)", column)
         return True
@@ -430,7 +430,7 @@ class Calls(ContextBase):
         timeout = self.E.invoke_timeout
         try:
             what = f"{decl.name}.{method.name}()"
-            async with await self.E._invoking(self.thread, what) as call:
+            async with await self.E.invoking(self.thread, what) as call:
                 try:
                     if obj is None:
                         command = InterfaceType.InvokeMethod if await self.is_interface(decl) else ClassType.InvokeMethod
@@ -443,17 +443,17 @@ class Calls(ContextBase):
                 finally:
                     self.frame_id = None  # the invoke resumed the thread: frame ids are stale
         except TimeoutError:
-            raise _Fail(f"{decl.name}.{method.name}() did not return within {timeout:g}s (it may be waiting for a "
+            raise EvalFailure(f"{decl.name}.{method.name}() did not return within {timeout:g}s (it may be waiting for a "
                         "lock another, suspended thread holds); the thread is still inside the call", column) from None
         except JdwpError as e:
             if e.code == ErrorCode.INVALID_THREAD:  # JDWP runs calls only in a thread an event suspended
-                raise _Fail(f"cannot call {decl.name}.{method.display()} in this thread: it was paused, not "
+                raise EvalFailure(f"cannot call {decl.name}.{method.display()} in this thread: it was paused, not "
                             "stopped at a breakpoint or step, and the JVM runs method calls only in threads "
                             "stopped by an event. Fields and locals read fine; to call methods, stop it at a "
                             "breakpoint (or a step) where it runs next, then evaluate again", column) from None
-            raise _Fail(f"cannot call {decl.name}.{method.display()}: {e}", column) from None
+            raise EvalFailure(f"cannot call {decl.name}.{method.display()}: {e}", column) from None
         if reply.exception.value:
-            raise _Fail(await self.describe_exception(reply.exception), column, exception=reply.exception)
+            raise EvalFailure(await self.describe_exception(reply.exception), column, exception=reply.exception)
         result = from_jdwp(reply.return_value, method.return_type)
         if result.is_ref and result.value:
             self._keep(result.value)
@@ -486,7 +486,7 @@ class Calls(ContextBase):
                 if msg.value:
                     message = await self.string_text(TV(STRING, msg.value, msg.tag))
             if message is None and self.allow:  # e.g. helpful NullPointerException messages are computed
-                with contextlib.suppress(_Fail, JdwpError):
+                with contextlib.suppress(EvalFailure, JdwpError):
                     getter = await self._find_method(info, "getMessage", [], None, instance=True)
                     got = await self.invoke(getter, tv, [], None)
                     if not got.is_null:

@@ -7,10 +7,11 @@ calls.py, objects.py, operators.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...jdwp import (
     JdwpError,
@@ -42,21 +43,20 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from ..vm import FieldInfo, MethodInfo, TypeInfo, VariableSlot
-    from .interpreter import Evaluator
+    from ..vm import FieldInfo, MethodInfo, TypeInfo, VariableSlot, Vm
 
-_OBJECT = "java.lang.Object"
-_STRING_SUPERS = frozenset({STRING, _OBJECT, "java.lang.CharSequence", "java.lang.Comparable",
+OBJECT_CLASS = "java.lang.Object"
+STRING_SUPERS = frozenset({STRING, OBJECT_CLASS, "java.lang.CharSequence", "java.lang.Comparable",
                             "java.io.Serializable", "java.lang.constant.Constable",
                             "java.lang.constant.ConstantDesc"})
-_IMPORT_RE = re.compile(r"^\s*import\s+(static\s+)?([\w.]+(?:\.\*)?)\s*;", re.MULTILINE)
+IMPORT_RE = re.compile(r"^\s*import\s+(static\s+)?([\w.]+(?:\.\*)?)\s*;", re.MULTILINE)
 _PACKAGE_RE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 
 
 MAX_CREATED_STRING = 65536  # characters of one String the evaluator creates in the target
 
 
-class _Fail(Exception):
+class EvalFailure(Exception):
     """An evaluation failure at a column of the text being evaluated (converted to EvaluationError)."""
 
     def __init__(self, message: str, column: int | None = 0, exception: Value | None = None) -> None:
@@ -67,7 +67,7 @@ class _Fail(Exception):
         self.text: str | None = None
 
 
-def _error(fail: _Fail, text: str) -> EvaluationError:
+def evaluation_error(fail: EvalFailure, text: str) -> EvaluationError:
     message = fail.message
     if fail.column is not None and text and fail.exception is None:
         col = max(0, min(fail.column, len(text)))
@@ -78,7 +78,7 @@ def _error(fail: _Fail, text: str) -> EvaluationError:
     return err
 
 
-def _syntax(e: ExpressionSyntaxError) -> EvaluationError:
+def syntax_error(e: ExpressionSyntaxError) -> EvaluationError:
     err = EvaluationError(str(e))
     err.column = e.column  # type: ignore[attr-defined]
     err.exception = None  # type: ignore[attr-defined]
@@ -86,7 +86,7 @@ def _syntax(e: ExpressionSyntaxError) -> EvaluationError:
 
 
 @dataclass(slots=True)
-class _Plan:
+class Plan:
     """What an expression needs at one code location: cached across condition hits."""
 
     slots: list[VariableSlot]
@@ -94,7 +94,7 @@ class _Plan:
 
 
 @dataclass(slots=True)
-class _Place:
+class Place:
     """Something that can be read and (maybe) written: a local, a field, a static, an element."""
 
     kind: str  # "local", "field", "static", "element", "binding", "value"
@@ -108,14 +108,14 @@ class _Place:
 
 
 @dataclass
-class _Imports:
+class Imports:
     package: str = ""
     single: dict[str, str] = field(default_factory=dict)  # simple name -> qualified
     on_demand: list[str] = field(default_factory=list)  # packages / types ending in .*
 
 
 
-def _collect(node: Any, names: set[str], need_this: list[bool]) -> None:
+def collect_names(node: Any, names: set[str], need_this: list[bool]) -> None:
     """Simple names an expression reads, and whether it may need ``this``."""
     match node:
         case A.Name(name=n):
@@ -132,14 +132,14 @@ def _collect(node: Any, names: set[str], need_this: list[bool]) -> None:
         for f in getattr(node, "__slots__", ()):
             child = getattr(node, f, None)
             if isinstance(child, A.Expr):
-                _collect(child, names, need_this)
+                collect_names(child, names, need_this)
             elif isinstance(child, tuple):
                 for c in child:
                     if isinstance(c, A.Expr):
-                        _collect(c, names, need_this)
+                        collect_names(c, names, need_this)
 
 
-def _describe_jdwp(e: JdwpError, thread_id: int, frame_index: int) -> str:
+def describe_jdwp(e: JdwpError, thread_id: int, frame_index: int) -> str:
     code = e.code
     if code == ErrorCode.THREAD_NOT_SUSPENDED:
         return f"thread {thread_id} is running: evaluation needs a suspended thread (pause it or wait for a stop)"
@@ -154,10 +154,36 @@ def _exception_name(info: TypeInfo) -> str:
     return info.name
 
 
+class EvaluatorFacts(Protocol):
+    """What one evaluation asks of the evaluator that runs it (interpreter.py's `Evaluator`, which sits above
+    this module and hands itself in): the session, the VM, type facts cached across evaluations, and the
+    invocation bookkeeping."""
+
+    session: Any
+    invoke_timeout: float
+    type_names: dict[tuple[int, str], TypeInfo]
+    known_subtypes: dict[tuple[str, str], bool]
+
+    @property
+    def vm(self) -> Vm: ...
+
+    async def imports(self, type_id: int) -> Imports: ...
+
+    async def supertypes(self, type_id: int) -> list[int]: ...
+
+    async def find_field(self, type_id: int, name: str, static_only: bool = False) -> FieldInfo | None: ...
+
+    async def type_by_name(self, name: str) -> TypeInfo | None: ...
+
+    async def is_subtype(self, sub: str, sup: str) -> bool: ...
+
+    async def invoking(self, thread_id: int, what: str) -> contextlib.AbstractAsyncContextManager: ...
+
+
 class ContextBase:
     """One evaluation: a thread, a frame, the values read so far, objects created meanwhile."""
 
-    def __init__(self, ev: Evaluator, thread: int, frame_index: int, extra: dict[str, Value],
+    def __init__(self, ev: EvaluatorFacts, thread: int, frame_index: int, extra: dict[str, Value],
                  allow_side_effects: bool, why: str = "read-only session") -> None:
         self.E = ev
         self.vm = ev.vm
@@ -185,10 +211,10 @@ class ContextBase:
     async def load_frame(self) -> None:
         reply = await self.conn.send(ThreadReference.Frames, self.thread, self.frame_index, 1)
         if not reply.frames:
-            raise _Fail(f"there is no frame {self.frame_index} on thread {self.thread}", None)
+            raise EvalFailure(f"there is no frame {self.frame_index} on thread {self.thread}", None)
         frame = reply.frames[0]
         if self.location is not None and frame.location != self.location:
-            raise _Fail("the frame changed during the evaluation", None)
+            raise EvalFailure("the frame changed during the evaluation", None)
         self.frame_id, self.location = frame.frame_id, frame.location
         if self.initial_frame_id is None:
             self.initial_frame_id = frame.frame_id
@@ -198,7 +224,7 @@ class ContextBase:
             await self.load_frame()
         return self.frame_id  # type: ignore[return-value]
 
-    async def prefetch(self, plan: _Plan) -> None:
+    async def prefetch(self, plan: Plan) -> None:
         jobs: list[Awaitable[Any]] = []
         if plan.slots:
             jobs.append(self.conn.send(StackFrame.GetValues, self.thread, self.frame_id,
@@ -261,7 +287,7 @@ class ContextBase:
 
     def require_side_effects(self, what: str, column: int | None) -> None:
         if not self.allow:
-            raise _Fail(f"{what} is not allowed here: side effects are disabled ({self.why})", column)
+            raise EvalFailure(f"{what} is not allowed here: side effects are disabled ({self.why})", column)
 
     # -- conversions ---------------------------------------------------------------------------------
 
@@ -275,7 +301,7 @@ class ContextBase:
         it lives in the target's heap (a -Xmx32m program is not ours to fill)."""
         if tv.is_ref and tv.value is None:
             if tv.text is not None and len(tv.text) > MAX_CREATED_STRING:
-                raise _Fail(f"a string of {len(tv.text)} characters is too long to create in the target "
+                raise EvalFailure(f"a string of {len(tv.text)} characters is too long to create in the target "
                             f"(at most {MAX_CREATED_STRING})", None)
             reply = await self.conn.send(VirtualMachine.CreateString, tv.text)
             tv.value = reply.string_object
@@ -323,15 +349,15 @@ class ContextBase:
         return tv.is_ref and not tv.is_null and (tv.tag == Tag.STRING or tv.text is not None or tv.type == STRING)
 
     async def unbox(self, tv: TV, column: int | None, what: str = "") -> TV:
-        """A primitive for a primitive or a wrapper object; _Fail otherwise."""
+        """A primitive for a primitive or a wrapper object; EvalFailure otherwise."""
         if tv.is_primitive:
             return tv
         if tv.is_null:
-            raise _Fail("threw java.lang.NullPointerException" + (f": {what} on null" if what else ""), column)
+            raise EvalFailure("threw java.lang.NullPointerException" + (f": {what} on null" if what else ""), column)
         name = tv.type if tv.type and jt.unbox(tv.type) else (await self.runtime_type(tv)).name
         p = jt.unbox(name)
         if p is None:
-            raise _Fail(f"bad operand type {name}" + (f" for {what}" if what else "") + ": not a number, char or boolean",
+            raise EvalFailure(f"bad operand type {name}" + (f" for {what}" if what else "") + ": not a number, char or boolean",
                         column)
         info = await self.runtime_type(tv)
         f = await self.E.find_field(info.id, "value")
@@ -354,7 +380,7 @@ class ContextBase:
         """``String.valueOf(tv)``: toString() runs in the target for objects other than strings and
         wrappers (read-only: ``Type@id`` in displays, an error in expressions)."""
         if tv.is_void:
-            return "void" if for_display else _raise(_Fail("'void' cannot be converted to a string", column))
+            return "void" if for_display else _raise(EvalFailure("'void' cannot be converted to a string", column))
         if tv.is_primitive:
             return S.to_java_string(tv.type, tv.value)  # type: ignore[arg-type]
         if tv.is_null:
@@ -368,19 +394,19 @@ class ContextBase:
         if not self.allow:
             if for_display:
                 return f"{info.name}@{tv.value:x}"
-            raise _Fail(f"converting a {info.name} to a string calls its toString(), which is not allowed "
+            raise EvalFailure(f"converting a {info.name} to a string calls its toString(), which is not allowed "
                         "here: side effects are disabled (read-only session)", column)
         method = await self._find_method(info, "toString", [], column, instance=True)
         result = await self.invoke(method, tv, [], column)
         return "null" if result.is_null else await self.string_text(result)
 
     async def truth(self, tv: TV, column: int, what: str) -> bool:
-        if tv.is_ref and not tv.is_null and tv.type in (None, "java.lang.Boolean", _OBJECT) \
+        if tv.is_ref and not tv.is_null and tv.type in (None, "java.lang.Boolean", OBJECT_CLASS) \
                 and (await self.runtime_type(tv)).name == "java.lang.Boolean":
             tv = await self.unbox(tv, column)
         if tv.type != "boolean":
             shown = await self.type_name(tv) if tv.is_ref else tv.type
-            raise _Fail(f"{what} must be boolean, but this is {shown}", column)
+            raise EvalFailure(f"{what} must be boolean, but this is {shown}", column)
         return bool(tv.value)
 
     async def modifiers(self, info: TypeInfo) -> int:
@@ -399,7 +425,7 @@ class ContextBase:
     async def _need_type(self, name: str, column: int | None) -> TypeInfo:
         info = await self.E.type_by_name(name)
         if info is None:
-            raise _Fail(f"class {name} is not loaded in the target", column)
+            raise EvalFailure(f"class {name} is not loaded in the target", column)
         return info
 
     # -- evaluation ----------------------------------------------------------------------------------
@@ -417,12 +443,12 @@ class ContextBase:
             case A.This(qualifier=None):
                 this = await self.this_obj()
                 if this is None:
-                    raise _Fail("'this' cannot be used in a static context", node.column)
+                    raise EvalFailure("'this' cannot be used in a static context", node.column)
                 return this
             case A.This(qualifier=q):
                 return await self.qualified_this(".".join(q), node.column)  # type: ignore[arg-type]
             case A.Super():
-                raise _Fail("'super' must be followed by '.' and a field or method", node.column)
+                raise EvalFailure("'super' must be followed by '.' and a field or method", node.column)
             case A.MethodCall():
                 return await self.call(node)
             case A.New():
@@ -430,7 +456,7 @@ class ContextBase:
             case A.NewArray():
                 return await self.new_array(node)
             case A.ArrayInitializer():
-                raise _Fail("an array initializer needs 'new T[]'", node.column)
+                raise EvalFailure("an array initializer needs 'new T[]'", node.column)
             case A.Unary():
                 return await self.unary(node)
             case A.Binary():
@@ -448,11 +474,11 @@ class ContextBase:
                 return await self.assignment(node)
             case A.ClassLiteral():
                 return await self.class_literal(node.type, node.column)
-        raise _Fail(f"unsupported expression {type(node).__name__}", node.column)
+        raise EvalFailure(f"unsupported expression {type(node).__name__}", node.column)
 
 
 
-def _nested_form(qualified: str) -> str:
+def nested_form(qualified: str) -> str:
     """'a.b.Outer.Inner' -> 'a.b.Outer$Inner' (a guess used for imports of nested classes)."""
     parts = qualified.split(".")
     for i, p in enumerate(parts):
@@ -461,6 +487,6 @@ def _nested_form(qualified: str) -> str:
     return qualified
 
 
-def _raise(fail: _Fail) -> str:
+def _raise(fail: EvalFailure) -> str:
     raise fail
 

@@ -8,7 +8,7 @@ import re
 
 import tree_sitter
 
-from .lexical import _PREFIX_BYTES, _Err, _float_literal, _int_literal
+from .lexical import PREFIX_BYTES, LexError, float_literal, int_literal
 
 _TOKEN = re.compile(
     r"""
@@ -65,13 +65,13 @@ def _tokenize(text: str) -> list[_Tok]:
         if kind in ("ws", "comment"):
             continue
         if kind == "badcomment":
-            raise _Err(f"unclosed comment starting at column {col}", col, "comment never ends")
+            raise LexError(f"unclosed comment starting at column {col}", col, "comment never ends")
         if kind == "badstr":
-            raise _Err(f"unclosed string literal starting at column {col}", col, "string never ends")
+            raise LexError(f"unclosed string literal starting at column {col}", col, "string never ends")
         if kind == "badchr":
-            raise _Err(f"unclosed char literal starting at column {col}", col, "char never ends")
+            raise LexError(f"unclosed char literal starting at column {col}", col, "char never ends")
         if kind == "bad":
-            raise _Err(f"illegal character {m.group()!r} at column {col}", col, "illegal character")
+            raise LexError(f"illegal character {m.group()!r} at column {col}", col, "illegal character")
         if kind == "id" and m.group() in _KEYWORD_LITERALS | _PRIMS | _RESERVED | {"instanceof"}:
             kind = "kw"
         toks.append(_Tok(kind, m.group(), col))
@@ -79,40 +79,40 @@ def _tokenize(text: str) -> list[_Tok]:
     return toks
 
 
-def _diagnose(text: str, tree: tree_sitter.Tree | None = None) -> None:
-    """Find the first problem in a text tree-sitter did not accept; always raises _Err."""
+def diagnose_syntax(text: str, tree: tree_sitter.Tree | None = None) -> None:
+    """Find the first problem in a text tree-sitter did not accept; always raises LexError."""
     toks = _tokenize(text)
     for t in toks:
         if t.text == "->" and t.kind == "op":
-            raise _Err(f"lambdas are not supported in expressions (at column {t.col})", t.col, "lambda")
+            raise LexError(f"lambdas are not supported in expressions (at column {t.col})", t.col, "lambda")
         if t.text == "::" and t.kind == "op":
-            raise _Err(f"method references are not supported in expressions (at column {t.col})", t.col,
+            raise LexError(f"method references are not supported in expressions (at column {t.col})", t.col,
                        "method reference")
         if t.text == "switch" and t.kind == "kw":
-            raise _Err(f"switch expressions are not supported in expressions (at column {t.col})", t.col,
+            raise LexError(f"switch expressions are not supported in expressions (at column {t.col})", t.col,
                        "switch")
     for t in toks:
         if t.kind == "num":
             low = t.text.lower()
             is_float = ("." in low or "p" in low) if low.startswith("0x") else (
                 any(c in low for c in ".e") or low[-1] in "fd")
-            (_float_literal if is_float else _int_literal)(t.text, t.col, False)
+            (float_literal if is_float else int_literal)(t.text, t.col, False)
     first = toks[0]
     if (len(toks) > 2 and (first.kind == "id" or first.text in _PRIMS) and toks[1].kind == "id"
             and toks[2].text in ("=", ";", ",", "")):
-        raise _Err(f"declarations are not supported: enter a single expression (at column {first.col})",
+        raise LexError(f"declarations are not supported: enter a single expression (at column {first.col})",
                    first.col, "a declaration, not an expression")
     if first.text in _STATEMENT_KW and (first.kind == "kw" or (len(toks) > 2 and toks[1].kind == "id")):
-        raise _Err(f"statements are not supported: enter a single expression ('{first.text}' at column 0)",
+        raise LexError(f"statements are not supported: enter a single expression ('{first.text}' at column 0)",
                    first.col, "a statement, not an expression")
     if first.text == "{":
-        raise _Err("blocks are not supported: enter a single expression (at column 0)", first.col,
+        raise LexError("blocks are not supported: enter a single expression (at column 0)", first.col,
                    "a block, not an expression")
     _check_brackets(toks)
     _Validator(toks).run()
     # The validator accepted what tree-sitter rejected: point at tree-sitter's first error.
     col = _first_error_column(tree, text)
-    raise _Err(f"syntax error at column {col}: not a single Java expression", col, "here")
+    raise LexError(f"syntax error at column {col}: not a single Java expression", col, "here")
 
 
 def _first_error_column(tree: tree_sitter.Tree | None, text: str) -> int:
@@ -122,7 +122,7 @@ def _first_error_column(tree: tree_sitter.Tree | None, text: str) -> int:
     while stack:
         n = stack.pop()
         if n.is_error or n.is_missing:
-            b = max(n.start_byte - _PREFIX_BYTES, 0)
+            b = max(n.start_byte - PREFIX_BYTES, 0)
             return min(len(text.encode()[:b].decode(errors="ignore")), len(text))
         if n.has_error:
             stack.extend(reversed(n.children))
@@ -138,15 +138,15 @@ def _check_brackets(toks: list[_Tok]) -> None:
             stack.append(t)
         elif t.text in (")", "]", "}"):
             if not stack:
-                raise _Err(f"unmatched '{t.text}' at column {t.col}", t.col, "nothing to close here")
+                raise LexError(f"unmatched '{t.text}' at column {t.col}", t.col, "nothing to close here")
             if _CLOSERS[stack[-1].text] != t.text:
                 o = stack[-1]
-                raise _Err(f"expected '{_CLOSERS[o.text]}' to close '{o.text}' at column {o.col}, "
+                raise LexError(f"expected '{_CLOSERS[o.text]}' to close '{o.text}' at column {o.col}, "
                            f"found '{t.text}' at column {t.col}", t.col, f"unexpected '{t.text}'")
             stack.pop()
     if stack:
         o = stack[-1]
-        raise _Err(f"'{o.text}' at column {o.col} is never closed: expected '{_CLOSERS[o.text]}'", o.col,
+        raise LexError(f"'{o.text}' at column {o.col} is never closed: expected '{_CLOSERS[o.text]}'", o.col,
                    "unclosed")
 
 
@@ -185,14 +185,14 @@ class _Validator:
         want = what or f"'{text}'"
         p = self.prev()
         after = f" after '{p.text}'" if p is not None and " after " not in want else ""
-        raise _Err(f"expected {want}{after} at column {t.col}", t.col, f"unexpected {t.show()}")
+        raise LexError(f"expected {want}{after} at column {t.col}", t.col, f"unexpected {t.show()}")
 
     def fail_expr(self) -> None:
         t = self.tok
         p = self.prev()
         if p is None:
-            raise _Err(f"expected an expression at column {t.col}", t.col, f"unexpected {t.show()}")
-        raise _Err(f"expected an expression after '{p.text}' at column {t.col}", t.col,
+            raise LexError(f"expected an expression at column {t.col}", t.col, f"unexpected {t.show()}")
+        raise LexError(f"expected an expression after '{p.text}' at column {t.col}", t.col,
                    f"unexpected {t.show()}")
 
     # -- grammar
@@ -201,12 +201,12 @@ class _Validator:
         t = self.tok
         if t.kind != "eof":
             if t.text == ";":
-                raise _Err(f"unexpected ';' at column {t.col}: enter a single expression without ';'",
+                raise LexError(f"unexpected ';' at column {t.col}: enter a single expression without ';'",
                            t.col, "unexpected ';'")
             if t.text == ",":
-                raise _Err(f"unexpected ',' at column {t.col}: enter a single expression", t.col,
+                raise LexError(f"unexpected ',' at column {t.col}: enter a single expression", t.col,
                            "unexpected ','")
-            raise _Err(f"expected an operator or the end of the expression at column {t.col}", t.col,
+            raise LexError(f"expected an operator or the end of the expression at column {t.col}", t.col,
                        f"unexpected {t.show()}")
 
     def expression(self) -> None:
@@ -215,7 +215,7 @@ class _Validator:
             p = self.prev()
             if p is None or not (p.kind == "id" or p.text == "]"):
                 t = self.tok
-                raise _Err(f"cannot assign with '{t.text}' at column {t.col}: the left side is not a variable",
+                raise LexError(f"cannot assign with '{t.text}' at column {t.col}: the left side is not a variable",
                            t.col, "left side is not a variable")
             self.advance()
             self.expression()
@@ -311,7 +311,7 @@ class _Validator:
                     self.advance()
                     self.creator()
                 else:
-                    raise _Err(f"expected a name after '.' at column {t.col}", t.col, f"unexpected {t.show()}")
+                    raise LexError(f"expected a name after '.' at column {t.col}", t.col, f"unexpected {t.show()}")
             elif self.at("["):
                 self.advance()
                 if self.at("]"):  # Foo[].class
@@ -334,7 +334,7 @@ class _Validator:
             self.advance()
             return
         t = self.tok
-        raise _Err(f"expected a name after '{self.prev().text}' at column {t.col}", t.col,
+        raise LexError(f"expected a name after '{self.prev().text}' at column {t.col}", t.col,
                    f"unexpected {t.show()}")
 
     def primary(self) -> None:
@@ -395,12 +395,12 @@ class _Validator:
             self.arguments()
             if self.at("{"):
                 t = self.tok
-                raise _Err(f"anonymous classes are not supported in expressions (at column {t.col})",
+                raise LexError(f"anonymous classes are not supported in expressions (at column {t.col})",
                            t.col, "class body")
             return
         if not self.at("["):
             t = self.tok
-            raise _Err(f"expected '(' or '[' after the type in 'new' at column {t.col}", t.col,
+            raise LexError(f"expected '(' or '[' after the type in 'new' at column {t.col}", t.col,
                        f"unexpected {t.show()}")
         sized = False
         while self.at("["):
@@ -442,7 +442,7 @@ class _Validator:
                 if self.at("<"):
                     self.type_args()
         else:
-            raise _Err(f"expected {what} at column {t.col}", t.col, f"unexpected {t.show()}")
+            raise LexError(f"expected {what} at column {t.col}", t.col, f"unexpected {t.show()}")
         while dims and self.at("[") and self.peek().text == "]":
             self.advance()
             self.advance()
@@ -453,7 +453,7 @@ class _Validator:
         while depth > 0:
             t = self.tok
             if t.kind == "eof":
-                raise _Err(f"unclosed '<' of type arguments at column {t.col}", t.col, "expected '>'")
+                raise LexError(f"unclosed '<' of type arguments at column {t.col}", t.col, "expected '>'")
             if t.text == "<":
                 depth += 1
             elif t.text in (">", ">>", ">>>"):

@@ -40,16 +40,16 @@ from . import ast as A
 from . import types as jt
 from .calls import Calls
 from .context import (
-    _IMPORT_RE,
-    _OBJECT,
+    IMPORT_RE,
+    OBJECT_CLASS,
     ContextBase,
-    _collect,
-    _describe_jdwp,
-    _error,
-    _Fail,
-    _Imports,
-    _Plan,
-    _syntax,
+    EvalFailure,
+    Imports,
+    Plan,
+    collect_names,
+    describe_jdwp,
+    evaluation_error,
+    syntax_error,
 )
 from .names import Names
 from .objects import Objects
@@ -75,11 +75,11 @@ class Evaluator:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self._plans: dict[tuple, _Plan] = {}
+        self._plans: dict[tuple, Plan] = {}
         self._live: dict[tuple[int, int, int], dict[str, VariableSlot]] = {}
-        self._type_names: dict[tuple[int, str], TypeInfo] = {}
-        self._subtypes: dict[tuple[str, str], bool] = {}
-        self._imports: dict[int, _Imports] = {}
+        self.type_names: dict[tuple[int, str], TypeInfo] = {}
+        self.known_subtypes: dict[tuple[str, str], bool] = {}
+        self._imports: dict[int, Imports] = {}
         self._field_lookup: dict[tuple[int, str, bool], FieldInfo | None] = {}
         self._supertypes: dict[int, list[int]] = {}
         self._last_frame: dict[int, int] = {}  # thread -> top frame id at the last evaluation
@@ -95,8 +95,8 @@ class Evaluator:
         """Forget cached class and method facts (after a class redefinition or a reconnect)."""
         self._plans.clear()
         self._live.clear()
-        self._type_names.clear()
-        self._subtypes.clear()
+        self.type_names.clear()
+        self.known_subtypes.clear()
         self._imports.clear()
         self._field_lookup.clear()
         self._supertypes.clear()
@@ -108,7 +108,7 @@ class Evaluator:
         try:
             parse_expression(text)
         except ExpressionSyntaxError as e:
-            raise _syntax(e) from None
+            raise syntax_error(e) from None
 
     def validate_template(self, template: str) -> None:
         """Raise EvaluationError if a logpoint template or one of its expressions is malformed."""
@@ -131,10 +131,10 @@ class Evaluator:
         try:
             value = await ctx.to_jdwp(await ctx.ev(node))
             return value
-        except _Fail as f:
-            raise _error(f, f.text or text) from None
+        except EvalFailure as f:
+            raise evaluation_error(f, f.text or text) from None
         except JdwpError as e:
-            raise EvaluationError(f"{_describe_jdwp(e, thread_id, frame_index)} (evaluating {text!r})") from None
+            raise EvaluationError(f"{describe_jdwp(e, thread_id, frame_index)} (evaluating {text!r})") from None
         finally:
             if created is not None:
                 created.update(ctx.created)
@@ -144,7 +144,7 @@ class Evaluator:
         """``target = value`` (set_value): a local, field, static or array element; returns the stored value."""
         target = self._parse(target_text)
         if not isinstance(target, A.Name | A.AmbiguousName | A.FieldAccess | A.ArrayAccess):
-            raise _error(_Fail("cannot assign to this: expected a variable, field or array element", 0),
+            raise evaluation_error(EvalFailure("cannot assign to this: expected a variable, field or array element", 0),
                          target_text)
         value = self._parse(value_text)
         ctx = await self._context(thread_id, frame_index, None, True, target_text, target, value,
@@ -160,10 +160,10 @@ class Evaluator:
             stored = await ctx.store(place, new, target.column)
             result = await ctx.to_jdwp(stored)
             return result
-        except _Fail as f:
-            raise _error(f, f.text or text) from None
+        except EvalFailure as f:
+            raise evaluation_error(f, f.text or text) from None
         except JdwpError as e:
-            raise EvaluationError(f"{_describe_jdwp(e, thread_id, frame_index)} (assigning {target_text!r})") from None
+            raise EvaluationError(f"{describe_jdwp(e, thread_id, frame_index)} (assigning {target_text!r})") from None
         finally:
             ctx.release(keep=result.value if result is not None and result.is_object else None)
 
@@ -175,10 +175,10 @@ class Evaluator:
         try:
             result = await ctx.ev(node)
             return await ctx.truth(result, node.column, "a condition")
-        except _Fail as f:
-            raise _error(f, f.text or text) from None
+        except EvalFailure as f:
+            raise evaluation_error(f, f.text or text) from None
         except JdwpError as e:
-            raise EvaluationError(f"{_describe_jdwp(e, thread_id, 0)} (condition {text!r})") from None
+            raise EvaluationError(f"{describe_jdwp(e, thread_id, 0)} (condition {text!r})") from None
         finally:
             ctx.release()
 
@@ -200,10 +200,10 @@ class Evaluator:
                 try:
                     value = await ctx.ev(node)
                     out.append(await ctx.to_text(value, node.column, for_display=True))
-                except _Fail as f:
+                except EvalFailure as f:
                     out.append(f"<error: {f.message}>")
                 except JdwpError as e:
-                    out.append(f"<error: {_describe_jdwp(e, thread_id, 0)}>")
+                    out.append(f"<error: {describe_jdwp(e, thread_id, 0)}>")
         finally:
             ctx.release()
         return "".join(out)
@@ -215,7 +215,7 @@ class Evaluator:
         try:
             return parse_expression(text)
         except ExpressionSyntaxError as e:
-            raise _syntax(e) from None
+            raise syntax_error(e) from None
 
     @staticmethod
     def _template_parts(template: str) -> tuple:
@@ -264,10 +264,10 @@ class Evaluator:
                 names: set[str] = set()
                 need_this = [False]
                 for n in nodes:
-                    _collect(n, names, need_this)
+                    collect_names(n, names, need_this)
                 slots = [live[n] for n in sorted(names) if n in live]
                 need_this_flag = need_this[0] or any(n not in live and not n.startswith("$") for n in names)
-                plan = _Plan(slots, need_this_flag and not method.is_static)
+                plan = Plan(slots, need_this_flag and not method.is_static)
                 if len(self._plans) > 4096:
                     self._plans.clear()
                 self._plans[plan_key] = plan
@@ -275,16 +275,16 @@ class Evaluator:
             if frame_index == 0:
                 self._remember_frame(ctx, plan_text, plan)
         except JdwpError as e:
-            raise EvaluationError(_describe_jdwp(e, thread_id, frame_index)) from None
-        except _Fail as f:
-            raise _error(f, text) from None
+            raise EvaluationError(describe_jdwp(e, thread_id, frame_index)) from None
+        except EvalFailure as f:
+            raise evaluation_error(f, text) from None
         return ctx
 
     # A breakpoint condition is evaluated at the same place hit after hit, and a JVM numbers frame ids
     # so that the top frame's id moves by the same step between such hits. So the values are asked for
     # with the predicted frame id in the same burst as ThreadReference.Frames: one round trip instead of
     # two. The answer is used only when Frames confirms the id and the location; else the normal path.
-    def _remember_frame(self, ctx: _Ctx, plan_text: str, plan: _Plan) -> None:
+    def _remember_frame(self, ctx: _Ctx, plan_text: str, plan: Plan) -> None:
         thread = ctx.thread
         last = self._last_frame.get(thread)
         fid = ctx.initial_frame_id
@@ -318,7 +318,7 @@ class Evaluator:
         if isinstance(reply, BaseException):
             raise reply
         if not reply.frames:
-            raise _Fail(f"thread {ctx.thread} has no frames", None)
+            raise EvalFailure(f"thread {ctx.thread} has no frames", None)
         frame = reply.frames[0]
         ctx.frame_id, ctx.location, ctx.initial_frame_id = frame.frame_id, frame.location, frame.frame_id
         hit = frame.frame_id == predicted and frame.location == location
@@ -334,7 +334,7 @@ class Evaluator:
             return True
         return False
 
-    async def _invoking(self, thread_id: int, what: str) -> contextlib.AbstractAsyncContextManager:
+    async def invoking(self, thread_id: int, what: str) -> contextlib.AbstractAsyncContextManager:
         """The session's invocation bookkeeping (session.invoking): yields the call that sends the invoke."""
         return self.session.invoking(thread_id, what)
 
@@ -377,21 +377,21 @@ class Evaluator:
     async def type_by_name(self, name: str) -> TypeInfo | None:
         """A loaded class by binary Java name ("java.util.Map$Entry", "int[]")."""
         key = (0, name)
-        if key in self._type_names:
-            return self._type_names[key]
+        if key in self.type_names:
+            return self.type_names[key]
         found = await self.vm.classes_by_name(name)
         if not found:
             return None
-        self._type_names[key] = found[0]
+        self.type_names[key] = found[0]
         return found[0]
 
     async def is_subtype(self, sub: str, sup: str) -> bool:
         """Reference subtyping by Java names (sub must be loaded to be a subtype of anything else)."""
-        if sub == sup or sup == _OBJECT:
+        if sub == sup or sup == OBJECT_CLASS:
             return True
         key = (sub, sup)
-        if key in self._subtypes:
-            return self._subtypes[key]
+        if key in self.known_subtypes:
+            return self.known_subtypes[key]
         if sub.endswith("[]") or sup.endswith("[]"):
             if not sub.endswith("[]"):
                 result = False
@@ -403,14 +403,14 @@ class Evaluator:
         else:
             info = await self.type_by_name(sub)
             result = bool(info) and await self.vm.is_assignable(info.id, sup)
-        self._subtypes[key] = result
+        self.known_subtypes[key] = result
         return result
 
-    async def imports(self, type_id: int) -> _Imports:
+    async def imports(self, type_id: int) -> Imports:
         found = self._imports.get(type_id)
         if found is not None:
             return found
-        result = _Imports()
+        result = Imports()
         info = await self.vm.type(type_id)
         outer = info.name.split("$", 1)[0]
         result.package = outer.rpartition(".")[0]
@@ -422,7 +422,7 @@ class Evaluator:
                 text = read_text(path) if path else ""  # (bounded, and cached with the views')
             except Exception:  # noqa: BLE001 - no source is a normal case, not an error
                 text = ""
-            for static, name in _IMPORT_RE.findall(text):
+            for static, name in IMPORT_RE.findall(text):
                 if static:
                     continue
                 if name.endswith(".*"):

@@ -9,12 +9,12 @@ from fractions import Fraction
 
 from . import ast as A
 
-_PREFIX = "class __E{void __m(){"
-_SUFFIX = "\n;}}"
-_PREFIX_BYTES = len(_PREFIX.encode())
+PREFIX = "class __E{void __m(){"
+SUFFIX = "\n;}}"
+PREFIX_BYTES = len(PREFIX.encode())
 
 
-class _Err(Exception):
+class LexError(Exception):
     """Internal: message/column/hint, turned into ExpressionSyntaxError with the text attached."""
 
     def __init__(self, message: str, column: int, hint: str = "") -> None:
@@ -27,7 +27,7 @@ _ESCAPE = re.compile(r"\\(?:u+([0-9a-fA-F]{4})|([btnfrs\"'\\])|([0-3][0-7]{2}|[0
 _SIMPLE_ESC = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", "s": " ", '"': '"', "'": "'", "\\": "\\"}
 
 
-def _unescape(body: str, col: int, text_block: bool = False) -> str:
+def unescape(body: str, col: int, text_block: bool = False) -> str:
     def sub(m: re.Match) -> str:
         if m.group(1):
             return chr(int(m.group(1), 16))
@@ -37,7 +37,7 @@ def _unescape(body: str, col: int, text_block: bool = False) -> str:
             return chr(int(m.group(3), 8))
         if m.group(4) is not None and text_block:
             return ""  # a line continuation in a text block
-        raise _Err(f"illegal escape character in literal at column {col + m.start()}", col + m.start(),
+        raise LexError(f"illegal escape character in literal at column {col + m.start()}", col + m.start(),
                    "illegal escape")
 
     out = _ESCAPE.sub(sub, body)
@@ -47,11 +47,11 @@ def _unescape(body: str, col: int, text_block: bool = False) -> str:
     return out
 
 
-def _text_block(raw: str, col: int) -> str:
+def text_block_value(raw: str, col: int) -> str:
     body = raw[3:-3]
     nl = body.find("\n")
     if nl < 0 or body[:nl].strip():
-        raise _Err("text block must start with a line break after \"\"\"", col, "here")
+        raise LexError("text block must start with a line break after \"\"\"", col, "here")
     lines = body[nl + 1:].split("\n")
     # the closing line counts for indentation even when blank; other blank lines don't
     sig = [ln for ln in lines[:-1] if ln.strip()] + [lines[-1]]
@@ -59,18 +59,18 @@ def _text_block(raw: str, col: int) -> str:
     if not lines[-1].strip():
         lines[-1] = ""  # closing delimiter on its own line: content ends with a line break
     stripped = [ln[indent:].rstrip(" \t") for ln in lines]
-    return _unescape("\n".join(stripped), col, text_block=True)
+    return unescape("\n".join(stripped), col, text_block=True)
 
 
-def _char_literal(raw: str, col: int) -> int:
-    s = _unescape(raw[1:-1], col + 1)
+def char_literal(raw: str, col: int) -> int:
+    s = unescape(raw[1:-1], col + 1)
     units = s.encode("utf-16-le", "surrogatepass")
     if len(units) != 2:
-        raise _Err(f"unclosed or multi-character char literal at column {col}", col, "not one character")
+        raise LexError(f"unclosed or multi-character char literal at column {col}", col, "not one character")
     return int.from_bytes(units, "little")
 
 
-def _int_literal(raw: str, col: int, negated: bool) -> A.Literal:
+def int_literal(raw: str, col: int, negated: bool) -> A.Literal:
     s = raw.replace("_", "")
     is_long = s[-1] in "lL"
     if is_long:
@@ -82,7 +82,7 @@ def _int_literal(raw: str, col: int, negated: bool) -> A.Literal:
         value, radix = int(s[2:], 2), 2
     elif len(s) > 1 and s[0] == "0":
         if any(c in "89" for c in s):
-            raise _Err(f"invalid octal literal at column {col}", col, "digits 8 and 9 are not octal")
+            raise LexError(f"invalid octal literal at column {col}", col, "digits 8 and 9 are not octal")
         value, radix = int(s, 8), 8
     else:
         value, radix = int(s), 10
@@ -91,10 +91,10 @@ def _int_literal(raw: str, col: int, negated: bool) -> A.Literal:
     if radix == 10:
         limit = (1 << (bits - 1)) if negated else (1 << (bits - 1)) - 1
         if value > limit:
-            raise _Err(f"integer number too large: {raw} at column {col}", col, "too large for " + t)
+            raise LexError(f"integer number too large: {raw} at column {col}", col, "too large for " + t)
     else:
         if value >= 1 << bits:
-            raise _Err(f"integer number too large: {raw} at column {col}", col, "too large for " + t)
+            raise LexError(f"integer number too large: {raw} at column {col}", col, "too large for " + t)
         if value >> (bits - 1):
             value -= 1 << bits
     return A.Literal(t, -value if negated else value, column=col)
@@ -122,7 +122,7 @@ def _hex_fraction(s: str) -> Fraction:
     return Fraction(digits) * Fraction(2) ** (int(exp) - 4 * len(frac))
 
 
-def _float_literal(raw: str, col: int, negated: bool) -> A.Literal:
+def float_literal(raw: str, col: int, negated: bool) -> A.Literal:
     s = raw.replace("_", "")
     t = "double"
     if s[-1] in "fFdD":
@@ -134,7 +134,7 @@ def _float_literal(raw: str, col: int, negated: bool) -> A.Literal:
     else:
         value = float.fromhex(s) if s.lower().startswith("0x") else float(s)
     if value == float("inf"):
-        raise _Err(f"floating-point number too large: {raw} at column {col}", col, "too large for " + t)
+        raise LexError(f"floating-point number too large: {raw} at column {col}", col, "too large for " + t)
     if value == 0 and fr != 0:
-        raise _Err(f"floating-point number too small: {raw} at column {col}", col, "too small for " + t)
+        raise LexError(f"floating-point number too small: {raw} at column {col}", col, "too small for " + t)
     return A.Literal(t, -value if negated else value, column=col)

@@ -23,11 +23,11 @@ from . import redaction
 from . import semantics as S
 from . import types as jt
 from .context import (
-    _OBJECT,
-    _STRING_SUPERS,
+    OBJECT_CLASS,
+    STRING_SUPERS,
     ContextBase,
-    _Fail,
-    _Place,
+    EvalFailure,
+    Place,
 )
 from .values import (
     TV,
@@ -45,12 +45,12 @@ if TYPE_CHECKING:
 class Names(ContextBase):
     # -- names and places ----------------------------------------------------------------------------
 
-    async def place(self, node: A.Expr) -> _Place:
+    async def place(self, node: A.Expr) -> Place:
         match node:
             case A.Name(name=n):
                 found = await self.simple_name(n, node.column)
                 if found is None:
-                    raise _Fail(f"cannot find symbol '{n}'{await self._symbol_hint(n)}", node.column)
+                    raise EvalFailure(f"cannot find symbol '{n}'{await self._symbol_hint(n)}", node.column)
                 return found
             case A.AmbiguousName(parts=parts):
                 head = await self.qualifier_parts(parts[:-1], node.column)
@@ -60,11 +60,11 @@ class Names(ContextBase):
             case A.FieldAccess(target=A.Super() as sup, name=n):
                 this = await self.this_obj()
                 if this is None:
-                    raise _Fail("'super' cannot be used in a static context", sup.column)
+                    raise EvalFailure("'super' cannot be used in a static context", sup.column)
                 start = await self.vm.superclass(self.location.class_id)
                 f = await self.E.find_field(start, n)
                 if f is None:
-                    raise _Fail(f"cannot find field '{n}' in the superclass", node.column)
+                    raise EvalFailure(f"cannot find field '{n}' in the superclass", node.column)
                 return await self._field_place(this, f)
             case A.FieldAccess(target=t, name=n):
                 target = await self.qualifier(t)
@@ -75,31 +75,31 @@ class Names(ContextBase):
                 arr = await self.ev(a)
                 idx = await self.ev(i)
                 if idx.is_ref and not idx.is_null and not jt.unbox(await self.type_name(idx)):
-                    raise _Fail(f"incompatible types: an array index must be an int, not {await self.type_name(idx)}",
+                    raise EvalFailure(f"incompatible types: an array index must be an int, not {await self.type_name(idx)}",
                                 i.column)
                 idx = await self.unbox(idx, i.column, "an array index")
                 if idx.type not in ("int", "short", "byte", "char"):
-                    raise _Fail(f"incompatible types: an array index must be an int, not {idx.type}", i.column)
+                    raise EvalFailure(f"incompatible types: an array index must be an int, not {idx.type}", i.column)
                 if arr.is_null:
-                    raise _Fail("threw java.lang.NullPointerException: cannot load from a null array", node.column)
+                    raise EvalFailure("threw java.lang.NullPointerException: cannot load from a null array", node.column)
                 tname = await self.type_name(arr)
                 if not tname.endswith("[]"):
                     tname = (await self.runtime_type(arr)).name
                     if not tname.endswith("[]"):
-                        raise _Fail(f"array required, but {tname} found", a.column)
-                return _Place("element", tname[:-2], obj=arr, index=idx.value)
-        raise _Fail("not a variable", node.column)
+                        raise EvalFailure(f"array required, but {tname} found", a.column)
+                return Place("element", tname[:-2], obj=arr, index=idx.value)
+        raise EvalFailure("not a variable", node.column)
 
-    async def simple_name(self, n: str, column: int) -> _Place | None:
+    async def simple_name(self, n: str, column: int) -> Place | None:
         if n in self.bindings:
-            return _Place("binding", self.bindings[n].type, name=n, value=self.bindings[n])
+            return Place("binding", self.bindings[n].type, name=n, value=self.bindings[n])
         if n.startswith("$"):
             value = await self.dollar(n)
             if value is not None:
-                return _Place("value", None, name=n, value=from_jdwp(value))
+                return Place("value", None, name=n, value=from_jdwp(value))
         slot = self.live.get(n)
         if slot is not None:
-            return _Place("local", slot.type_name, name=n, slot=slot)
+            return Place("local", slot.type_name, name=n, slot=slot)
         # fields of this and of the enclosing instances (this$0 chain), captured val$x
         obj = await self.this_obj()
         type_id = self.location.class_id
@@ -120,7 +120,7 @@ class Names(ContextBase):
         for info in await self._enclosing_types():
             f = await self.E.find_field(info.id, n, static_only=True)
             if f is not None:
-                return _Place("static", f.type_name, name=n, field=f)
+                return Place("static", f.type_name, name=n, field=f)
         return None
 
     async def _symbol_hint(self, n: str) -> str:
@@ -163,24 +163,24 @@ class Names(ContextBase):
                     return value
         return None
 
-    async def _field_place(self, obj: TV | None, f: FieldInfo) -> _Place:
+    async def _field_place(self, obj: TV | None, f: FieldInfo) -> Place:
         if f.is_static:
-            return _Place("static", f.type_name, name=f.name, field=f)
-        return _Place("field", f.type_name, name=f.name, obj=obj, field=f)
+            return Place("static", f.type_name, name=f.name, field=f)
+        return Place("field", f.type_name, name=f.name, obj=obj, field=f)
 
-    async def member(self, target: TV, n: str, column: int) -> _Place:
+    async def member(self, target: TV, n: str, column: int) -> Place:
         """``target.n``: a field, or ``length`` of an array."""
         if target.is_primitive:
-            raise _Fail(f"{target.type} cannot be dereferenced", column)
+            raise EvalFailure(f"{target.type} cannot be dereferenced", column)
         if target.is_null:
-            raise _Fail(f"threw java.lang.NullPointerException: cannot read field \"{n}\" because the value is null",
+            raise EvalFailure(f"threw java.lang.NullPointerException: cannot read field \"{n}\" because the value is null",
                         column)
         tname = await self.type_name(target)
         if tname.endswith("[]") or (n == "length" and (await self.runtime_type(target)).is_array):
             if n != "length":
-                raise _Fail(f"cannot find symbol '{n}' in an array (arrays have only 'length')", column)
+                raise EvalFailure(f"cannot find symbol '{n}' in an array (arrays have only 'length')", column)
             reply = await self.conn.send(ArrayReference.Length, target.value)
-            return _Place("value", "int", name="length", value=prim("int", reply.array_length))
+            return Place("value", "int", name="length", value=prim("int", reply.array_length))
         f = None
         if target.type_id is not None:
             f = await self.E.find_field(target.type_id, n)
@@ -188,21 +188,21 @@ class Names(ContextBase):
             info = await self.runtime_type(target)
             f = await self.E.find_field(info.id, n)
         if f is None:
-            raise _Fail(f"cannot find symbol: field '{n}' in {tname}", column)
+            raise EvalFailure(f"cannot find symbol: field '{n}' in {tname}", column)
         return await self._field_place(target, f)
 
-    async def static_member(self, info: TypeInfo, n: str, column: int) -> _Place:
+    async def static_member(self, info: TypeInfo, n: str, column: int) -> Place:
         if n == "length" and info.is_array:
-            raise _Fail("'length' needs an array value, not an array type", column)
+            raise EvalFailure("'length' needs an array value, not an array type", column)
         f = await self.E.find_field(info.id, n, static_only=True)
         if f is None:
             nonstatic = await self.E.find_field(info.id, n)
             if nonstatic is not None:
-                raise _Fail(f"non-static field '{n}' cannot be referenced from the class {info.name}", column)
-            raise _Fail(f"cannot find symbol: static field '{n}' in {info.name}", column)
-        return _Place("static", f.type_name, name=n, field=f)
+                raise EvalFailure(f"non-static field '{n}' cannot be referenced from the class {info.name}", column)
+            raise EvalFailure(f"cannot find symbol: static field '{n}' in {info.name}", column)
+        return Place("static", f.type_name, name=n, field=f)
 
-    async def load(self, p: _Place, column: int | None) -> TV:
+    async def load(self, p: Place, column: int | None) -> TV:
         tv = await self._load(p, column)
         if p.name and tv.is_ref and not tv.is_null and redaction.is_secret_name(p.name):
             learner = self.secret_learner()  # under --redact: its text is hidden wherever it shows up later
@@ -210,7 +210,7 @@ class Names(ContextBase):
                 await learner.learn(tv.to_jdwp())
         return tv
 
-    async def _load(self, p: _Place, column: int | None) -> TV:
+    async def _load(self, p: Place, column: int | None) -> TV:
         if p.value is not None:
             return p.value
         if p.kind == "local":
@@ -236,17 +236,17 @@ class Names(ContextBase):
             except JdwpError as e:
                 if e.code in (ErrorCode.INVALID_INDEX, ErrorCode.INVALID_LENGTH):
                     n = (await self.conn.send(ArrayReference.Length, arr.value)).array_length  # type: ignore[union-attr]
-                    raise _Fail(f"threw java.lang.ArrayIndexOutOfBoundsException: Index {p.index} out of bounds "
+                    raise EvalFailure(f"threw java.lang.ArrayIndexOutOfBoundsException: Index {p.index} out of bounds "
                                 f"for length {n}", column) from None
                 raise
             return from_jdwp(reply.values[0], p.type)
-        raise _Fail("not a readable variable", column)
+        raise EvalFailure("not a readable variable", column)
 
-    async def store(self, p: _Place, tv: TV, column: int) -> TV:
+    async def store(self, p: Place, tv: TV, column: int) -> TV:
         self.require_side_effects("assignment", column)
         if p.kind in ("value",):
-            raise _Fail(f"cannot assign a value to '{p.name}'", column)
-        tv = await self.convert(tv, p.type or _OBJECT, column, "assignment")  # type: ignore[arg-type]
+            raise EvalFailure(f"cannot assign a value to '{p.name}'", column)
+        tv = await self.convert(tv, p.type or OBJECT_CLASS, column, "assignment")  # type: ignore[arg-type]
         if tv.is_ref:
             await self.materialize(tv)
         value = tv.to_jdwp()
@@ -267,28 +267,28 @@ class Names(ContextBase):
                 except JdwpError as e:
                     if e.code in (ErrorCode.INVALID_INDEX, ErrorCode.INVALID_LENGTH):
                         n = (await self.conn.send(ArrayReference.Length, p.obj.value)).array_length  # type: ignore[union-attr]
-                        raise _Fail(f"threw java.lang.ArrayIndexOutOfBoundsException: Index {p.index} out of "
+                        raise EvalFailure(f"threw java.lang.ArrayIndexOutOfBoundsException: Index {p.index} out of "
                                     f"bounds for length {n}", column) from None
                     raise
         except JdwpError as e:
-            raise _Fail(f"the VM refused the assignment to '{p.name or 'element'}': {e}", column) from None
+            raise EvalFailure(f"the VM refused the assignment to '{p.name or 'element'}': {e}", column) from None
         return tv
 
     async def convert(self, tv: TV, target: str, column: int | None, context: str) -> TV:
         """Assignment conversion (JLS 5.2) of a value to a variable or parameter of type ``target``."""
         if jt.is_primitive(target):
             if tv.is_null:
-                raise _Fail(f"incompatible types: <null> cannot be converted to {target}", column)
+                raise EvalFailure(f"incompatible types: <null> cannot be converted to {target}", column)
             if tv.is_ref:
                 if await self.is_string(tv):
-                    raise _Fail(f"incompatible types: String cannot be converted to {target}", column)
+                    raise EvalFailure(f"incompatible types: String cannot be converted to {target}", column)
                 tv = await self.unbox(tv, column)
             try:
                 return from_jvalue(S.assign_convert(target, tv.jvalue(), constant=tv.constant))
             except S.JavaTypeError as e:
-                raise _Fail(str(e), column) from None
+                raise EvalFailure(str(e), column) from None
         if tv.is_void:
-            raise _Fail(f"'void' cannot be used in {context}", column)
+            raise EvalFailure(f"'void' cannot be used in {context}", column)
         if tv.is_primitive:
             wrapper_prim = jt.unbox(target)
             if wrapper_prim is not None:
@@ -296,24 +296,24 @@ class Names(ContextBase):
                     try:
                         converted = S.assign_convert(wrapper_prim, tv.jvalue(), constant=tv.constant)
                     except S.JavaTypeError:
-                        raise _Fail(f"incompatible types: {tv.type} cannot be converted to {target}", column) from None
+                        raise EvalFailure(f"incompatible types: {tv.type} cannot be converted to {target}", column) from None
                     if tv.type not in ("int", "short", "char", "byte") or not tv.constant:
-                        raise _Fail(f"incompatible types: {tv.type} cannot be converted to {target}", column)
+                        raise EvalFailure(f"incompatible types: {tv.type} cannot be converted to {target}", column)
                     tv = from_jvalue(converted)
                 return await self.box(tv, column, target)
             boxed = jt.box(tv.type)  # type: ignore[arg-type]
             if not await self.E.is_subtype(boxed, target):  # type: ignore[arg-type]
-                raise _Fail(f"incompatible types: {tv.type} cannot be converted to {target}", column)
+                raise EvalFailure(f"incompatible types: {tv.type} cannot be converted to {target}", column)
             return await self.box(tv, column)
         if tv.is_null:
             return TV(target, 0, tag_for_type(target))
         if tv.value is None:  # a String computed here
-            if target not in _STRING_SUPERS:
-                raise _Fail(f"incompatible types: String cannot be converted to {target}", column)
+            if target not in STRING_SUPERS:
+                raise EvalFailure(f"incompatible types: String cannot be converted to {target}", column)
             return tv
         if not await self.is_instance(tv, target):
             actual = (await self.runtime_type(tv)).name
-            raise _Fail(f"incompatible types: {actual} cannot be converted to {target}", column)
+            raise EvalFailure(f"incompatible types: {actual} cannot be converted to {target}", column)
         return tv
 
     # -- qualifiers: a value or a type ---------------------------------------------------------------
@@ -325,7 +325,7 @@ class Names(ContextBase):
                 return await self.load(found, node.column)
             info = await self.resolve_type(node.name, node.column, quiet=True)
             if info is None:
-                raise _Fail(f"cannot find symbol '{node.name}' (not a variable or a class)"
+                raise EvalFailure(f"cannot find symbol '{node.name}' (not a variable or a class)"
                             f"{await self._symbol_hint(node.name)}", node.column)
             return info
         if isinstance(node, A.AmbiguousName):
@@ -353,9 +353,9 @@ class Names(ContextBase):
                         break
             if cur is None:
                 if len(parts) == 1:
-                    raise _Fail(f"cannot find symbol '{parts[0]}' (not a variable or a class)"
+                    raise EvalFailure(f"cannot find symbol '{parts[0]}' (not a variable or a class)"
                                 f"{await self._symbol_hint(parts[0])}", column)
-                raise _Fail(f"cannot find symbol '{parts[0]}': not a variable, and no loaded class "
+                raise EvalFailure(f"cannot find symbol '{parts[0]}': not a variable, and no loaded class "
                             f"{'.'.join(parts)}", column)
         for part in rest:
             if isinstance(cur, TV):
@@ -363,11 +363,11 @@ class Names(ContextBase):
                 continue
             f = await self.E.find_field(cur.id, part, static_only=True)
             if f is not None:
-                cur = await self.load(_Place("static", f.type_name, name=part, field=f), column)
+                cur = await self.load(Place("static", f.type_name, name=part, field=f), column)
                 continue
             nested = await self.E.type_by_name(f"{cur.name}${part}")
             if nested is None:
-                raise _Fail(f"cannot find symbol '{part}' in {cur.name} (no static field or nested class)", column)
+                raise EvalFailure(f"cannot find symbol '{part}' in {cur.name} (no static field or nested class)", column)
             cur = nested
         return cur
 
@@ -375,7 +375,7 @@ class Names(ContextBase):
         info = await self.resolve_type(name, column)
         obj = await self.this_obj()
         if obj is None:
-            raise _Fail(f"'{name}.this' cannot be used in a static context", column)
+            raise EvalFailure(f"'{name}.this' cannot be used in a static context", column)
         type_id = self.location.class_id
         for _ in range(16):
             if await self.vm.is_assignable(type_id, info.name):
@@ -383,7 +383,7 @@ class Names(ContextBase):
             outer = await self.E.find_field(type_id, "this$0")
             if outer is None:
                 break
-            obj = await self.load(_Place("field", outer.type_name, obj=obj, field=outer), column)
+            obj = await self.load(Place("field", outer.type_name, obj=obj, field=outer), column)
             type_id = (await self.runtime_type(obj)).id
-        raise _Fail(f"not an enclosing class: {name}", column)
+        raise EvalFailure(f"not an enclosing class: {name}", column)
 

@@ -16,8 +16,8 @@ from . import ast as A
 from . import types as jt
 from .context import (
     ContextBase,
-    _Fail,
-    _Place,
+    EvalFailure,
+    Place,
 )
 from .overloads import Candidate
 from .values import (
@@ -31,12 +31,12 @@ class Objects(ContextBase):
     async def new_object(self, node: A.New) -> TV:
         name = await self.type_ref(node.type)
         if jt.is_primitive(name):
-            raise _Fail(f"cannot instantiate the primitive type {name}", node.type.column)
+            raise EvalFailure(f"cannot instantiate the primitive type {name}", node.type.column)
         info = await self._need_type(name, node.type.column)
         if await self.is_interface(info):
-            raise _Fail(f"{name} is an interface: it cannot be instantiated", node.type.column)
+            raise EvalFailure(f"{name} is an interface: it cannot be instantiated", node.type.column)
         if await self.modifiers(info) & 0x0400:
-            raise _Fail(f"{name} is abstract: it cannot be instantiated", node.type.column)
+            raise EvalFailure(f"{name} is abstract: it cannot be instantiated", node.type.column)
         args = [await self.ev(a) for a in node.args]
         ctors = [m for m in await self.vm.methods(info.id) if m.name == "<init>"]
         outer_name = name.rsplit("$", 1)[0] if "$" in name else None
@@ -56,11 +56,11 @@ class Objects(ContextBase):
             _, packed = await self._choose([m], "<init>", [outer, *args], node.column, name)
         else:
             if not ctors:
-                raise _Fail(f"{name} has no constructors", node.column)
+                raise EvalFailure(f"{name} has no constructors", node.column)
             m, packed = await self._choose(ctors, "<init>", args, node.column, name)
         self.require_side_effects(f"new {name}()", node.column)
         try:
-            async with await self.E._invoking(self.thread, f"new {name}()") as call:
+            async with await self.E.invoking(self.thread, f"new {name}()") as call:
                 try:
                     reply = await call.send(ClassType.NewInstance, info.id, self.thread, m.id, packed,
                                             int(InvokeOptions.SINGLE_THREADED), timeout=self.E.invoke_timeout,
@@ -68,11 +68,11 @@ class Objects(ContextBase):
                 finally:
                     self.frame_id = None
         except TimeoutError:
-            raise _Fail(f"new {name}() did not return within {self.E.invoke_timeout:g}s", node.column) from None
+            raise EvalFailure(f"new {name}() did not return within {self.E.invoke_timeout:g}s", node.column) from None
         except JdwpError as e:
-            raise _Fail(f"cannot create a {name}: {e}", node.column) from None
+            raise EvalFailure(f"cannot create a {name}: {e}", node.column) from None
         if reply.exception.value:
-            raise _Fail(await self.describe_exception(reply.exception), node.column, exception=reply.exception)
+            raise EvalFailure(await self.describe_exception(reply.exception), node.column, exception=reply.exception)
         self._keep(reply.new_object.value)
         self.runtime_types[reply.new_object.value] = info.id
         return TV(name, reply.new_object.value, reply.new_object.tag, type_id=info.id)
@@ -88,9 +88,9 @@ class Objects(ContextBase):
             f = await self.E.find_field(type_id, "this$0")
             if f is None:
                 break
-            obj = await self.load(_Place("field", f.type_name, obj=obj, field=f), column)
+            obj = await self.load(Place("field", f.type_name, obj=obj, field=f), column)
             type_id = (await self.runtime_type(obj)).id
-        raise _Fail(f"an enclosing instance of {outer_name} is needed to create this inner class", column)
+        raise EvalFailure(f"an enclosing instance of {outer_name} is needed to create this inner class", column)
 
     async def new_array(self, node: A.NewArray) -> TV:
         self.require_side_effects("creating an array", node.column)
@@ -101,9 +101,9 @@ class Objects(ContextBase):
         for d in node.dims:
             n = await self.unbox(await self.ev(d), d.column, "an array size")
             if n.type not in ("int", "short", "char", "byte"):
-                raise _Fail(f"incompatible types: an array size must be an int, not {n.type}", d.column)
+                raise EvalFailure(f"incompatible types: an array size must be an int, not {n.type}", d.column)
             if n.value < 0:
-                raise _Fail(f"threw java.lang.NegativeArraySizeException: {n.value}", d.column)
+                raise EvalFailure(f"threw java.lang.NegativeArraySizeException: {n.value}", d.column)
             lengths.append(n.value)
         return await self._alloc(name, lengths, node.column)
 
@@ -121,7 +121,7 @@ class Objects(ContextBase):
         for e in init.elements:
             if isinstance(e, A.ArrayInitializer):
                 if not elem.endswith("[]"):
-                    raise _Fail(f"illegal initializer for {elem}", e.column)
+                    raise EvalFailure(f"illegal initializer for {elem}", e.column)
                 values.append(await self._init_array(elem, e))
             else:
                 values.append(await self.convert(await self.ev(e), elem, e.column, "an array initializer"))
@@ -144,8 +144,8 @@ class Objects(ContextBase):
             self.require_side_effects(f"creating a {name} (its class is not loaded yet)", column)
             info = await self._load_class(jt.java_name_to_signature(name).replace("/", "."))
             if info is None:
-                raise _Fail(f"cannot create a {name}: its class cannot be loaded", column)
-            self.E._type_names[(0, name)] = info
+                raise EvalFailure(f"cannot create a {name}: its class cannot be loaded", column)
+            self.E.type_names[(0, name)] = info
             reply = await self.conn.send(ArrayType.NewInstance, info.id, length)
             oid = reply.new_array.value
         self._keep(oid)

@@ -9,7 +9,7 @@ from . import semantics as S
 from . import types as jt
 from .context import (
     ContextBase,
-    _Fail,
+    EvalFailure,
 )
 from .values import (
     STRING,
@@ -32,7 +32,7 @@ class Operators(ContextBase):
             try:
                 new = from_jvalue(S.increment(num.jvalue(), 1 if node.op == "++" else -1))
             except S.JavaTypeError as e:
-                raise _Fail(str(e), node.column) from None
+                raise EvalFailure(str(e), node.column) from None
             stored = await self.store(place, new, node.column)
             return old if node.postfix else stored
         v = await self.ev(node.operand)
@@ -41,7 +41,7 @@ class Operators(ContextBase):
         try:
             return from_jvalue(S.unary(node.op, v.jvalue()))
         except S.JavaTypeError as e:
-            raise _Fail(str(e), node.column) from None
+            raise EvalFailure(str(e), node.column) from None
 
     async def binary(self, node: A.Binary) -> TV:
         op = node.op
@@ -58,7 +58,7 @@ class Operators(ContextBase):
 
     async def operate(self, op: str, left: TV, right: TV, column: int) -> TV:
         if left.is_void or right.is_void:
-            raise _Fail(f"'void' type not allowed here (operator '{op}')", column)
+            raise EvalFailure(f"'void' type not allowed here (operator '{op}')", column)
         if op == "+" and ((left.is_ref and (left.type == STRING or await self.is_string(left))) or
                           (right.is_ref and (right.type == STRING or await self.is_string(right)))):
             a = await self.to_text(left, column)
@@ -74,9 +74,9 @@ class Operators(ContextBase):
         try:
             return from_jvalue(S.binary(op, left.jvalue(), right.jvalue()))
         except S.JavaArithmeticError as e:
-            raise _Fail(e.describe(), column) from None
+            raise EvalFailure(e.describe(), column) from None
         except S.JavaTypeError as e:
-            raise _Fail(str(e), column) from None
+            raise EvalFailure(str(e), column) from None
 
     async def _same_object(self, a: TV, b: TV) -> bool:
         if a.is_null or b.is_null:
@@ -89,10 +89,10 @@ class Operators(ContextBase):
     async def instance_of(self, node: A.InstanceOf) -> TV:
         v = await self.ev(node.expr)
         if v.is_primitive:
-            raise _Fail(f"unexpected type: instanceof needs a reference, not {v.type}", node.expr.column)
+            raise EvalFailure(f"unexpected type: instanceof needs a reference, not {v.type}", node.expr.column)
         name = await self.type_ref(node.type)
         if jt.is_primitive(name):
-            raise _Fail(f"unexpected type {name}: instanceof needs a class, interface or array type", node.type.column)
+            raise EvalFailure(f"unexpected type {name}: instanceof needs a class, interface or array type", node.type.column)
         result = await self.is_instance(v, name)
         if result and node.binding_name:
             self.bindings[node.binding_name] = TV(name, v.value, v.tag, text=v.text)
@@ -105,25 +105,25 @@ class Operators(ContextBase):
         if jt.is_primitive(name):
             if v.is_ref:
                 if v.is_null:
-                    raise _Fail(f"threw java.lang.NullPointerException: cannot unbox null to {name}", column)
+                    raise EvalFailure(f"threw java.lang.NullPointerException: cannot unbox null to {name}", column)
                 v = await self.unbox(v, column, f"a cast to {name}")
             try:
                 return from_jvalue(S.cast(name, v.jvalue()))
             except S.JavaTypeError as e:
-                raise _Fail(str(e), column) from None
+                raise EvalFailure(str(e), column) from None
         if v.is_void:
-            raise _Fail("'void' cannot be cast", column)
+            raise EvalFailure("'void' cannot be cast", column)
         if v.is_primitive:
             boxed = jt.box(v.type)  # type: ignore[arg-type]
             if name == boxed or await self.E.is_subtype(boxed, name):  # type: ignore[arg-type]
                 result = await self.box(v, column)
                 return TV(name, result.value, result.tag)
-            raise _Fail(f"incompatible types: {v.type} cannot be converted to {name}", column)
+            raise EvalFailure(f"incompatible types: {v.type} cannot be converted to {name}", column)
         if v.is_null:
             return TV(name, 0, tag_for_type(name))
         if not await self.is_instance(v, name):
             actual = STRING if v.value is None else (await self.runtime_type(v)).name
-            raise _Fail(f"threw java.lang.ClassCastException: class {actual} cannot be cast to class {name}", column)
+            raise EvalFailure(f"threw java.lang.ClassCastException: class {actual} cannot be cast to class {name}", column)
         return TV(name, v.value, v.tag, text=v.text)
 
     async def assignment(self, node: A.Assign) -> TV:
@@ -143,9 +143,9 @@ class Operators(ContextBase):
         try:
             result = from_jvalue(S.compound_assign(node.op, num_old.jvalue(), num_rhs.jvalue()))
         except S.JavaArithmeticError as e:
-            raise _Fail(e.describe(), node.op_column) from None
+            raise EvalFailure(e.describe(), node.op_column) from None
         except S.JavaTypeError as e:
-            raise _Fail(str(e), node.op_column) from None
+            raise EvalFailure(str(e), node.op_column) from None
         if jt.unbox(declared):  # Integer x; x += 1 -> box again
             result = from_jvalue(S.cast(jt.unbox(declared), result.jvalue()))  # type: ignore[arg-type]
         result.constant = True  # the implicit cast of a compound assignment narrows

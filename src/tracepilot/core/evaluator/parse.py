@@ -23,17 +23,17 @@ from . import ast as A
 
 __all__ = ["ExpressionSyntaxError", "parse_expression"]
 
-from .diagnose import _diagnose
+from .diagnose import diagnose_syntax
 from .lexical import (
-    _PREFIX,
-    _PREFIX_BYTES,
-    _SUFFIX,
-    _char_literal,
-    _Err,
-    _float_literal,
-    _int_literal,
-    _text_block,
-    _unescape,
+    PREFIX,
+    PREFIX_BYTES,
+    SUFFIX,
+    LexError,
+    char_literal,
+    float_literal,
+    int_literal,
+    text_block_value,
+    unescape,
 )
 
 _lock = threading.Lock()
@@ -107,7 +107,7 @@ class _Converter:
             self._map = m
 
     def col(self, node: tree_sitter.Node) -> int:
-        b = node.start_byte - _PREFIX_BYTES
+        b = node.start_byte - PREFIX_BYTES
         if self._map is None:
             return b
         return self._map[min(max(b, 0), len(self._map) - 1)]
@@ -130,7 +130,7 @@ class _Converter:
             return A.TypeRef(".".join(self._type_parts(node)), extra_dims, column=col)
         if t == "identifier":  # e.g. Foo in some positions
             return A.TypeRef(self.raw(node), extra_dims, column=col)
-        raise _Err(f"unsupported type syntax at column {col}", col, f"unexpected {node.type}")
+        raise LexError(f"unsupported type syntax at column {col}", col, f"unexpected {node.type}")
 
     def _type_parts(self, node: tree_sitter.Node) -> list[str]:
         if node.type in ("type_identifier", "identifier"):
@@ -165,12 +165,12 @@ class _Converter:
         if handler is not None:
             return handler(node, col)
         if t in _INT_LITERALS:
-            return _int_literal(self.raw(node), col, negated=False)
+            return int_literal(self.raw(node), col, negated=False)
         if t in _FLOAT_LITERALS:
-            return _float_literal(self.raw(node), col, negated=False)
+            return float_literal(self.raw(node), col, negated=False)
         if t in _REJECT:
-            raise _Err(f"{_REJECT[t]} (at column {col})", col, "not supported")
-        raise _Err(f"unsupported syntax at column {col}: {t.replace('_', ' ')}", col, "not supported")
+            raise LexError(f"{_REJECT[t]} (at column {col})", col, "not supported")
+        raise LexError(f"unsupported syntax at column {col}: {t.replace('_', ' ')}", col, "not supported")
 
     def args(self, node: tree_sitter.Node | None) -> tuple[A.Expr, ...]:
         if node is None:
@@ -188,7 +188,7 @@ class _Converter:
         return A.This(column=col)
 
     def x_super(self, node, col):
-        raise _Err(f"'super' must be followed by '.' and a field or method at column {col}", col,
+        raise LexError(f"'super' must be followed by '.' and a field or method at column {col}", col,
                    "bare 'super'")
 
     def x_true(self, node, col):
@@ -201,13 +201,13 @@ class _Converter:
         return A.Literal("null", None, column=col)
 
     def x_character_literal(self, node, col):
-        return A.Literal("char", _char_literal(self.raw(node), col), column=col)
+        return A.Literal("char", char_literal(self.raw(node), col), column=col)
 
     def x_string_literal(self, node, col):
         raw = self.raw(node)
         if raw.startswith('"""'):
-            return A.Literal("String", _text_block(raw, col), column=col)
-        return A.Literal("String", _unescape(raw[1:-1], col + 1), column=col)
+            return A.Literal("String", text_block_value(raw, col), column=col)
+        return A.Literal("String", unescape(raw[1:-1], col + 1), column=col)
 
     def x_field_access(self, node, col):
         field = node.child_by_field_name("field")
@@ -219,7 +219,7 @@ class _Converter:
         if field.type == "this":
             q = self.chain(obj)
             if q is None:
-                raise _Err(f"'.this' needs a class name before it at column {col}", self.col(field))
+                raise LexError(f"'.this' needs a class name before it at column {col}", self.col(field))
             return A.This(q, column=col)
         if obj.type == "super":
             target: A.Expr = A.Super(column=self.col(obj))
@@ -233,7 +233,7 @@ class _Converter:
         """`Outer.super.f` / `Iface.super.m()`: the qualifier must be a name."""
         q = self.chain(obj)
         if q is None:
-            raise _Err(f"'.super' needs a class name before it at column {col}", col)
+            raise LexError(f"'.super' needs a class name before it at column {col}", col)
         return A.Super(q, column=col)
 
     def x_array_access(self, node, col):
@@ -262,10 +262,10 @@ class _Converter:
 
     def x_object_creation_expression(self, node, col):
         if node.children and node.children[0].type != "new":
-            raise _Err(f"qualified 'outer.new Inner()' is not supported (at column {col})", col,
+            raise LexError(f"qualified 'outer.new Inner()' is not supported (at column {col})", col,
                        "not supported")
         if any(c.type == "class_body" for c in node.children):
-            raise _Err(f"anonymous classes are not supported in expressions (at column {col})", col,
+            raise LexError(f"anonymous classes are not supported in expressions (at column {col})", col,
                        "not supported")
         return A.New(self.type_ref(node.child_by_field_name("type")),
                      self.args(node.child_by_field_name("arguments")), column=col)
@@ -299,9 +299,9 @@ class _Converter:
         op = self.raw(node.child_by_field_name("operator"))
         operand = node.child_by_field_name("operand")
         if op == "-" and operand.type in _INT_LITERALS:
-            return _int_literal(self.raw(operand), col, negated=True)
+            return int_literal(self.raw(operand), col, negated=True)
         if op == "-" and operand.type in _FLOAT_LITERALS:
-            return _float_literal(self.raw(operand), col, negated=True)
+            return float_literal(self.raw(operand), col, negated=True)
         return A.Unary(op, self.expr(operand), column=col)
 
     def x_update_expression(self, node, col):
@@ -324,7 +324,7 @@ class _Converter:
         right = node.child_by_field_name("right")
         if right is None or right.type == "record_pattern":
             pat = right or node.child_by_field_name("pattern") or node
-            raise _Err(f"record patterns are not supported in expressions (at column {self.col(pat)})",
+            raise LexError(f"record patterns are not supported in expressions (at column {self.col(pat)})",
                        self.col(pat), "not supported")
         name = node.child_by_field_name("name")
         return A.InstanceOf(self.expr(node.child_by_field_name("left")), self.type_ref(right),
@@ -333,7 +333,7 @@ class _Converter:
     def x_cast_expression(self, node, col):
         types = node.children_by_field_name("type")
         if len(types) != 1:
-            raise _Err(f"intersection casts are not supported (at column {col})", col, "not supported")
+            raise LexError(f"intersection casts are not supported (at column {col})", col, "not supported")
         return A.Cast(self.type_ref(types[0]), self.expr(node.child_by_field_name("value")), column=col)
 
     def x_assignment_expression(self, node, col):
@@ -341,7 +341,7 @@ class _Converter:
         left = node.child_by_field_name("left")
         target = self.expr(left)
         if not isinstance(target, A.Name | A.AmbiguousName | A.FieldAccess | A.ArrayAccess):
-            raise _Err(f"cannot assign to this expression at column {self.col(left)}", self.col(left),
+            raise LexError(f"cannot assign to this expression at column {self.col(left)}", self.col(left),
                        "not a variable")
         return A.Assign(self.raw(op), target, self.expr(node.child_by_field_name("right")),
                         column=col, op_column=self.col(op))
@@ -363,24 +363,24 @@ def parse_expression(text: str) -> A.Expr:
     """Parse one Java expression. Raises ExpressionSyntaxError (with column and caret line)."""
     try:
         return _parse(text)
-    except _Err as e:
+    except LexError as e:
         raise ExpressionSyntaxError(e.message, e.column, text, e.hint) from None
 
 
 def _parse(text: str) -> A.Expr:
     if not text.strip():
-        raise _Err("empty expression: nothing to evaluate", 0, "expected an expression")
-    src = (_PREFIX + text + _SUFFIX).encode()
+        raise LexError("empty expression: nothing to evaluate", 0, "expected an expression")
+    src = (PREFIX + text + SUFFIX).encode()
     with _lock:
         tree = _get_parser().parse(src)
     root = tree.root_node
-    expr_node = None if root.has_error else _single_expression(root, len(src) - len(_SUFFIX))
+    expr_node = None if root.has_error else _single_expression(root, len(src) - len(SUFFIX))
     if expr_node is None:
-        _diagnose(text, tree)  # raises
-        raise _Err("syntax error", 0, "here")  # pragma: no cover - _diagnose always raises
+        diagnose_syntax(text, tree)  # raises
+        raise LexError("syntax error", 0, "here")  # pragma: no cover - diagnose_syntax always raises
     depth = _nesting(expr_node)
     if depth > MAX_NESTING:
-        raise _Err(f"expression nested {depth} levels deep; at most {MAX_NESTING} are evaluated", 0,
+        raise LexError(f"expression nested {depth} levels deep; at most {MAX_NESTING} are evaluated", 0,
                    "split it up (e.g. evaluate the inner part first)")
     return _Converter(text, src).expr(expr_node)
 
@@ -412,7 +412,7 @@ def _single_expression(root: tree_sitter.Node, user_end: int) -> tree_sitter.Nod
     if len(stmts) != 1 or stmts[0].type != "expression_statement":
         return None
     inner = [c for c in stmts[0].named_children if not _is_comment(c)]
-    if len(inner) != 1 or inner[0].end_byte > user_end or inner[0].start_byte < _PREFIX_BYTES:
+    if len(inner) != 1 or inner[0].end_byte > user_end or inner[0].start_byte < PREFIX_BYTES:
         return None
     return inner[0]
 

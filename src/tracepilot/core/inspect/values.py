@@ -17,6 +17,7 @@ from typing import Any
 
 from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value, VirtualMachine
 from ..evaluator.types import BOXES, signature_to_java_name
+from ..java_escape import escape_java
 from ..model import Inspection, MapEntry, ValueView, Variable
 from ..secrets import REDACTED, KnownSecrets, is_secret_name
 from ..vm import Vm
@@ -39,22 +40,6 @@ _ATOMICS = {"java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.a
 def java_length(text: str) -> int:
     """Length in UTF-16 code units, as String.length() counts."""
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def escape_java(text: str) -> str:
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF or ch in "\u2028\u2029":
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f"}
 
 
 def quote_string(text: str, limit: int) -> str:

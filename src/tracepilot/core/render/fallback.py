@@ -45,7 +45,7 @@ from .inspection import (
     referrers,
     trace,
 )
-from .pieces import _clip, exception, location, stop, value, variable, variables
+from .pieces import clip, exception, location, stop, value, variable, variables
 from .session import (
     breakpoint_info,
     breakpoints,
@@ -87,7 +87,7 @@ def _fallback(obj: Any, depth: int = 0) -> str:
             if val is None or val == [] or val == {}:
                 continue
             if isinstance(val, str | int | float | bool):
-                lines.append(f"{key}: {_clip(str(val))}")
+                lines.append(f"{key}: {clip(str(val))}")
             elif depth < 2:
                 inner = render(val, depth + 1)
                 lines.append(f"{key}:" + ("\n  " + inner.replace("\n", "\n  ") if "\n" in inner else f" {inner}"))
@@ -98,7 +98,7 @@ def _fallback(obj: Any, depth: int = 0) -> str:
         return "\n".join(render(item, depth + 1) for item in obj)
     if hasattr(obj, "value") and isinstance(getattr(obj, "value", None), str):  # enums
         return obj.value
-    return _clip(str(obj), 2000)
+    return clip(str(obj), 2000)
 
 
 _BY_TYPE: dict[type, Any] = {

@@ -21,7 +21,7 @@ MAX_VALUE = 200
 STILL_RUNNING = "still running"
 
 
-def _clip(text: str, limit: int = MAX_VALUE) -> str:
+def clip(text: str, limit: int = MAX_VALUE) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -35,11 +35,11 @@ def location(loc: CodeLocation | None) -> str:
 
 def value(v: ValueView | Any) -> str:
     if isinstance(v, ValueView):
-        text = _clip(v.text)
+        text = clip(v.text)
         if v.handle and v.handle not in text:
             text += f" {v.handle}"
         return text
-    return _clip(str(v))
+    return clip(str(v))
 
 
 def variable(var: Variable) -> str:

@@ -30,7 +30,7 @@ from .pieces import (
     MAX_FRAMES,
     MAX_LOCALS,
     STILL_RUNNING,
-    _clip,
+    clip,
     stop,
     value,
     variable,
@@ -248,7 +248,7 @@ def _common_package(packages: Sequence[str]) -> str:
 
 def event(e: EventRecord) -> str:
     stamp = time.strftime("%H:%M:%S", time.localtime(e.time))
-    return f"#{e.seq} {stamp} [{e.actor.value if hasattr(e.actor, 'value') else e.actor}] {e.kind}: {_clip(e.text)}"
+    return f"#{e.seq} {stamp} [{e.actor.value if hasattr(e.actor, 'value') else e.actor}] {e.kind}: {clip(e.text)}"
 
 
 def events(es: Sequence[EventRecord], limit: int = MAX_EVENTS) -> str:
@@ -277,7 +277,7 @@ def since_last_answer(start: int, records: Sequence[EventRecord], limit: int = M
     if not records:
         return ""
     lines = [f"since the last answer ({len(records)} event{'s' if len(records) != 1 else ''}):"]
-    lines += [f"  #{e.seq} {e.kind}: {_clip(e.text)}" for e in records[:limit]]
+    lines += [f"  #{e.seq} {e.kind}: {clip(e.text)}" for e in records[:limit]]
     if len(records) > limit:
         lines.append(f"  … {len(records) - limit} more: events since={records[limit - 1].seq}")
     return "\n".join(lines)
@@ -322,7 +322,7 @@ def watch_history(w: WatchInfo, limit: int = MAX_WATCH_HISTORY) -> str:
         return ""
     runs: list[list[Any]] = []  # [text, count]
     for sample in w.history:
-        text = _clip("error" if sample.error else sample.text, 40)
+        text = clip("error" if sample.error else sample.text, 40)
         if runs and runs[-1][0] == text:
             runs[-1][1] += 1
         else:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from textual import events
 from textual.binding import Binding
+from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input
 
@@ -65,9 +66,12 @@ class CommandLine(Input):
         self.value = self.history[self._history_index] if self._history_index < len(self.history) else ""
         self.cursor_position = len(self.value)
 
+    class Left(Message):
+        """Esc on the command line: it is cleared; the source pane takes the focus back."""
+
     def action_leave(self) -> None:
         self.value = ""
-        self.app.action_focus_source()  # type: ignore[attr-defined]
+        self.post_message(self.Left())
 
     async def _on_key(self, event: events.Key) -> None:
         # Textual calls Input._on_key after this one unless the default is prevented.

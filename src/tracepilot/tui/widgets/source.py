@@ -10,12 +10,11 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.document._document_navigator import DocumentNavigator
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
-from textual.widgets.text_area import Selection
+from textual.widgets.text_area import DocumentNavigator, Selection
 
 from ..sources import TAB_WIDTH, PreparedSource, plain
 
