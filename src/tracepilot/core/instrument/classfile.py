@@ -44,7 +44,7 @@ _FIXED_SIZE = {INTEGER: 4, FLOAT: 4, LONG: 8, DOUBLE: 8, CLASS: 2, STRING: 2, FI
                INVOKE_DYNAMIC: 4, MODULE: 2, PACKAGE: 2}
 
 
-class _Reader:
+class ByteReader:
     __slots__ = ("data", "pos")
 
     def __init__(self, data: bytes, pos: int = 0) -> None:
@@ -84,7 +84,7 @@ class ConstantPool:
                 self._index.setdefault(entry, i)
 
     @classmethod
-    def read(cls, r: _Reader) -> ConstantPool:
+    def read(cls, r: ByteReader) -> ConstantPool:
         count = r.u2()
         entries: list[tuple[int, bytes] | None] = [None]
         i = 1
@@ -236,7 +236,7 @@ class LineNumberTable:
 
     @classmethod
     def parse(cls, name_index: int, info: bytes) -> LineNumberTable:
-        r = _Reader(info)
+        r = ByteReader(info)
         return cls(name_index, [LineEntry(r.u2(), r.u2()) for _ in range(r.u2())])
 
     def write(self, out: bytearray, pool: ConstantPool) -> None:
@@ -264,7 +264,7 @@ class LocalVariableTable:
 
     @classmethod
     def parse(cls, name_index: int, info: bytes) -> LocalVariableTable:
-        r = _Reader(info)
+        r = ByteReader(info)
         return cls(name_index, [LocalEntry(r.u2(), r.u2(), r.u2(), r.u2(), r.u2()) for _ in range(r.u2())])
 
     def write(self, out: bytearray, pool: ConstantPool) -> None:
@@ -286,7 +286,7 @@ class VType:
     data: int = 0
 
     @staticmethod
-    def read(r: _Reader) -> VType:
+    def read(r: ByteReader) -> VType:
         tag = r.u1()
         if tag in (V_OBJECT, V_UNINITIALIZED):
             return VType(tag, r.u2())
@@ -333,7 +333,7 @@ class StackMapTable:
 
     @classmethod
     def parse(cls, name_index: int, info: bytes) -> StackMapTable:
-        r = _Reader(info)
+        r = ByteReader(info)
         frames: list[Frame] = []
         previous = -1
         for _ in range(r.u2()):
@@ -409,7 +409,7 @@ class Code:
 
     @classmethod
     def parse(cls, name_index: int, info: bytes, pool: ConstantPool) -> Code:
-        r = _Reader(info)
+        r = ByteReader(info)
         max_stack, max_locals = r.u2(), r.u2()
         code = r.take(r.u4())
         exceptions = [ExceptionEntry(r.u2(), r.u2(), r.u2(), r.u2()) for _ in range(r.u2())]
@@ -442,7 +442,7 @@ _CODE_ATTRIBUTES = {
 }
 
 
-def _read_attributes(r: _Reader, pool: ConstantPool, parsers: dict) -> list:
+def _read_attributes(r: ByteReader, pool: ConstantPool, parsers: dict) -> list:
     attributes = []
     for _ in range(r.u2()):
         name_index = r.u2()
@@ -498,7 +498,7 @@ class ClassFile:
 
     @classmethod
     def parse(cls, data: bytes) -> ClassFile:
-        r = _Reader(bytes(data))
+        r = ByteReader(bytes(data))
         if r.u4() != 0xCAFEBABE:
             raise ClassFormatError("not a class file (no CAFEBABE)")
         minor, major = r.u2(), r.u2()

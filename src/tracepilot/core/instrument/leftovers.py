@@ -27,7 +27,7 @@ from ...jdwp import (
 )
 from ...jdwp import Method as JdwpMethod
 from .bytecode import INVOKESTATIC, decode
-from .classfile import ConstantPool, _Reader
+from .classfile import ConstantPool, ByteReader
 from .naming import is_probe_class
 from .probe import LEFTOVER_FIELDS
 
@@ -70,7 +70,7 @@ async def find_leftovers(vm: Any) -> list[Leftover]:
 async def calls_a_probe(vm: Any, type_id: int) -> bool:
     """Does the class's current code call a probe (an inserted call still in place)?"""
     reply = await vm.send(ReferenceType.ConstantPool, type_id)
-    pool = ConstantPool.read(_Reader(reply.count.to_bytes(2, "big") + bytes(reply.bytes)))
+    pool = ConstantPool.read(ByteReader(reply.count.to_bytes(2, "big") + bytes(reply.bytes)))
     for method in (await vm.send(ReferenceType.Methods, type_id)).declared:
         code = (await vm.send(JdwpMethod.Bytecodes, type_id, method.method_id)).bytecodes
         for ins in decode(bytes(code)) if code else ():
