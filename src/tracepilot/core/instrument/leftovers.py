@@ -27,7 +27,7 @@ from ...jdwp import (
 )
 from ...jdwp import Method as JdwpMethod
 from .bytecode import INVOKESTATIC, decode
-from .classfile import ConstantPool, ByteReader
+from .classfile import ByteReader, ConstantPool
 from .naming import is_probe_class
 from .probe import LEFTOVER_FIELDS
 
