@@ -1,0 +1,156 @@
+"""In-JVM logpoints are exact (issue 26, point 3): four threads race through a logpoint's line; every hit is a
+line in the history, with its thread, in each thread's order, as the round trip (--no-instrument) logs them;
+hit counts are counts, also while the history is throttled; and no line is lost at a stop, a detach, or the
+target's exit."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.core.model import EventRecord
+
+MAIN = "fixtures.Warehouse"
+TEMPLATE = "check passed: available={available}"
+PICKERS = 4
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def expected_lines(rounds: int) -> dict[str, list[str]]:
+    """What each picker logs: Warehouse.reserve's check, bin by bin (each picker has its own)."""
+    out = {}
+    for p in range(PICKERS):
+        stock, lines = rounds, []
+        for i in range(rounds):
+            amount = 1 + (i + p) % 2
+            if stock >= amount:
+                lines.append(f"check passed: available={stock}")
+                stock -= amount
+        out[f"picker-{p}"] = lines
+    return out
+
+
+class Recorder:
+    """Every history record as it is added (detach clears the history: a front end's listener saw them)."""
+
+    def __init__(self, debugger: Debugger) -> None:
+        self.records: list[EventRecord] = []
+        self.added = asyncio.Event()
+        debugger.session.history.subscribe(self._add)
+
+    def _add(self, record: EventRecord) -> None:
+        self.records.append(record)
+        self.added.set()
+
+    async def wait_for(self, kind: str, text: str = "", timeout: float = 30) -> EventRecord:
+        async with asyncio.timeout(timeout):
+            while True:
+                found = [r for r in self.records if r.kind == kind and text in r.text]
+                if found:
+                    return found[0]
+                self.added.clear()
+                await self.added.wait()
+
+    def logs(self) -> list[EventRecord]:
+        return [r for r in self.records if r.kind == "log"]
+
+    def seq_of(self, kind: str) -> int:
+        return next(r.seq for r in self.records if r.kind == kind)
+
+    def per_thread(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in self.logs():
+            text, _, where = r.text.rpartition(" — at ")
+            assert where.endswith(f"[{r.data['thread_name']}]"), r.text
+            out.setdefault(r.data["thread_name"], []).append(text)
+        return out
+
+
+async def run_to_the_end(jvm_factory, line_of, *, in_jvm: bool, rounds: int, rate: float = 0,  # noqa: ANN001
+                         end: str = "exit", stop_after: bool = False) -> tuple[Recorder, Debugger, object]:
+    jvm = jvm_factory(MAIN, str(rounds), end)
+    d = Debugger(logpoint_rate=rate)
+    d.session.breakpoints.in_jvm.enabled = in_jvm  # what --no-instrument does
+    recorder = Recorder(d)
+    await d.attach(jvm.address, timeout=10)
+    bp = await d.breakpoint_set(f"{MAIN}:{line_of('wh-check')}", log=TEMPLATE)
+    if stop_after:
+        await d.breakpoint_set(f"{MAIN}:{line_of('wh-done')}")
+    return recorder, d, (jvm, bp)
+
+
+async def test_in_jvm_lines_threads_order_and_hits_are_the_round_trips(jvm_factory, line_of) -> None:
+    rounds = 30
+    expected = expected_lines(rounds)
+    total = sum(len(lines) for lines in expected.values())
+    transcripts = {}
+    for in_jvm in (True, False):
+        recorder, d, (jvm, bp) = await run_to_the_end(jvm_factory, line_of, in_jvm=in_jvm, rounds=rounds,
+                                                     stop_after=True)
+        try:
+            stop = await d.resume(timeout=60)
+            assert stop.stopped and stop.stop.location.line == line_of("wh-done"), stop
+            # Every line logged before the stop is in the history before it (the stop answer shows them).
+            before = [r for r in recorder.logs() if r.seq < recorder.seq_of("stop")]
+            assert len(before) == total, (in_jvm, len(before), total)
+            listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+            assert listed.mode == ("in-JVM" if in_jvm else "round trip (in-JVM mode is off (--no-instrument))")
+            assert listed.hits == total and not listed.sampled, listed.describe()
+            # Each line's thread is the thread that logged it (its id and its name).
+            names = {t.id: t.name for t in await d.threads()}
+            for r in before:
+                assert names[r.data["thread"]] == r.data["thread_name"], r
+            transcripts[in_jvm] = (recorder.per_thread(), sorted(r.text for r in before),
+                                   {k for r in before for k in r.data})
+            await d.resume(timeout=30)
+            assert jvm.wait(30) == 0
+        finally:
+            await d.close()
+    assert transcripts[True][0] == expected
+    assert transcripts[True] == transcripts[False]
+
+
+async def test_a_throttled_logpoint_counts_every_hit_and_says_it_samples(jvm_factory, line_of) -> None:
+    rounds = 400
+    total = sum(len(lines) for lines in expected_lines(rounds).values())
+    recorder, d, (jvm, bp) = await run_to_the_end(jvm_factory, line_of, in_jvm=True, rounds=rounds, rate=20,
+                                                 stop_after=True)
+    try:
+        stop = await d.resume(timeout=60)
+        assert stop.stopped
+        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+        assert listed.mode == "in-JVM"
+        assert listed.hits == total, listed.describe()  # exact: counted in the JVM, not extrapolated
+        recorded = len(recorder.logs())
+        assert 0 < recorded < total
+        assert listed.sampled and f"{recorded} of {total} lines" in listed.describe(), listed.describe()
+        throttled = [r for r in recorder.records if r.kind == "breakpoint_throttled"]
+        assert throttled and throttled[0].seq < recorder.seq_of("stop")  # so the stop answer says so
+        assert "hit counts stay exact" in throttled[0].text, throttled[0].text
+    finally:
+        await d.close()
+
+
+@pytest.mark.parametrize("end", ["wait", "crash"])
+async def test_no_line_is_lost_at_detach_or_when_the_target_dies(jvm_factory, line_of, end) -> None:
+    rounds = 40
+    expected = expected_lines(rounds)
+    recorder, d, (jvm, bp) = await run_to_the_end(jvm_factory, line_of, in_jvm=True, rounds=rounds, end=end)
+    try:
+        assert not (await d.resume(timeout=0)).stopped
+        if end == "wait":
+            jvm.wait_for_output("pickers done", timeout=30)
+            await d.detach()
+            last = recorder.seq_of("detach")
+        else:
+            last = (await recorder.wait_for("vm_death", "terminated")).seq
+        assert bp.mode == "in-JVM"
+        assert recorder.per_thread() == expected
+        assert all(r.seq < last for r in recorder.logs())
+    finally:
+        if end == "wait":
+            jvm.kill()
+        await d.close()
