@@ -239,6 +239,7 @@ class Debugger:
             suspend=suspend, after=after, enabled=enabled, actor=self._actor(actor))
 
     async def breakpoint_list(self) -> list[BreakpointInfo]:
+        await self.session.breakpoints.flush_logs()  # in-JVM logpoints' hit counts exact as of now
         return self.session.breakpoints.list()
 
     async def breakpoint_update(self, id: str, actor: Actor | None = None, **options: Any) -> BreakpointInfo:  # noqa: A002
@@ -270,6 +271,7 @@ class Debugger:
     # -- observation ---------------------------------------------------------------------------------
 
     async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:
+        await self.session.breakpoints.flush_logs()  # what in-JVM logpoints logged up to now
         return self.session.history.since(since, kinds, limit)
 
     async def output(self, stream: str = "both", since: int = 0) -> list[OutputChunk]:

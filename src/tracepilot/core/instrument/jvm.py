@@ -19,12 +19,10 @@ pure parts (planning the bytes, compiling, the probe class) are already the modu
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -51,11 +49,9 @@ from ...jdwp import (
 )
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError, EvaluationError
-from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
-from ..render import log_where
+from .logring import LogRings
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
-from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
 
 if TYPE_CHECKING:
@@ -107,15 +103,6 @@ class ProbeRequest:
     method: str = ""
 
 
-_STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
-
-
-def _as_logged(match: re.Match[str]) -> str:
-    """A String part of a log line as the round trip shows it: escaped, long ones cut (inspector.format_log)."""
-    quoted = quote_string(match.group(1), NESTED_STRING)
-    return quoted[1:-1] if quoted.endswith('"') else quoted
-
-
 def _rule(bp: Breakpoint) -> tuple[str, int] | None:
     return (bp.hit_rule.mode, bp.hit_rule.n) if bp.hit_rule is not None else None
 
@@ -139,6 +126,7 @@ class InJvm:
         self.requests: dict[int, ProbeRequest] = {}
         self._serial = 0
         self._rebinding = False
+        self.logs = LogRings(self)  # logpoint probes' lines, read into the history
 
     @property
     def session(self) -> Any:
@@ -312,6 +300,8 @@ class InJvm:
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
                 self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record)
+            if spec.log is not None:
+                self.logs.add(bp, type_id, record.name, spec.line)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
@@ -468,23 +458,17 @@ class InJvm:
             return None
         session = self.session
         vm = session.require_vm()
-        # hit/error <- check <- the user's method; handover may run in the shutdown hook (two frames only).
-        frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 1 if request.role == "handover" else 3)).frames
-        if request.role == "handover":
-            text = await self._string_in_slot0(event.thread, frames[0].frame_id)
-            lines = text.split(SEPARATOR)
-            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + len(lines)
-            bp.fired = True
-            await self.tracker.arm_dependants(bp)
-            # Recorded once the thread runs again: the target waits only for the one read of the batch.
-            where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})  # (lines of any thread)
-            asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
+        if request.role == "handover":  # a ring half full, or the JVM's shutdown hook: read it while it waits
+            await self.logs.drain(bp.info.id)
             return None
+        # hit/error <- check <- the user's method
+        frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
         message = None
         if request.role == "error":
             thrown = await self._value_in_slot0(event.thread, frames[0].frame_id)
             what = await self._describe_throwable(thrown) if thrown else "an exception"
             if bp.info.log and not bp.info.condition:
+                await self.logs.drain(bp.info.id)  # the lines logged before this one come first
                 session.history.add("log", f"{bp.info.log} [log error: {what}]", Actor.TARGET, breakpoint=bp.info.id,
                                     thread=event.thread)
                 return None
@@ -505,37 +489,6 @@ class InJvm:
                 await self.tracker.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
-
-    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: tuple[str, dict[str, Any]]) -> None:
-        """Into the history, at most the logpoint rate (as round-trip logpoints): the target is not slowed
-        by a hot in-JVM logpoint, but the history would drown everything else in its lines."""
-        add = self.session.history.add
-        suffix, details = where
-        rate = self.tracker.logpoint_rate
-        if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
-            from ..breakpoints import TokenBucket
-
-            bp.bucket = TokenBucket(rate)
-        recorded = 0
-        for line in lines:
-            if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
-                continue
-            recorded += 1
-            if STRING_OPEN in line:
-                line = _STRING_PART.sub(_as_logged, line)
-            add("log", line + suffix, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
-        if recorded == len(lines):
-            return
-        every = max(bp.sample_every, -(-len(lines) // max(recorded, 1)))
-        first = bp.sample_every <= 1
-        bp.sample_every = bp.info.sampled = every
-        bp.info.message = f"throttled: fired faster than {rate:g} log lines/s; about 1 line in {every} is recorded"
-        if first:
-            self.session.history.add(
-                "breakpoint_throttled",
-                f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would flood the history, so about 1 "
-                f"line in {every} is recorded (the JVM formats them all; breakpoint_update {bp.info.id} resets it)",
-                Actor.TARGET, breakpoint=bp.info.id, sample_every=every, rate=rate)
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
@@ -567,12 +520,14 @@ class InJvm:
     # -- releasing -------------------------------------------------------------------------------------
 
     async def release(self, bp: Breakpoint) -> None:
-        """`bp` is uninstalled: take its probe out of its classes (original bytes when it was the last).
+        """`bp` is uninstalled: read what its logpoint probes logged, take its probe out of its classes
+        (original bytes when it was the last).
 
         A frame running an instrumented method when it is redefined keeps running the instrumented code,
         where no JDWP breakpoint can reach it: its probe is switched to FORCE, and a "bridge" request on the
         probe's hit() lets the debugger decide those hits over JDWP for whatever the breakpoint becomes."""
         conn = self.session.conn
+        await self.logs.close(bp.info.id)
         for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
                 self.tracker.by_request.pop(request_id, None)
@@ -667,7 +622,9 @@ class InJvm:
                 text = await session.inspector.format_log(bp.info.log, event.thread, {})
             except DebuggerError as exc:
                 text = f"{bp.info.log} [log error: {exc}]"
-            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
+            where, details = await session.inspector.log_details(bp.info, user, {})
+            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                **details)
             if message is None:
                 return None
         reason = await self.tracker.stop_reason(bp, user, {})
@@ -772,6 +729,7 @@ class InJvm:
             self.hotswapped.add(type_id)
 
     def forget_vm(self) -> None:
+        self.logs.forget()
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()

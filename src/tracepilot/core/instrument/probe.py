@@ -3,7 +3,7 @@
     static void check(captures...)    the inserted code calls this at the line; it evaluates the condition
     static void hit()                 called when the condition is true: the debugger's breakpoint is here
     static void error(Throwable)      called when evaluating threw: a breakpoint too (a condition error)
-    static void handover(String)      logpoints: a batch of formatted lines (RS-separated) for the debugger
+    static void handover()            logpoints: the debugger's breakpoint; it reads the ring of lines then
 
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
@@ -12,9 +12,12 @@ the user's method) and the inserted call runs again on resume; the debugger firs
 every call go to ``hit`` (the debugger then decides, over JDWP): set for frames that keep running this code
 after the breakpoint changed (a redefined method's running frames keep their old code).
 
-Logpoints format the line in the JVM and buffer it; the buffer goes to the debugger in one suspension per
-batch (when 16384 lines wait, when 50 ms passed since the last handover, and at JVM shutdown): a suspension
-per batch instead of per line is what keeps a hot logpoint from slowing the program by a round trip a hit.
+Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR, N lines added ever);
+the debugger reads the ring over JDWP without stopping anything (it polls, and reads before every stop, at a
+detach, when the breakpoint goes) and moves READ on. Only when the ring is half full does a logging thread
+call handover() (its breakpoint suspends that one thread while the debugger reads), and at JVM shutdown the
+probe's hook does. No suspension per line is what keeps a hot logpoint from slowing the program; the ring
+keeps every line, in order, with its thread, and N counts the hits exactly (logring.py reads it).
 """
 
 from __future__ import annotations
@@ -37,11 +40,9 @@ from .classfile import ConstantPool
 from .emit import Emitter, capture_slots
 from .shapes import STRING, Capture, Typed
 
-SEPARATOR = "\u001e"  # between the lines of a logpoint batch (ASCII record separator)
 # Around each String value in a log line: the debugger escapes and cuts it as its own rendering does.
 STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
-BATCH_LINES = 16384
-BATCH_NANOS = 50_000_000
+RING_LINES = 16384  # a power of two: a line's slot is N & (RING_LINES - 1)
 SKIP_SLOTS = 16
 THREAD = "java/lang/Thread"
 
@@ -132,7 +133,7 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     counter.field(bc.PUTSTATIC, class_name, "HITS", "I")
     counter.op(bc.IRETURN)
     writer.add_method("count", "()I", ACC_STATIC | ACC_SYNCHRONIZED, counter, 2, 0)
-    for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", f"({STRING})V")):
+    for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", "()V")):
         empty = Assembler(pool)
         empty.op(bc.RETURN)
         writer.add_method(name, desc, ACC_PUBLIC | ACC_STATIC, empty, 0, 1)
@@ -185,15 +186,19 @@ def _skipped(pool: ConstantPool, class_name: str) -> Assembler:
 
 
 def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
-    """BUF/N/LAST, log(String) (buffer; hand over a full or old batch), take() and run() (the shutdown hook)."""
+    """The ring of formatted lines (see logring.py for the debugger's side): BUF/THR/N/READ/LOST, add(),
+    log(), lost(), handover() and run() (the shutdown hook)."""
     pool = writer.pool
     writer.add_field("BUF", f"[{STRING}", ACC_STATIC)
-    writer.add_field("N", "I", ACC_STATIC)
-    writer.add_field("LAST", "J", ACC_STATIC)
-    clinit.push_int(BATCH_LINES)
-    clinit.u2(bc.ANEWARRAY, pool.add_class(STRING[1:-1]))
-    clinit.field(bc.PUTSTATIC, name, "BUF", f"[{STRING}")
-    # Runtime.getRuntime().addShutdownHook(new Probe()): lines still buffered at exit are handed over.
+    writer.add_field("THR", f"[L{THREAD};", ACC_STATIC)
+    writer.add_field("N", "I", ACC_STATIC | ACC_VOLATILE)  # lines added, ever (mod 2^32): the ring's head
+    writer.add_field("READ", "I", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)  # lines taken: written by the debugger
+    writer.add_field("LOST", "I", ACC_STATIC | ACC_VOLATILE)  # lines dropped: the ring stayed full
+    for field_name, element in (("BUF", STRING[1:-1]), ("THR", THREAD)):
+        clinit.push_int(RING_LINES)
+        clinit.u2(bc.ANEWARRAY, pool.add_class(element))
+        clinit.field(bc.PUTSTATIC, name, field_name, f"[L{element};")
+    # Runtime.getRuntime().addShutdownHook(new Probe()): lines still in the ring at exit are handed over.
     clinit.invoke(bc.INVOKESTATIC, "java/lang/Runtime", "getRuntime", "()Ljava/lang/Runtime;")
     clinit.u2(bc.NEW, pool.add_class(name))
     clinit.op(bc.DUP)
@@ -206,68 +211,83 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     init.op(bc.RETURN)
     writer.add_method("<init>", "()V", ACC_PUBLIC, init, 1, 1)
 
-    # static synchronized String take(String line, boolean force): add the line (if any); the joined batch
-    # when it is due (full, old, or forced), else null.
+    # static synchronized int add(String line, Thread t): -1 when the ring is full, else the lines waiting
+    # (N - READ) with this one.
     a = Assembler(pool)
-    add_done, due, keep = Label(), Label(), Label()
-    a.op(bc.ALOAD, 0)
-    a.branch(bc.IFNULL, add_done)
-    a.field(bc.GETSTATIC, name, "BUF", f"[{STRING}")
-    a.field(bc.GETSTATIC, name, "N", "I")
-    a.op(bc.ALOAD, 0)
-    a.op(0x53)  # aastore
+    room = Label()
+    backlog = _backlog(a, name)
+    a.push_int(RING_LINES)
+    a.branch(bc.IF_ICMPLT, room)
+    a.op(bc.ICONST_0 - 1)  # iconst_m1
+    a.op(bc.IRETURN)
+    a.place(room)
+    for field_name, element, slot in (("BUF", STRING, 0), ("THR", f"L{THREAD};", 1)):
+        a.field(bc.GETSTATIC, name, field_name, f"[{element}")
+        a.field(bc.GETSTATIC, name, "N", "I")
+        a.push_int(RING_LINES - 1)
+        a.op(bc.IAND)
+        a.op(bc.ALOAD, slot)
+        a.op(0x53)  # aastore
+    # N is volatile and written last: whoever reads N (the debugger, over JDWP) sees the slots below it.
     a.field(bc.GETSTATIC, name, "N", "I")
     a.op(bc.ICONST_0 + 1)
     a.op(bc.IADD)
     a.field(bc.PUTSTATIC, name, "N", "I")
-    a.place(add_done)
-    a.field(bc.GETSTATIC, name, "N", "I")
-    a.branch(bc.IFEQ, keep)  # nothing to hand over
-    a.op(bc.ILOAD, 1)
-    a.branch(bc.IFNE, due)
-    a.field(bc.GETSTATIC, name, "N", "I")
-    a.push_int(BATCH_LINES)
-    a.branch(bc.IF_ICMPGE, due)
-    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
-    a.field(bc.GETSTATIC, name, "LAST", "J")
-    a.op(0x65)  # lsub
-    a.ldc(pool.add_long(BATCH_NANOS), wide2=True)
-    a.op(bc.LCMP)
-    a.branch(bc.IFLT, keep)
-    a.place(due)
-    # String batch = String.join(SEP, Arrays.copyOf(BUF, N)); N = 0; LAST = nanoTime(); return batch
-    a.ldc(pool.add_string(SEPARATOR))
-    a.field(bc.GETSTATIC, name, "BUF", f"[{STRING}")
-    a.field(bc.GETSTATIC, name, "N", "I")
-    a.invoke(bc.INVOKESTATIC, "java/util/Arrays", "copyOf", "([Ljava/lang/Object;I)[Ljava/lang/Object;")
-    a.u2(bc.CHECKCAST, pool.add_class("[Ljava/lang/CharSequence;"))
-    a.invoke(bc.INVOKESTATIC, "java/lang/String", "join",
-             "(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;")
-    a.op(bc.ICONST_0)
-    a.field(bc.PUTSTATIC, name, "N", "I")
-    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
-    a.field(bc.PUTSTATIC, name, "LAST", "J")
-    a.op(bc.ARETURN)
-    a.place(keep)
-    a.op(bc.ACONST_NULL)
-    a.op(bc.ARETURN)
-    writer.add_method("take", f"({STRING}Z){STRING}", ACC_STATIC | ACC_SYNCHRONIZED, a, 6, 2)
+    backlog()
+    a.op(bc.IRETURN)
+    writer.add_method("add", f"({STRING}L{THREAD};)I", ACC_STATIC | ACC_SYNCHRONIZED, a, 6, 2)
 
-    # static void log(String line) / void run(): take, and hand a due batch over outside the lock.
-    for method, access, load_line, force in (("log", ACC_STATIC, True, False), ("run", ACC_PUBLIC, False, True)):
-        b = Assembler(pool)
-        skip = Label()
-        b.op(bc.ALOAD, 0) if load_line else b.op(bc.ACONST_NULL)
-        b.op(bc.ICONST_0 + int(force))
-        b.invoke(bc.INVOKESTATIC, name, "take", f"({STRING}Z){STRING}")
+    # static void log(String line): add; a full ring is handed over (the thread waits while the debugger
+    # reads it) and the line added again, else it is counted as lost (no debugger reads: never spin);
+    # at half full, hand over without waiting to be full.
+    b = Assembler(pool)
+    added, done = Label(), Label()
+    b.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
+    b.op(bc.ASTORE, 1)
+    for attempt in range(2):
+        b.op(bc.ALOAD, 0)
+        b.op(bc.ALOAD, 1)
+        b.invoke(bc.INVOKESTATIC, name, "add", f"({STRING}L{THREAD};)I")
         b.op(bc.DUP)
-        b.branch(bc.IFNULL, skip)
-        b.invoke(bc.INVOKESTATIC, name, "handover", f"({STRING})V")
-        b.op(bc.RETURN)
-        b.place(skip)
+        b.branch(bc.IFGE, added)
         b.op(bc.POP)
-        b.op(bc.RETURN)
-        writer.add_method(method, f"({STRING})V" if load_line else "()V", access | ACC_PUBLIC, b, 3, 1)
+        b.invoke(bc.INVOKESTATIC, name, "handover" if attempt == 0 else "lost", "()V")
+    b.op(bc.RETURN)
+    b.place(added)
+    b.push_int(RING_LINES // 2)
+    b.branch(bc.IF_ICMPNE, done)
+    b.invoke(bc.INVOKESTATIC, name, "handover", "()V")
+    b.place(done)
+    b.op(bc.RETURN)
+    writer.add_method("log", f"({STRING})V", ACC_STATIC | ACC_PUBLIC, b, 4, 2)
+
+    c = Assembler(pool)  # static synchronized void lost(): LOST++
+    c.field(bc.GETSTATIC, name, "LOST", "I")
+    c.op(bc.ICONST_0 + 1)
+    c.op(bc.IADD)
+    c.field(bc.PUTSTATIC, name, "LOST", "I")
+    c.op(bc.RETURN)
+    writer.add_method("lost", "()V", ACC_STATIC | ACC_SYNCHRONIZED, c, 2, 0)
+
+    # void run(), the shutdown hook: lines the debugger has not taken yet are handed over before the exit.
+    r = Assembler(pool)
+    nothing = Label()
+    _backlog(r, name)
+    r.branch(bc.IFEQ, nothing)
+    r.invoke(bc.INVOKESTATIC, name, "handover", "()V")
+    r.place(nothing)
+    r.op(bc.RETURN)
+    writer.add_method("run", "()V", ACC_PUBLIC, r, 2, 1)
+
+
+def _backlog(a: Assembler, name: str):  # noqa: ANN202
+    """Code that pushes N - READ (the lines waiting in the ring); returned as a function to emit it again."""
+    def emit() -> None:
+        a.field(bc.GETSTATIC, name, "N", "I")
+        a.field(bc.GETSTATIC, name, "READ", "I")
+        a.op(bc.ISUB)
+    emit()
+    return emit
 
 
 def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:

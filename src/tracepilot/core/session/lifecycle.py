@@ -211,6 +211,8 @@ class Lifecycle(SessionBase):
         if self.conn is None and self.launched is None:
             self._clean_slate()
             return await self.status()
+        if self.conn is not None and not self.conn.is_closed:
+            await self.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the history is cleared
         self.history.add("detach", "detached" + (" and terminated the target" if terminate else ""), actor)
         await self._teardown(clean=True, terminate=terminate or self.launched is not None)
         return await self.status()
