@@ -458,8 +458,9 @@ class InJvm:
             return None
         session = self.session
         vm = session.require_vm()
-        if request.role == "handover":  # a ring half full, or the JVM's shutdown hook: read it while it waits
-            await self.logs.drain(bp.info.id)
+        if request.role == "handover":  # a batch of log lines (or the shutdown hook's): read while it waits
+            frame = (await vm.send(ThreadReference.Frames, event.thread, 0, 1)).frames[0]
+            await self.logs.handover(request.probe_type, await self._value_in_slot0(event.thread, frame.frame_id))
             return None
         # hit/error <- check <- the user's method
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames

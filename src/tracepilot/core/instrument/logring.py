@@ -2,19 +2,19 @@
 history, in the order the JVM added them, with the thread that logged it, ending as a round-trip logpoint's
 line does (" — at Warehouse.reserve:19 [picker-2]", and the same record data); hits are counted exactly.
 
-Reading needs nothing suspended: N (lines added, ever), the slots from READ to N, their strings and threads,
-then READ = N (the probe writes only slots at or above N, so what we read stays put until READ moves on).
-Lines are read
-- every POLL_SECONDS while any logpoint runs in the JVM (so `events` shows them as the program runs);
-- before a stop is recorded, so lines logged before a stop are in that stop's answer; before breakpoint_list
-  and events answer (hit counts are exact at that moment); when the breakpoint is removed or changed; and
-  before a detach;
-- when a logging thread finds the ring half full: its handover() breakpoint holds that one thread while we
-  read (a full ring makes the thread wait for the read, so no line is dropped while a debugger reads);
-- at JVM shutdown: the probe's shutdown hook calls handover() (main returning, System.exit, an uncaught
-  exception, SIGTERM/SIGINT), and we read before the JVM goes on exiting.
-What no debugger can promise: a JVM killed hard (kill -9, a native crash, Runtime.halt) runs no hook, and the
-lines it logged since the last read (at most POLL_SECONDS' worth) die with it.
+Two ways in, both ending in `_take` (under one lock, so each line is taken once, in order):
+- a batch: a logging thread hands over the lines as one String and their threads (probe.py: when
+  FLUSH_LINES wait, or 50 ms after the last batch; when the ring is full, the thread waits for the read, so
+  no line is dropped while a debugger reads), and the probe's shutdown hook hands over the rest when the JVM
+  exits (main returning, System.exit, an uncaught exception, SIGTERM/SIGINT);
+- line by line, with nothing suspended: N (lines added, ever), the slots from READ to N, their strings and
+  threads, then READ = N (the probe writes only slots the debugger has read). This runs before a stop is
+  recorded (so lines logged before a stop are in that stop's answer), before breakpoint_list and events
+  answer (hit counts are exact as of then), when the breakpoint is removed or changed, before a detach, and
+  every POLL_SECONDS for a tail no batch will come for (a logpoint that went quiet: N did not move
+  since the last poll).
+What no debugger can promise: a JVM killed hard (kill -9, a native crash, Runtime.halt) runs no shutdown
+hook, and the lines it logged since the last read (the last fraction of a second's) die with it.
 
 The logpoint throttle (TRACEPILOT_LOGPOINT_RATE) limits only what the history records of these lines: the JVM
 formats and counts every hit. When it drops lines it says so (a breakpoint_throttled event, and the
@@ -35,7 +35,7 @@ from ..errors import DebuggerError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, CodeLocation
 from ..render import log_where
-from .probe import RING_LINES, STRING_CLOSE, STRING_OPEN
+from .probe import NEW_THREAD, RING_LINES, SEPARATOR, STRING_CLOSE, STRING_OPEN
 
 if TYPE_CHECKING:
     from ..breakpoints import Breakpoint
@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.2
 _MASK = RING_LINES - 1
+_U32 = 0xFFFFFFFF
+_BATCH_PARTS = re.compile(f"([{SEPARATOR}{NEW_THREAD}])")
 _STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
 
 
@@ -66,6 +68,7 @@ class Ring:
     arrays: tuple[int, int] = (0, 0)  # BUF, THR
     taken: int = 0  # the JVM's READ: lines read so far (mod 2^32, as the JVM counts)
     lost: int = 0  # the JVM's LOST as last read
+    polled: int = 0  # N at the last poll
 
 
 @dataclass
@@ -93,7 +96,7 @@ class LogRings:
         if self._poller is None or self._poller.done():
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-logpoint-poll")
 
-    async def drain(self, bp_id: str | None = None) -> None:
+    async def drain(self, bp_id: str | None = None, polling: bool = False) -> None:
         """Read every ring (of one breakpoint) into the history now. Never raises: a VM that is going away
         simply has nothing more to read."""
         if not self.rings:
@@ -103,9 +106,30 @@ class LogRings:
                 if bp_id is not None and ring.bp_id != bp_id:
                     continue
                 try:
-                    await self._read(ring)
+                    await self._read(ring, polling)
                 except (JdwpError, DebuggerError, VMDisconnected, OSError) as exc:
                     log.debug("reading the log ring of %s failed: %s", ring.bp_id, exc)
+
+    async def handover(self, probe_type: int, batch: int) -> None:
+        """A batch a logging thread (or the shutdown hook) handed over: Object[]{String, Thread[]}."""
+        vm = self.session.require_vm()
+        async with self._lock:
+            ring = self.rings.get(probe_type)
+            if ring is None or not batch:
+                return
+            try:
+                text, threads = (await vm.send(ArrayReference.GetValues, batch, 0, 2)).values
+                head, *parts = _BATCH_PARTS.split((await vm.send(StringReference.Value, text.value)).string_value)
+                runs = parts[0::2].count(NEW_THREAD)
+                run_threads = [v.value for v in (await vm.send(ArrayReference.GetValues, threads.value, 0,
+                                                               runs)).values] if runs else []
+                texts, thread_ids, run = parts[1::2], [], -1
+                for separator in parts[0::2]:
+                    run += separator == NEW_THREAD
+                    thread_ids.append(run_threads[run] if run >= 0 else 0)
+                await self._take(ring, int(head) & _U32, texts, thread_ids)
+            except (JdwpError, DebuggerError, VMDisconnected, OSError, ValueError) as exc:
+                log.debug("reading a log batch of %s failed: %s", ring.bp_id, exc)
 
     async def close(self, bp_id: str) -> None:
         """The breakpoint's probes go: read what they logged, then stop reading them."""
@@ -134,33 +158,56 @@ class LogRings:
             conn = self.session.conn
             if conn is None or conn.is_closed:
                 return
-            await self.drain()
+            await self.drain(polling=True)
 
-    async def _read(self, ring: Ring) -> None:
-        vm = self.session.require_vm()
+    async def _fields(self, ring: Ring) -> dict[str, int]:
         if not ring.fields:
+            vm = self.session.require_vm()
             ring.fields = {f.name: f.id for f in await vm.fields(ring.probe_type)}
             buf, thr = (await vm.send(ReferenceType.GetValues, ring.probe_type,
                                       [ring.fields["BUF"], ring.fields["THR"]])).values
             ring.arrays = (buf.value, thr.value)
-        n, lost, hits = (v.value for v in (await vm.send(ReferenceType.GetValues, ring.probe_type, [
-            ring.fields["N"], ring.fields["LOST"], ring.fields["HITS"]])).values)
-        count = (n - ring.taken) & 0xFFFFFFFF
-        dropped = (lost - ring.lost) & 0xFFFFFFFF
-        if not count and not dropped:
-            return
-        texts, threads = await self._slots(ring, count)
-        # Only now may the probe reuse the slots (the strings were referenced from them until here).
-        await vm.send(ClassType.SetValues, ring.probe_type, [(ring.fields["READ"], Value.int(n))])
-        ring.taken, ring.lost = n, lost
+        return ring.fields
+
+    async def _read(self, ring: Ring, polling: bool) -> None:
+        """The lines from READ to N, one by one (a JDWP command each: fine for a tail, slow for a flood)."""
+        vm = self.session.require_vm()
+        fields = await self._fields(ring)
+        n = (await vm.send(ReferenceType.GetValues, ring.probe_type, [fields["N"]])).values[0].value & _U32
+        count = (n - ring.taken) & _U32
+        if polling:
+            growing, ring.polled = n != ring.polled, n
+            if growing:
+                return  # still logging: its threads hand the lines over in batches (cheaper than one by one)
+        texts, threads = await self._slots(ring, count) if count else ([], [])
+        await self._take(ring, ring.taken, texts, threads)
+
+    async def _take(self, ring: Ring, first: int, texts: list[str], threads: list[int]) -> None:
+        """Lines `first`, `first + 1`, ... (some may have been taken already): move READ on, count, record."""
+        vm = self.session.require_vm()
+        fields = await self._fields(ring)
+        gap = (first - ring.taken) & _U32
+        if 0 < gap < 1 << 31:  # an earlier batch is still on its way: its lines come from the ring, first
+            before, before_threads = await self._slots(ring, gap)
+            texts, threads, first = before + texts, before_threads + threads, ring.taken
+        skip = min((ring.taken - first) & _U32, len(texts))
+        texts, threads = texts[skip:], threads[skip:]
+        if texts:
+            # Only now may the probe reuse the slots (the strings were referenced from them until here).
+            ring.taken = (ring.taken + len(texts)) & _U32
+            signed = ring.taken - (1 << 32) if ring.taken >= 1 << 31 else ring.taken
+            await vm.send(ClassType.SetValues, ring.probe_type, [(fields["READ"], Value.int(signed))])
+        lost, hits = (v.value for v in (await vm.send(ReferenceType.GetValues, ring.probe_type, [
+            fields["LOST"], fields["HITS"]])).values)
+        dropped, ring.lost = (lost - ring.lost) & _U32, lost
         bp = self.in_jvm.tracker.by_id.get(ring.bp_id)
-        if bp is None:
+        if bp is None or (not texts and not dropped):
             return
-        bp.info.hits = hits if bp.hit_rule is not None else bp.info.hits + count + dropped
-        if count:
+        bp.info.hits = hits if bp.hit_rule is not None else bp.info.hits + len(texts) + dropped
+        if texts:
             bp.fired = True
             await self.in_jvm.tracker.arm_dependants(bp)
-        await self._record(bp, ring, texts, threads)
+            await self._record(bp, ring, texts, threads)
         if dropped:
             self.session.history.add(
                 "error", f"{bp.info.id}: {dropped} log line{'s' if dropped != 1 else ''} lost: the probe's buffer "

@@ -3,7 +3,7 @@
     static void check(captures...)    the inserted code calls this at the line; it evaluates the condition
     static void hit()                 called when the condition is true: the debugger's breakpoint is here
     static void error(Throwable)      called when evaluating threw: a breakpoint too (a condition error)
-    static void handover()            logpoints: the debugger's breakpoint; it reads the ring of lines then
+    static void handover(Object[])    logpoints: a batch of lines and their threads, for the debugger
 
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
@@ -12,12 +12,13 @@ the user's method) and the inserted call runs again on resume; the debugger firs
 every call go to ``hit`` (the debugger then decides, over JDWP): set for frames that keep running this code
 after the breakpoint changed (a redefined method's running frames keep their old code).
 
-Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR, N lines added ever);
-the debugger reads the ring over JDWP without stopping anything (it polls, and reads before every stop, at a
-detach, when the breakpoint goes) and moves READ on. Only when the ring is half full does a logging thread
-call handover() (its breakpoint suspends that one thread while the debugger reads), and at JVM shutdown the
-probe's hook does. No suspension per line is what keeps a hot logpoint from slowing the program; the ring
-keeps every line, in order, with its thread, and N counts the hits exactly (logring.py reads it).
+Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR; N counts the lines
+added, ever, so hits are exact). A logging thread hands a batch over -- the lines as one String, and their
+threads -- when FLUSH_LINES wait or 50 ms passed since the last batch, and the probe's shutdown hook does at
+JVM exit: one suspension per batch instead of per line is what keeps a hot logpoint from slowing the
+program by a round trip a hit. In between, the debugger reads the ring line by line over JDWP without
+suspending anything (before a stop, a detach, an answer; and polling the tail of an idle logpoint) and
+moves READ on; logring.py is that side, and says what each path guarantees.
 """
 
 from __future__ import annotations
@@ -42,9 +43,16 @@ from .shapes import STRING, Capture, Typed
 
 # Around each String value in a log line: the debugger escapes and cuts it as its own rendering does.
 STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
-RING_LINES = 16384  # a power of two: a line's slot is N & (RING_LINES - 1)
+RING_LINES = 32768  # a power of two: a line's slot is N & (RING_LINES - 1)
+FLUSH_LINES = RING_LINES // 2  # a batch is handed over when this many lines wait for one...
+BATCH_NANOS = 50_000_000  # ...or when a line comes 50 ms after the last batch
+SEPARATOR = "\u001e"  # in a batch: before each line of the same thread as the line before (ASCII RS)...
+NEW_THREAD = "\u001f"  # ...and before a line of the next thread in the batch's Thread[] (ASCII US)
 SKIP_SLOTS = 16
 THREAD = "java/lang/Thread"
+OBJECTS = "[Ljava/lang/Object;"
+BUILDER = "java/lang/StringBuilder"
+AALOAD, AASTORE, LSUB = 0x32, 0x53, 0x65
 
 
 @dataclass
@@ -133,7 +141,7 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     counter.field(bc.PUTSTATIC, class_name, "HITS", "I")
     counter.op(bc.IRETURN)
     writer.add_method("count", "()I", ACC_STATIC | ACC_SYNCHRONIZED, counter, 2, 0)
-    for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", "()V")):
+    for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", f"({OBJECTS})V")):
         empty = Assembler(pool)
         empty.op(bc.RETURN)
         writer.add_method(name, desc, ACC_PUBLIC | ACC_STATIC, empty, 0, 1)
@@ -186,14 +194,16 @@ def _skipped(pool: ConstantPool, class_name: str) -> Assembler:
 
 
 def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
-    """The ring of formatted lines (see logring.py for the debugger's side): BUF/THR/N/READ/LOST, add(),
-    log(), lost(), handover() and run() (the shutdown hook)."""
+    """The ring of formatted lines and their threads (logring.py reads it): add(), log(), batch(), flush(),
+    lost(), and run() (the shutdown hook)."""
     pool = writer.pool
     writer.add_field("BUF", f"[{STRING}", ACC_STATIC)
     writer.add_field("THR", f"[L{THREAD};", ACC_STATIC)
     writer.add_field("N", "I", ACC_STATIC | ACC_VOLATILE)  # lines added, ever (mod 2^32): the ring's head
-    writer.add_field("READ", "I", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)  # lines taken: written by the debugger
+    writer.add_field("READ", "I", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)  # lines read: set by the debugger only
+    writer.add_field("FLUSHED", "I", ACC_STATIC)  # lines some batch() already joined for a handover
     writer.add_field("LOST", "I", ACC_STATIC | ACC_VOLATILE)  # lines dropped: the ring stayed full
+    writer.add_field("LAST", "J", ACC_STATIC)  # nanoTime of the last batch
     for field_name, element in (("BUF", STRING[1:-1]), ("THR", THREAD)):
         clinit.push_int(RING_LINES)
         clinit.u2(bc.ANEWARRAY, pool.add_class(element))
@@ -211,11 +221,75 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     init.op(bc.RETURN)
     writer.add_method("<init>", "()V", ACC_PUBLIC, init, 1, 1)
 
-    # static synchronized int add(String line, Thread t): -1 when the ring is full, else the lines waiting
-    # (N - READ) with this one.
+    writer.add_method("add", f"({STRING}L{THREAD};)I", ACC_STATIC | ACC_SYNCHRONIZED, _add(pool, name), 6, 2)
+    writer.add_method("batch", f"(){OBJECTS}", ACC_STATIC | ACC_SYNCHRONIZED, _batch(pool, name), 8, 8)
+
+    # static void log(String line): add it; a full ring is flushed (the thread waits while the debugger
+    # reads) and the line added again, else it is counted as lost (no debugger reads it: never spin). A
+    # batch is flushed when FLUSH_LINES wait or BATCH_NANOS passed since the last one.
+    b = Assembler(pool)
+    added, flush, done = Label(), Label(), Label()
+    b.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
+    b.op(bc.ASTORE, 1)
+    for attempt in range(2):
+        b.op(bc.ALOAD, 0)
+        b.op(bc.ALOAD, 1)
+        b.invoke(bc.INVOKESTATIC, name, "add", f"({STRING}L{THREAD};)I")
+        b.op(bc.DUP)
+        b.branch(bc.IFGE, added)
+        b.op(bc.POP)
+        b.invoke(bc.INVOKESTATIC, name, "flush" if attempt == 0 else "lost", "()V")
+    b.op(bc.RETURN)
+    b.place(added)
+    b.push_int(FLUSH_LINES)
+    b.branch(bc.IF_ICMPGE, flush)
+    b.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
+    b.field(bc.GETSTATIC, name, "LAST", "J")
+    b.op(LSUB)
+    b.ldc(pool.add_long(BATCH_NANOS), wide2=True)
+    b.op(bc.LCMP)
+    b.branch(bc.IFLT, done)
+    b.place(flush)
+    b.invoke(bc.INVOKESTATIC, name, "flush", "()V")
+    b.place(done)
+    b.op(bc.RETURN)
+    writer.add_method("log", f"({STRING})V", ACC_STATIC | ACC_PUBLIC, b, 4, 2)
+
+    # static void flush(): Object[] b = batch(); if (b != null) handover(b)   (outside the lock)
+    f = Assembler(pool)
+    none = Label()
+    f.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+    f.op(bc.DUP)
+    f.branch(bc.IFNULL, none)
+    f.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
+    f.op(bc.RETURN)
+    f.place(none)
+    f.op(bc.POP)
+    f.op(bc.RETURN)
+    writer.add_method("flush", "()V", ACC_STATIC, f, 2, 0)
+
+    c = Assembler(pool)  # static synchronized void lost(): LOST++
+    c.field(bc.GETSTATIC, name, "LOST", "I")
+    c.op(bc.ICONST_0 + 1)
+    c.op(bc.IADD)
+    c.field(bc.PUTSTATIC, name, "LOST", "I")
+    c.op(bc.RETURN)
+    writer.add_method("lost", "()V", ACC_STATIC | ACC_SYNCHRONIZED, c, 2, 0)
+
+    r = Assembler(pool)  # void run(), the shutdown hook: what the debugger has not read, before the exit
+    r.invoke(bc.INVOKESTATIC, name, "flush", "()V")
+    r.op(bc.RETURN)
+    writer.add_method("run", "()V", ACC_PUBLIC, r, 1, 1)
+
+
+def _add(pool: ConstantPool, name: str) -> Assembler:
+    """static synchronized int add(String line, Thread t): -1 when the ring is full (N - READ), else the
+    lines not yet in any batch (N - FLUSHED) with this one."""
     a = Assembler(pool)
     room = Label()
-    backlog = _backlog(a, name)
+    a.field(bc.GETSTATIC, name, "N", "I")
+    a.field(bc.GETSTATIC, name, "READ", "I")
+    a.op(bc.ISUB)
     a.push_int(RING_LINES)
     a.branch(bc.IF_ICMPLT, room)
     a.op(bc.ICONST_0 - 1)  # iconst_m1
@@ -227,67 +301,126 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
         a.push_int(RING_LINES - 1)
         a.op(bc.IAND)
         a.op(bc.ALOAD, slot)
-        a.op(0x53)  # aastore
-    # N is volatile and written last: whoever reads N (the debugger, over JDWP) sees the slots below it.
+        a.op(AASTORE)
+    # N is volatile and written after the slots: whoever reads N (the debugger) sees the slots below it.
     a.field(bc.GETSTATIC, name, "N", "I")
     a.op(bc.ICONST_0 + 1)
     a.op(bc.IADD)
     a.field(bc.PUTSTATIC, name, "N", "I")
-    backlog()
+    a.field(bc.GETSTATIC, name, "N", "I")
+    a.field(bc.GETSTATIC, name, "FLUSHED", "I")
+    a.op(bc.ISUB)
     a.op(bc.IRETURN)
-    writer.add_method("add", f"({STRING}L{THREAD};)I", ACC_STATIC | ACC_SYNCHRONIZED, a, 6, 2)
-
-    # static void log(String line): add; a full ring is handed over (the thread waits while the debugger
-    # reads it) and the line added again, else it is counted as lost (no debugger reads: never spin);
-    # at half full, hand over without waiting to be full.
-    b = Assembler(pool)
-    added, done = Label(), Label()
-    b.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
-    b.op(bc.ASTORE, 1)
-    for attempt in range(2):
-        b.op(bc.ALOAD, 0)
-        b.op(bc.ALOAD, 1)
-        b.invoke(bc.INVOKESTATIC, name, "add", f"({STRING}L{THREAD};)I")
-        b.op(bc.DUP)
-        b.branch(bc.IFGE, added)
-        b.op(bc.POP)
-        b.invoke(bc.INVOKESTATIC, name, "handover" if attempt == 0 else "lost", "()V")
-    b.op(bc.RETURN)
-    b.place(added)
-    b.push_int(RING_LINES // 2)
-    b.branch(bc.IF_ICMPNE, done)
-    b.invoke(bc.INVOKESTATIC, name, "handover", "()V")
-    b.place(done)
-    b.op(bc.RETURN)
-    writer.add_method("log", f"({STRING})V", ACC_STATIC | ACC_PUBLIC, b, 4, 2)
-
-    c = Assembler(pool)  # static synchronized void lost(): LOST++
-    c.field(bc.GETSTATIC, name, "LOST", "I")
-    c.op(bc.ICONST_0 + 1)
-    c.op(bc.IADD)
-    c.field(bc.PUTSTATIC, name, "LOST", "I")
-    c.op(bc.RETURN)
-    writer.add_method("lost", "()V", ACC_STATIC | ACC_SYNCHRONIZED, c, 2, 0)
-
-    # void run(), the shutdown hook: lines the debugger has not taken yet are handed over before the exit.
-    r = Assembler(pool)
-    nothing = Label()
-    _backlog(r, name)
-    r.branch(bc.IFEQ, nothing)
-    r.invoke(bc.INVOKESTATIC, name, "handover", "()V")
-    r.place(nothing)
-    r.op(bc.RETURN)
-    writer.add_method("run", "()V", ACC_PUBLIC, r, 2, 1)
+    return a
 
 
-def _backlog(a: Assembler, name: str):  # noqa: ANN202
-    """Code that pushes N - READ (the lines waiting in the ring); returned as a function to emit it again."""
-    def emit() -> None:
-        a.field(bc.GETSTATIC, name, "N", "I")
-        a.field(bc.GETSTATIC, name, "READ", "I")
-        a.op(bc.ISUB)
-    emit()
-    return emit
+def _batch(pool: ConstantPool, name: str) -> Assembler:
+    """static synchronized Object[] batch(): the lines from max(READ, FLUSHED) to N as one String -- the first
+    line's index, then before each line SEPARATOR, or NEW_THREAD when its thread differs from the line
+    before -- and those threads, one per change, in a Thread[]; null when there are none.
+    Locals: 0 from, 1 to, 2 the StringBuilder, 3 the threads, 4 i, 5 threads used, 6 this line's thread,
+    7 the line before's."""
+    a = Assembler(pool)
+    flushed, have_from, some, loop, same, append, end = (Label() for _ in range(7))
+    a.field(bc.GETSTATIC, name, "FLUSHED", "I")
+    a.field(bc.GETSTATIC, name, "READ", "I")
+    a.op(bc.ISUB)
+    a.branch(bc.IFGT, flushed)
+    a.field(bc.GETSTATIC, name, "READ", "I")
+    a.op(bc.ISTORE, 0)
+    a.branch(bc.GOTO, have_from)
+    a.place(flushed)
+    a.field(bc.GETSTATIC, name, "FLUSHED", "I")
+    a.op(bc.ISTORE, 0)
+    a.place(have_from)
+    a.field(bc.GETSTATIC, name, "N", "I")
+    a.op(bc.ISTORE, 1)
+    a.op(bc.ILOAD, 0)
+    a.op(bc.ILOAD, 1)
+    a.branch(bc.IF_ICMPNE, some)
+    a.op(bc.ACONST_NULL)
+    a.op(bc.ARETURN)
+    a.place(some)
+    a.op(bc.ILOAD, 1)
+    a.field(bc.PUTSTATIC, name, "FLUSHED", "I")
+    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
+    a.field(bc.PUTSTATIC, name, "LAST", "J")
+    a.u2(bc.NEW, pool.add_class(BUILDER))
+    a.op(bc.DUP)
+    a.invoke(bc.INVOKESPECIAL, BUILDER, "<init>", "()V")
+    a.op(bc.ASTORE, 2)
+    a.op(bc.ALOAD, 2)
+    a.op(bc.ILOAD, 0)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"(I)L{BUILDER};")
+    a.op(bc.POP)
+    a.op(bc.ILOAD, 1)
+    a.op(bc.ILOAD, 0)
+    a.op(bc.ISUB)
+    a.u2(bc.ANEWARRAY, pool.add_class(THREAD))
+    a.op(bc.ASTORE, 3)
+    for slot in (4, 5):
+        a.op(bc.ICONST_0)
+        a.op(bc.ISTORE, slot)
+    a.op(bc.ACONST_NULL)
+    a.op(bc.ASTORE, 7)
+    a.place(loop)
+    a.op(bc.ILOAD, 4)
+    a.op(bc.ALOAD, 3)
+    a.op(bc.ARRAYLENGTH)
+    a.branch(bc.IF_ICMPGE, end)
+    a.field(bc.GETSTATIC, name, "THR", f"[L{THREAD};")
+    _slot_index(a)
+    a.op(AALOAD)
+    a.op(bc.ASTORE, 6)
+    a.op(bc.ALOAD, 6)
+    a.op(bc.ALOAD, 7)
+    a.branch(bc.IF_ACMPEQ, same)
+    # threads[used++] = t; before = t; sb.append(NEW_THREAD)
+    a.op(bc.ALOAD, 3)
+    a.op(bc.ILOAD, 5)
+    a.op(bc.ALOAD, 6)
+    a.op(AASTORE)
+    a.op(0x84, 5, 1)  # iinc 5 1
+    a.op(bc.ALOAD, 6)
+    a.op(bc.ASTORE, 7)
+    a.op(bc.ALOAD, 2)
+    a.ldc(pool.add_string(NEW_THREAD))
+    a.branch(bc.GOTO, append)
+    a.place(same)
+    a.op(bc.ALOAD, 2)
+    a.ldc(pool.add_string(SEPARATOR))
+    a.place(append)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"({STRING})L{BUILDER};")
+    a.field(bc.GETSTATIC, name, "BUF", f"[{STRING}")
+    _slot_index(a)
+    a.op(AALOAD)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"({STRING})L{BUILDER};")
+    a.op(bc.POP)
+    a.op(0x84, 4, 1)  # iinc 4 1
+    a.branch(bc.GOTO, loop)
+    a.place(end)
+    a.op(bc.ICONST_0 + 2)
+    a.u2(bc.ANEWARRAY, pool.add_class("java/lang/Object"))
+    a.op(bc.DUP)
+    a.op(bc.ICONST_0)
+    a.op(bc.ALOAD, 2)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "toString", f"(){STRING}")
+    a.op(AASTORE)
+    a.op(bc.DUP)
+    a.op(bc.ICONST_0 + 1)
+    a.op(bc.ALOAD, 3)
+    a.op(AASTORE)
+    a.op(bc.ARETURN)
+    return a
+
+
+def _slot_index(a: Assembler) -> None:
+    """Push (from + i) & (RING_LINES - 1): the ring slot of a batch's i-th line (locals 0 and 4)."""
+    a.op(bc.ILOAD, 0)
+    a.op(bc.ILOAD, 4)
+    a.op(bc.IADD)
+    a.push_int(RING_LINES - 1)
+    a.op(bc.IAND)
 
 
 def call_payload(pool: ConstantPool, probe: Probe) -> tuple[bytes, int]:
