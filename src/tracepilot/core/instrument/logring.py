@@ -24,6 +24,7 @@ breakpoint's message with how many lines the history holds of how many were logg
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from dataclasses import dataclass, field
@@ -115,7 +116,11 @@ class LogRings:
         vm = self.session.require_vm()
         async with self._lock:
             ring = self.rings.get(probe_type)
-            if ring is None or not batch:
+            if ring is None:
+                return
+            if not batch:  # a full ring whose lines are all in batches still on their way: read it now
+                with contextlib.suppress(JdwpError, DebuggerError, VMDisconnected, OSError):
+                    await self._read(ring, polling=False)
                 return
             try:
                 text, threads = (await vm.send(ArrayReference.GetValues, batch, 0, 2)).values

@@ -224,7 +224,7 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     writer.add_method("add", f"({STRING}L{THREAD};)I", ACC_STATIC | ACC_SYNCHRONIZED, _add(pool, name), 6, 2)
     writer.add_method("batch", f"(){OBJECTS}", ACC_STATIC | ACC_SYNCHRONIZED, _batch(pool, name), 8, 8)
 
-    # static void log(String line): add it; a full ring is flushed (the thread waits while the debugger
+    # static void log(String line): add it; a full ring is handed over (the thread waits while the debugger
     # reads) and the line added again, else it is counted as lost (no debugger reads it: never spin). A
     # batch is flushed when FLUSH_LINES wait or BATCH_NANOS passed since the last one.
     b = Assembler(pool)
@@ -238,7 +238,11 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
         b.op(bc.DUP)
         b.branch(bc.IFGE, added)
         b.op(bc.POP)
-        b.invoke(bc.INVOKESTATIC, name, "flush" if attempt == 0 else "lost", "()V")
+        if attempt == 0:  # handover(batch()), even a null one (all in batches on their way): the debugger reads
+            b.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+            b.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
+        else:
+            b.invoke(bc.INVOKESTATIC, name, "lost", "()V")
     b.op(bc.RETURN)
     b.place(added)
     b.push_int(FLUSH_LINES)
