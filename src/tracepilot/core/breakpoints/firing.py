@@ -99,6 +99,8 @@ class Firing(TrackerBase):
                 return None
         if not bp.jvm_counts:
             bp.info.hits += bp.sample_every  # a sampled logpoint stands for that many hits
+            if bp.sample_every > 1:  # ...which makes the count an estimate, and the breakpoint says so
+                bp.info.hits_estimated = True
             if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
                 return None
         bp.fired = True
@@ -157,11 +159,12 @@ class Firing(TrackerBase):
         bp.sample_every = min(bp.sample_every * 2 if bp.sample_every > 1 else 16, MAX_SAMPLING)
         bp.info.sampled = bp.sample_every
         bp.info.message = (f"throttled: fired faster than {rate:g} log lines/s; the JVM now reports 1 hit in "
-                           f"{bp.sample_every}")
+                           f"{bp.sample_every}, so its hit count is an estimate from here on")
         self.session.history.add(
             "breakpoint_throttled",
             f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would slow the target, so only 1 hit in "
-            f"{bp.sample_every} is logged (breakpoint_update {bp.info.id} resets it)",
+            f"{bp.sample_every} is logged and its hit count becomes an estimate (breakpoint_update {bp.info.id} "
+            f"resets it)",
             Actor.TARGET, breakpoint=bp.info.id, sample_every=bp.sample_every, rate=rate)
         await self._uninstall(bp)
         message, sampled = bp.info.message, bp.info.sampled

@@ -146,7 +146,7 @@ class LogRings:
     def reset_throttle(self, bp: Breakpoint) -> None:
         """breakpoint_update starts the history throttle afresh."""
         if self.throttled.pop(bp.info.id, None) is not None:
-            bp.bucket = None
+            bp.bucket, bp.info.sampled = None, None
             if bp.info.message and bp.info.message.startswith("throttled"):
                 bp.info.message = None
 
@@ -262,6 +262,7 @@ class LogRings:
         stats.recorded += recorded
         if stats.recorded == stats.logged:
             return
+        bp.info.sampled = -(-stats.logged // max(stats.recorded, 1))
         bp.info.message = (f"throttled: more than {rate:g} log lines/s; the history holds {stats.recorded} of "
                            f"{stats.logged} lines logged; hit counts stay exact")
         if first:
