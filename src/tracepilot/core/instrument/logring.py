@@ -128,7 +128,8 @@ class LogRings:
                 runs = parts[0::2].count(NEW_THREAD)
                 run_threads = [v.value for v in (await vm.send(ArrayReference.GetValues, threads.value, 0,
                                                                runs)).values] if runs else []
-                texts, thread_ids, run = parts[1::2], [], -1
+                texts: list[str | int] = list(parts[1::2])
+                thread_ids, run = [], -1
                 for separator in parts[0::2]:
                     run += separator == NEW_THREAD
                     thread_ids.append(run_threads[run] if run >= 0 else 0)
@@ -175,7 +176,8 @@ class LogRings:
         return ring.fields
 
     async def _read(self, ring: Ring, polling: bool) -> None:
-        """The lines from READ to N, one by one (a JDWP command each: fine for a tail, slow for a flood)."""
+        """The lines from READ to N from the ring: their String ids and threads in two commands, then a command
+        per line the history takes (fine for a tail or a throttled logpoint; a flood comes in batches)."""
         vm = self.session.require_vm()
         fields = await self._fields(ring)
         n = (await vm.send(ReferenceType.GetValues, ring.probe_type, [fields["N"]])).values[0].value & _U32
@@ -187,81 +189,94 @@ class LogRings:
         texts, threads = await self._slots(ring, count) if count else ([], [])
         await self._take(ring, ring.taken, texts, threads)
 
-    async def _take(self, ring: Ring, first: int, texts: list[str], threads: list[int]) -> None:
-        """Lines `first`, `first + 1`, ... (some may have been taken already): move READ on, count, record."""
+    async def _take(self, ring: Ring, first: int, lines: list[str | int], threads: list[int]) -> None:
+        """Lines `first`, `first + 1`, ... (some may have been taken already; a line is its text, or the id of
+        its String still in the ring): record them, move READ on, count."""
         vm = self.session.require_vm()
         fields = await self._fields(ring)
         gap = (first - ring.taken) & _U32
         if 0 < gap < 1 << 31:  # an earlier batch is still on its way: its lines come from the ring, first
             before, before_threads = await self._slots(ring, gap)
-            texts, threads, first = before + texts, before_threads + threads, ring.taken
-        skip = min((ring.taken - first) & _U32, len(texts))
-        texts, threads = texts[skip:], threads[skip:]
-        if texts:
-            # Only now may the probe reuse the slots (the strings were referenced from them until here).
-            ring.taken = (ring.taken + len(texts)) & _U32
+            lines, threads, first = [*before, *lines], before_threads + threads, ring.taken
+        skip = min((ring.taken - first) & _U32, len(lines))
+        lines, threads = lines[skip:], threads[skip:]
+        bp = self.in_jvm.tracker.by_id.get(ring.bp_id)
+        # What the history will hold, read before READ moves on (until then the ring keeps the strings).
+        admitted = self._admit(bp, lines, threads) if bp is not None else []
+        texts = await self._texts([line for line, _ in admitted])
+        if lines:
+            ring.taken = (ring.taken + len(lines)) & _U32
             signed = ring.taken - (1 << 32) if ring.taken >= 1 << 31 else ring.taken
             await vm.send(ClassType.SetValues, ring.probe_type, [(fields["READ"], Value.int(signed))])
         lost, hits = (v.value for v in (await vm.send(ReferenceType.GetValues, ring.probe_type, [
             fields["LOST"], fields["HITS"]])).values)
         dropped, ring.lost = (lost - ring.lost) & _U32, lost
-        bp = self.in_jvm.tracker.by_id.get(ring.bp_id)
-        if bp is None or (not texts and not dropped):
+        if bp is None or (not lines and not dropped):
             return
-        bp.info.hits = hits if bp.hit_rule is not None else bp.info.hits + len(texts) + dropped
-        if texts:
+        bp.info.hits = hits if bp.hit_rule is not None else bp.info.hits + len(lines) + dropped
+        if lines:
             bp.fired = True
             await self.in_jvm.tracker.arm_dependants(bp)
-            await self._record(bp, ring, texts, threads)
+            await self._record(bp, ring, texts, [thread for _, thread in admitted], len(lines))
         if dropped:
             self.session.history.add(
                 "error", f"{bp.info.id}: {dropped} log line{'s' if dropped != 1 else ''} lost: the probe's buffer "
                 f"was full and no debugger read it", Actor.TARGET, breakpoint=bp.info.id, lost=dropped)
 
-    async def _slots(self, ring: Ring, count: int) -> tuple[list[str], list[int]]:
-        """The `count` lines from READ on (two runs when they wrap around the ring's end): texts and threads."""
+    async def _slots(self, ring: Ring, count: int) -> tuple[list[str | int], list[int]]:
+        """The `count` lines from READ on (two runs when they wrap around the ring's end): their String ids
+        (read as text only if the history takes them) and threads."""
         vm = self.session.require_vm()
         start = ring.taken & _MASK
         runs = [(start, min(count, RING_LINES - start))]
         if count > runs[0][1]:
             runs.append((0, count - runs[0][1]))
-        ids: list[int] = []
+        ids: list[str | int] = []
         threads: list[int] = []
         for first, length in runs:
             if length <= 0:
                 continue
             ids += [v.value for v in (await vm.send(ArrayReference.GetValues, ring.arrays[0], first, length)).values]
             threads += [v.value for v in (await vm.send(ArrayReference.GetValues, ring.arrays[1], first, length)).values]
-        unique = list(dict.fromkeys(i for i in ids if i))
+        return ids, threads
+
+    async def _texts(self, lines: list[str | int]) -> list[str]:
+        vm = self.session.require_vm()
+        unique = list(dict.fromkeys(i for i in lines if isinstance(i, int) and i))
         replies = await asyncio.gather(*(vm.send(StringReference.Value, i) for i in unique))
         strings = {i: r.string_value for i, r in zip(unique, replies, strict=True)}
-        return [strings.get(i, "") for i in ids], threads
+        return [line if isinstance(line, str) else strings.get(line, "") for line in lines]
 
-    async def _record(self, bp: Breakpoint, ring: Ring, texts: list[str], threads: list[int]) -> None:
-        session = self.session
-        vm = session.require_vm()
-        location = self._location(bp, ring)
+    def _admit(self, bp: Breakpoint, lines: list[str | int], threads: list[int]) -> list[tuple[str | int, int]]:
+        """The lines the history takes: all, or under the logpoint throttle what its token bucket lets through."""
         rate = self.in_jvm.tracker.logpoint_rate
-        if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
+        if rate <= 0:
+            return list(zip(lines, threads, strict=True))
+        if bp.bucket is None or bp.bucket.rate != rate:
             from ..breakpoints.throttle import TokenBucket
 
             bp.bucket = TokenBucket(rate)
+        return [(line, thread) for line, thread in zip(lines, threads, strict=True) if bp.bucket.take()]
+
+    async def _record(self, bp: Breakpoint, ring: Ring, texts: list[str], threads: list[int], logged: int) -> None:
+        """Into the history, as a round-trip logpoint's lines: `texts` of the `logged` lines (the throttle's
+        share), and when that is not all of them, say so."""
+        session = self.session
+        vm = session.require_vm()
+        location = self._location(bp, ring)
         names = {t: await vm.thread_name(t) for t in dict.fromkeys(threads) if t}
-        recorded = 0
         for text, thread in zip(texts, threads, strict=True):
-            if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
-                continue
-            recorded += 1
             if STRING_OPEN in text:
                 text = _STRING_PART.sub(_as_logged, text)
             where, details = log_where(location, names.get(thread)) if location is not None else ("", {})
             session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
         stats = self.throttled.setdefault(bp.info.id, Throttled())
-        first = stats.recorded == stats.logged and recorded < len(texts)
-        stats.logged += len(texts)
-        stats.recorded += recorded
+        first = stats.recorded == stats.logged and len(texts) < logged
+        stats.logged += logged
+        stats.recorded += len(texts)
         if stats.recorded == stats.logged:
             return
+        rate = self.in_jvm.tracker.logpoint_rate
         bp.info.sampled = -(-stats.logged // max(stats.recorded, 1))
         bp.info.message = (f"throttled: more than {rate:g} log lines/s; the history holds {stats.recorded} of "
                            f"{stats.logged} lines logged; hit counts stay exact")
