@@ -156,3 +156,26 @@ async def test_no_line_is_lost_at_detach_or_when_the_target_dies(jvm_factory, li
         if end == "wait":
             jvm.kill()
         await d.close()
+
+
+async def test_a_tiny_ring_still_loses_nothing(jvm_factory, line_of, monkeypatch) -> None:
+    """Eight slots for four racing threads: rings fill, batches overtake each other, threads wait for the
+    debugger to read; every line still arrives once, in each thread's order, and the count is exact."""
+    from tracepilot.core.instrument import logring, probe
+
+    for module in (probe, logring):
+        monkeypatch.setattr(module, "RING_LINES", 8)
+    monkeypatch.setattr(probe, "FLUSH_LINES", 4)
+    monkeypatch.setattr(logring, "_MASK", 7)
+    rounds = 40
+    expected = expected_lines(rounds)
+    recorder, d, (jvm, bp) = await run_to_the_end(jvm_factory, line_of, in_jvm=True, rounds=rounds)
+    try:
+        assert not (await d.resume(timeout=0)).stopped
+        await recorder.wait_for("vm_death", "terminated")
+        assert bp.mode == "in-JVM"
+        assert recorder.per_thread() == expected
+        assert not [r for r in recorder.records if r.kind == "error"]
+        assert next(b for b in await d.breakpoint_list() if b.id == bp.id).hits == sum(map(len, expected.values()))
+    finally:
+        await d.close()

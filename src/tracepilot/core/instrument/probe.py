@@ -45,7 +45,8 @@ from .shapes import STRING, Capture, Typed
 STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
 RING_LINES = 32768  # a power of two: a line's slot is N & (RING_LINES - 1)
 FLUSH_LINES = RING_LINES // 2  # a batch is handed over when this many lines wait for one...
-BATCH_NANOS = 50_000_000  # ...or when a line comes 50 ms after the last batch
+BATCH_NANOS = 50_000_000
+FULL_TRIES = 64  # ...or when a line comes 50 ms after the last batch
 SEPARATOR = "\u001e"  # in a batch: before each line of the same thread as the line before (ASCII RS)...
 NEW_THREAD = "\u001f"  # ...and before a line of the next thread in the batch's Thread[] (ASCII US)
 SKIP_SLOTS = 16
@@ -225,24 +226,32 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     writer.add_method("batch", f"(){OBJECTS}", ACC_STATIC | ACC_SYNCHRONIZED, _batch(pool, name), 8, 8)
 
     # static void log(String line): add it; a full ring is handed over (the thread waits while the debugger
-    # reads) and the line added again, else it is counted as lost (no debugger reads it: never spin). A
-    # batch is flushed when FLUSH_LINES wait or BATCH_NANOS passed since the last one.
+    # reads) and the line added again, FULL_TRIES times (other threads may fill the room first) before it
+    # is counted as lost (no debugger reads it: never spin). A batch is flushed when FLUSH_LINES wait or
+    # BATCH_NANOS passed since the last one.
     b = Assembler(pool)
-    added, flush, done = Label(), Label(), Label()
+    retry, give_up, added, flush, done = Label(), Label(), Label(), Label(), Label()
     b.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
     b.op(bc.ASTORE, 1)
-    for attempt in range(2):
-        b.op(bc.ALOAD, 0)
-        b.op(bc.ALOAD, 1)
-        b.invoke(bc.INVOKESTATIC, name, "add", f"({STRING}L{THREAD};)I")
-        b.op(bc.DUP)
-        b.branch(bc.IFGE, added)
-        b.op(bc.POP)
-        if attempt == 0:  # handover(batch()), even a null one (all in batches on their way): the debugger reads
-            b.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
-            b.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
-        else:
-            b.invoke(bc.INVOKESTATIC, name, "lost", "()V")
+    b.op(bc.ICONST_0)
+    b.op(bc.ISTORE, 2)
+    b.place(retry)
+    b.op(bc.ALOAD, 0)
+    b.op(bc.ALOAD, 1)
+    b.invoke(bc.INVOKESTATIC, name, "add", f"({STRING}L{THREAD};)I")
+    b.op(bc.DUP)
+    b.branch(bc.IFGE, added)
+    b.op(bc.POP)
+    b.op(bc.ILOAD, 2)
+    b.push_int(FULL_TRIES)
+    b.branch(bc.IF_ICMPGE, give_up)
+    b.op(0x84, 2, 1)  # iinc 2 1
+    # handover(batch()), even a null one (every line is in a batch on its way): the debugger reads the ring
+    b.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+    b.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
+    b.branch(bc.GOTO, retry)
+    b.place(give_up)
+    b.invoke(bc.INVOKESTATIC, name, "lost", "()V")
     b.op(bc.RETURN)
     b.place(added)
     b.push_int(FLUSH_LINES)
@@ -257,7 +266,7 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     b.invoke(bc.INVOKESTATIC, name, "flush", "()V")
     b.place(done)
     b.op(bc.RETURN)
-    writer.add_method("log", f"({STRING})V", ACC_STATIC | ACC_PUBLIC, b, 4, 2)
+    writer.add_method("log", f"({STRING})V", ACC_STATIC | ACC_PUBLIC, b, 4, 3)
 
     # static void flush(): Object[] b = batch(); if (b != null) handover(b)   (outside the lock)
     f = Assembler(pool)
