@@ -179,3 +179,18 @@ async def test_a_tiny_ring_still_loses_nothing(jvm_factory, line_of, monkeypatch
         assert next(b for b in await d.breakpoint_list() if b.id == bp.id).hits == sum(map(len, expected.values()))
     finally:
         await d.close()
+
+
+async def test_a_sampled_round_trip_count_says_it_is_an_estimate(jvm_factory, line_of) -> None:
+    """--no-instrument: past the rate the JVM reports 1 hit in N (a Count modifier), so the count can only be
+    extrapolated; the breakpoint and the throttle event say so."""
+    recorder, d, (jvm, bp) = await run_to_the_end(jvm_factory, line_of, in_jvm=False, rounds=400, rate=20,
+                                                 stop_after=True)
+    try:
+        assert (await d.resume(timeout=60)).stopped
+        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+        assert listed.hits_estimated and "(an estimate" in listed.describe(), listed.describe()
+        throttled = [r for r in recorder.records if r.kind == "breakpoint_throttled"]
+        assert throttled and "estimate" in throttled[0].text, throttled
+    finally:
+        await d.close()

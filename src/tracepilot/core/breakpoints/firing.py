@@ -69,6 +69,7 @@ class Firing(TrackerBase):
             return None
         session = self.session
         if bp.info.log and not await self._logpoint_allowed(bp, event):
+            await self._count_unlogged(bp, event)
             return None
         extra: dict[str, Value] = {}
         if kind == EventKind.EXCEPTION:
@@ -171,6 +172,21 @@ class Firing(TrackerBase):
         await self._install(bp)
         bp.info.message, bp.info.sampled = message, sampled
         return False
+
+    async def _count_unlogged(self, bp: Breakpoint, event: Any) -> None:
+        """A hit the throttle does not log is still a hit: counted (when its condition holds), and once the
+        JVM samples, counted for the hits it stands for, which makes the count an estimate that says so."""
+        if bp.jvm_counts:
+            return
+        if bp.info.condition:
+            try:
+                if not await self.session.inspector.evaluate_condition(bp.info.condition, event.thread, {}):
+                    return
+            except (NotImplementedError, EvaluationError, DebuggerError):
+                pass  # a condition error stops a logged hit; an unlogged one is at least counted
+        bp.info.hits += bp.sample_every
+        if bp.sample_every > 1:
+            bp.info.hits_estimated = True
 
     async def _rearm_sample(self, bp: Breakpoint, event: Any) -> None:
         """A Count modifier expires when it fires: re-create the sampled request with the same filters."""
