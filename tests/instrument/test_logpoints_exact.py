@@ -71,8 +71,9 @@ class Recorder:
 
 
 async def run_to_the_end(jvm_factory, line_of, *, in_jvm: bool, rounds: int, rate: float = 0,  # noqa: ANN001
-                         end: str = "exit", stop_after: bool = False) -> tuple[Recorder, Debugger, object]:
-    jvm = jvm_factory(MAIN, str(rounds), end)
+                         end: str = "exit", stop_after: bool = False,
+                         jdk: str = "17") -> tuple[Recorder, Debugger, object]:
+    jvm = jvm_factory(MAIN, str(rounds), end, jdk=jdk)
     d = Debugger(logpoint_rate=rate)
     d.session.breakpoints.in_jvm.enabled = in_jvm  # what --no-instrument does
     recorder = Recorder(d)
@@ -83,14 +84,14 @@ async def run_to_the_end(jvm_factory, line_of, *, in_jvm: bool, rounds: int, rat
     return recorder, d, (jvm, bp)
 
 
-async def test_in_jvm_lines_threads_order_and_hits_are_the_round_trips(jvm_factory, line_of) -> None:
+async def test_in_jvm_lines_threads_order_and_hits_are_the_round_trips(jvm_factory, line_of, jdk) -> None:
     rounds = 30
     expected = expected_lines(rounds)
     total = sum(len(lines) for lines in expected.values())
     transcripts = {}
     for in_jvm in (True, False):
         recorder, d, (jvm, bp) = await run_to_the_end(jvm_factory, line_of, in_jvm=in_jvm, rounds=rounds,
-                                                     stop_after=True)
+                                                     stop_after=True, jdk=jdk)
         try:
             stop = await d.resume(timeout=60)
             assert stop.stopped and stop.stop.location.line == line_of("wh-done"), stop

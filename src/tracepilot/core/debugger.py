@@ -140,6 +140,8 @@ class Debugger:
 
     async def detach(self, terminate: bool = False, actor: Actor | None = None) -> Status:
         """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting)."""
+        if terminate and self.session.conn is not None and not self.session.conn.is_closed:
+            await self.session.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the JVM goes
         exited = await self._exit_attached(terminate)
         status = await self.session.detach(terminate, self._actor(actor))
         if exited is not None:
