@@ -195,3 +195,31 @@ async def test_a_sampled_round_trip_count_says_it_is_an_estimate(jvm_factory, li
         assert throttled and "estimate" in throttled[0].text, throttled
     finally:
         await d.close()
+
+
+async def test_a_template_that_throws_logs_as_the_round_trip_does(jvm_factory, line_of) -> None:
+    """A logpoint whose template throws in the JVM: every hit is still a counted line, with where and
+    thread, and the same text the round trip writes (which part threw, and how)."""
+    rounds = 5
+    total = sum(len(lines) for lines in expected_lines(rounds).values())
+    texts = {}
+    for in_jvm in (True, False):
+        jvm = jvm_factory(MAIN, str(rounds), "exit")
+        d = Debugger(logpoint_rate=0)
+        d.session.breakpoints.in_jvm.enabled = in_jvm
+        recorder = Recorder(d)
+        try:
+            await d.attach(jvm.address, timeout=10)
+            bp = await d.breakpoint_set(f"{MAIN}:{line_of('wh-check')}", log="left {10 / (available - available)}")
+            await d.resume(timeout=0)
+            await recorder.wait_for("vm_death", "terminated")
+            assert bp.mode == ("in-JVM" if in_jvm else "round trip (in-JVM mode is off (--no-instrument))")
+            logs = recorder.logs()
+            assert len(logs) == total and bp.hits == total, (in_jvm, bp.hits, [r.text for r in logs[:3]])
+            for r in logs:
+                assert r.text.endswith(f"[{r.data['thread_name']}]") and r.data["thread"], r
+            texts[in_jvm] = sorted(r.text for r in logs)
+        finally:
+            await d.close()
+    assert "ArithmeticException" in texts[True][0], texts[True][0]
+    assert texts[True] == texts[False]

@@ -279,9 +279,8 @@ class InJvm:
     async def _request_probe_events(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
         vm = self.session.require_vm()
         assert record.current is not None
-        roles = ("handover",) if spec.log is not None else ("hit", "error")
-        if spec.log is not None and spec.condition:
-            roles = ("handover", "error")
+        # A logpoint's error(): a template that throws is a log line "[log error: ...]", as on the round trip.
+        roles = ("handover", "error") if spec.log is not None else ("hit", "error")
         for placed in record.current.probes:
             if placed.spec != spec:
                 continue
@@ -470,8 +469,19 @@ class InJvm:
             what = await self._describe_throwable(thrown) if thrown else "an exception"
             if bp.info.log and not bp.info.condition:
                 await self.logs.drain(bp.info.id)  # the lines logged before this one come first
-                session.history.add("log", f"{bp.info.log} [log error: {what}]", Actor.TARGET, breakpoint=bp.info.id,
-                                    thread=event.thread)
+                bp.info.hits += 1  # a hit all the same, as on the round trip
+                # The line as the round trip writes it (which part threw, how): format it over JDWP in the
+                # user's frame, the probe's frames popped (the re-run call is skipped, as after a stop).
+                await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
+                await self._skip_once(request.probe_type, event.thread)
+                try:
+                    text = await session.inspector.format_log(bp.info.log, event.thread, {})
+                except DebuggerError as exc:
+                    text = f"{bp.info.log} [log error: {exc or what}]"
+                where, details = await session.inspector.log_details(
+                    bp.info, _Event(event.thread, frames[2].location, event.request_id), {})
+                session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                    **details)
                 return None
             message = f"condition error, stopped: {what}"
             bp.info.hits += 1
