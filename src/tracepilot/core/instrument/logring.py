@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...jdwp import ArrayReference, ClassType, JdwpError, ReferenceType, StringReference, VMDisconnected
+from ...jdwp import ArrayReference, ClassType, JdwpTransportError, ReferenceType, StringReference
 from ...jdwp.wire import Value
 from ..errors import DebuggerError
 from ..inspect.values import NESTED_STRING, quote_string
@@ -108,8 +108,10 @@ class LogRings:
                     continue
                 try:
                     await self._read(ring, polling)
-                except (JdwpError, DebuggerError, VMDisconnected, OSError) as exc:
+                except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
                     log.debug("reading the log ring of %s failed: %s", ring.bp_id, exc)
+                except Exception:  # a bug here must cost log lines, never the stop or the answer waiting
+                    log.exception("reading the log ring of %s failed", ring.bp_id)
 
     async def handover(self, probe_type: int, batch: int) -> None:
         """A batch a logging thread (or the shutdown hook) handed over: Object[]{String, Thread[]}."""
@@ -119,7 +121,7 @@ class LogRings:
             if ring is None:
                 return
             if not batch:  # a full ring whose lines are all in batches still on their way: read it now
-                with contextlib.suppress(JdwpError, DebuggerError, VMDisconnected, OSError):
+                with contextlib.suppress(JdwpTransportError, DebuggerError, OSError, TimeoutError):
                     await self._read(ring, polling=False)
                 return
             try:
@@ -134,7 +136,7 @@ class LogRings:
                     run += separator == NEW_THREAD
                     thread_ids.append(run_threads[run] if run >= 0 else 0)
                 await self._take(ring, int(head) & _U32, texts, thread_ids)
-            except (JdwpError, DebuggerError, VMDisconnected, OSError, ValueError) as exc:
+            except (JdwpTransportError, DebuggerError, OSError, TimeoutError, ValueError) as exc:
                 log.debug("reading a log batch of %s failed: %s", ring.bp_id, exc)
 
     async def close(self, bp_id: str) -> None:
