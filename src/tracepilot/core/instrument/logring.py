@@ -24,9 +24,10 @@ breakpoint's message with how many lines the history holds of how many were logg
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
+from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -85,7 +86,8 @@ class LogRings:
         self.in_jvm = in_jvm
         self.rings: dict[int, Ring] = {}  # probe type -> ring
         self.throttled: dict[str, Throttled] = {}  # breakpoint id -> what the history holds of its lines
-        self._lock = asyncio.Lock()
+        self._jobs: deque[tuple[Callable[[], Awaitable[None]], asyncio.Future[None]]] = deque()
+        self._worker: asyncio.Task[None] | None = None
         self._poller: asyncio.Task[None] | None = None
 
     @property
@@ -98,46 +100,67 @@ class LogRings:
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-logpoint-poll")
 
     async def drain(self, bp_id: str | None = None, polling: bool = False) -> None:
-        """Read every ring (of one breakpoint) into the history now. Never raises: a VM that is going away
-        simply has nothing more to read."""
-        if not self.rings:
-            return
-        async with self._lock:
-            for ring in list(self.rings.values()):
-                if bp_id is not None and ring.bp_id != bp_id:
-                    continue
-                try:
-                    await self._read(ring, polling)
-                except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
-                    log.debug("reading the log ring of %s failed: %s", ring.bp_id, exc)
-                except Exception:  # a bug here must cost log lines, never the stop or the answer waiting
-                    log.exception("reading the log ring of %s failed", ring.bp_id)
+        """Read every ring (of one breakpoint) into the history now, after every batch handed over before.
+        Never raises: a VM that is going away simply has nothing more to read."""
+        if self.rings:
+            await self._submit(lambda: self._drain_now(bp_id, polling))
 
-    async def handover(self, probe_type: int, batch: int) -> None:
-        """A batch a logging thread (or the shutdown hook) handed over: Object[]{String, Thread[]}."""
+    async def _drain_now(self, bp_id: str | None, polling: bool) -> None:
+        for ring in list(self.rings.values()):
+            if bp_id is None or ring.bp_id == bp_id:
+                await self._read(ring, polling)
+
+    async def handover(self, probe_type: int, batch: int, wait: bool = False) -> None:
+        """A batch a logging thread (or the shutdown hook) handed over: Object[]{String, Thread[]}. Only
+        reading it holds the thread (the batch is garbage once it runs on), unless `wait` (the JVM exits:
+        names and counts must be read while it is still there); the rest is queued in order."""
         vm = self.session.require_vm()
-        async with self._lock:
-            ring = self.rings.get(probe_type)
-            if ring is None:
-                return
-            if not batch:  # a full ring whose lines are all in batches still on their way: read it now
-                with contextlib.suppress(JdwpTransportError, DebuggerError, OSError, TimeoutError):
-                    await self._read(ring, polling=False)
-                return
+        ring = self.rings.get(probe_type)
+        if ring is None:
+            return
+        if not batch:  # a full ring whose lines are all in batches still on their way: the thread waits
+            await self._submit(lambda: self._read(ring, polling=False))
+            return
+        try:
+            text, threads = (await vm.send(ArrayReference.GetValues, batch, 0, 2)).values
+            head, *parts = _BATCH_PARTS.split((await vm.send(StringReference.Value, text.value)).string_value)
+            runs = parts[0::2].count(NEW_THREAD)
+            run_threads = [v.value for v in (await vm.send(ArrayReference.GetValues, threads.value, 0,
+                                                           runs)).values] if runs else []
+            first = int(head) & _U32
+        except (JdwpTransportError, DebuggerError, OSError, TimeoutError, ValueError) as exc:
+            log.debug("reading a log batch of %s failed: %s", ring.bp_id, exc)
+            return
+        texts: list[str | int] = list(parts[1::2])
+        thread_ids, run = [], -1
+        for separator in parts[0::2]:
+            run += separator == NEW_THREAD
+            thread_ids.append(run_threads[run] if run >= 0 else 0)
+        taken = self._submit(lambda: self._take(ring, first, texts, thread_ids))
+        if wait:
+            await taken
+
+    def _submit(self, job: Callable[[], Awaitable[None]]) -> asyncio.Future[None]:
+        """Run `job` after every job submitted before it: one reader of the rings, in order, so each line
+        is taken once and lines reach the history in the order they were handed over or asked for."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._jobs.append((job, done))
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.get_running_loop().create_task(self._work(), name="tracepilot-logpoint-read")
+        return done
+
+    async def _work(self) -> None:
+        while self._jobs:
+            job, done = self._jobs.popleft()
             try:
-                text, threads = (await vm.send(ArrayReference.GetValues, batch, 0, 2)).values
-                head, *parts = _BATCH_PARTS.split((await vm.send(StringReference.Value, text.value)).string_value)
-                runs = parts[0::2].count(NEW_THREAD)
-                run_threads = [v.value for v in (await vm.send(ArrayReference.GetValues, threads.value, 0,
-                                                               runs)).values] if runs else []
-                texts: list[str | int] = list(parts[1::2])
-                thread_ids, run = [], -1
-                for separator in parts[0::2]:
-                    run += separator == NEW_THREAD
-                    thread_ids.append(run_threads[run] if run >= 0 else 0)
-                await self._take(ring, int(head) & _U32, texts, thread_ids)
-            except (JdwpTransportError, DebuggerError, OSError, TimeoutError, ValueError) as exc:
-                log.debug("reading a log batch of %s failed: %s", ring.bp_id, exc)
+                await job()
+            except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
+                log.debug("reading logpoint lines failed: %s", exc)
+            except Exception:  # a bug here must cost log lines, never the stop or the answer waiting
+                log.exception("reading logpoint lines failed")
+            finally:
+                if not done.done():
+                    done.set_result(None)
 
     async def close(self, bp_id: str) -> None:
         """The breakpoint's probes go: read what they logged, then stop reading them."""
@@ -154,9 +177,14 @@ class LogRings:
                 bp.info.message = None
 
     def forget(self) -> None:
-        if self._poller is not None:
-            self._poller.cancel()
-            self._poller = None
+        for task in (self._poller, self._worker):
+            if task is not None:
+                task.cancel()
+        self._poller = self._worker = None
+        for _, done in self._jobs:
+            if not done.done():
+                done.set_result(None)
+        self._jobs.clear()
         self.rings.clear()
         self.throttled.clear()
 
@@ -258,7 +286,8 @@ class LogRings:
             from ..breakpoints.throttle import TokenBucket
 
             bp.bucket = TokenBucket(rate)
-        return [(line, thread) for line, thread in zip(lines, threads, strict=True) if bp.bucket.take()]
+        admitted = bp.bucket.take_up_to(len(lines))
+        return list(zip(lines[:admitted], threads[:admitted], strict=True))
 
     async def _record(self, bp: Breakpoint, ring: Ring, texts: list[str], threads: list[int], logged: int) -> None:
         """Into the history, as a round-trip logpoint's lines: `texts` of the `logged` lines (the throttle's
