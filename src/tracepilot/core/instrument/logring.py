@@ -2,7 +2,8 @@
 history, in the order the JVM added them, with the thread that logged it, ending as a round-trip logpoint's
 line does (" — at Warehouse.reserve:19 [picker-2]", and the same record data); hits are counted exactly.
 
-Two ways in, both ending in `_take` (under one lock, so each line is taken once, in order):
+Two ways in, both ending in `_take`, run one after the other by one reader (a job queue), so each line is
+taken once, and lines reach the history in the order the JVM added them:
 - a batch: a logging thread hands over the lines as one String and their threads (probe.py: when
   FLUSH_LINES wait, or 50 ms after the last batch; when the ring is full, the thread waits for the read, so
   no line is dropped while a debugger reads), and the probe's shutdown hook hands over the rest when the JVM
@@ -108,7 +109,10 @@ class LogRings:
     async def _drain_now(self, bp_id: str | None, polling: bool) -> None:
         for ring in list(self.rings.values()):
             if bp_id is None or ring.bp_id == bp_id:
-                await self._read(ring, polling)
+                try:
+                    await self._read(ring, polling)
+                except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
+                    log.debug("reading the log ring of %s failed: %s", ring.bp_id, exc)
 
     async def handover(self, probe_type: int, batch: int, wait: bool = False) -> None:
         """A batch a logging thread (or the shutdown hook) handed over: Object[]{String, Thread[]}. Only
