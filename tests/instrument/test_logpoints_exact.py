@@ -234,3 +234,32 @@ async def test_a_template_that_throws_logs_as_the_round_trip_does(jvm_factory, l
             await d.close()
     assert "ArithmeticException" in texts[True][0], texts[True][0]
     assert texts[True] == texts[False]
+
+
+async def test_a_thread_at_two_logpoints_has_its_lines_in_the_order_it_logged_them(jvm_factory, line_of) -> None:
+    """Each logpoint has its own buffer in the JVM; a thread that passes both, in turns, still has its
+    lines in the history in the order it logged them, as on the round trip."""
+    rounds = 30
+    expected: dict[str, list[str]] = {}
+    for p in range(PICKERS):
+        stock, lines = rounds, []
+        for i in range(rounds):
+            amount = 1 + (i + p) % 2
+            lines.append(f"{'ok' if stock >= amount else 'short'} {stock}")
+            stock -= amount if stock >= amount else 0
+        expected[f"picker-{p}"] = lines
+    for in_jvm in (True, False):
+        jvm = jvm_factory(MAIN, str(rounds), "exit")
+        d = Debugger(logpoint_rate=0)
+        d.session.breakpoints.in_jvm.enabled = in_jvm
+        recorder = Recorder(d)
+        try:
+            await d.attach(jvm.address, timeout=10)
+            ok = await d.breakpoint_set(f"{MAIN}:{line_of('wh-check')}", log="ok {available}")
+            short = await d.breakpoint_set(f"{MAIN}:{line_of('wh-short')}", log="short {available}")
+            await d.resume(timeout=0)
+            await recorder.wait_for("vm_death", "terminated")
+            assert {ok.mode, short.mode} == {"in-JVM" if in_jvm else "round trip (in-JVM mode is off (--no-instrument))"}
+            assert recorder.per_thread() == expected, in_jvm
+        finally:
+            await d.close()

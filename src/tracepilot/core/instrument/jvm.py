@@ -458,11 +458,11 @@ class InJvm:
         session = self.session
         vm = session.require_vm()
         if request.role == "handover":  # a batch of log lines (or the shutdown hook's): read while it waits
-            frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
+            frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 2)).frames
             batch = await self._value_in_slot0(event.thread, frames[0].frame_id)
-            # handover <- flush <- run: the JVM is exiting. Hold it until the lines are in the history.
-            exiting = len(frames) == 3 and (await vm.method(frames[2].location.class_id,
-                                                            frames[2].location.method_id)).name == "run"
+            # handover <- run: the JVM is exiting. Hold it until the lines are in the history.
+            exiting = len(frames) == 2 and (await vm.method(frames[1].location.class_id,
+                                                            frames[1].location.method_id)).name == "run"
             await self.logs.handover(request.probe_type, batch, wait=exiting)
             return None
         # hit/error <- check <- the user's method

@@ -53,7 +53,7 @@ SKIP_SLOTS = 16
 THREAD = "java/lang/Thread"
 OBJECTS = "[Ljava/lang/Object;"
 BUILDER = "java/lang/StringBuilder"
-AALOAD, AASTORE, LSUB = 0x32, 0x53, 0x65
+AALOAD, AASTORE, LSUB, LALOAD, LASTORE, T_LONG = 0x32, 0x53, 0x65, 0x2F, 0x50, 11
 
 
 @dataclass
@@ -200,6 +200,7 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     pool = writer.pool
     writer.add_field("BUF", f"[{STRING}", ACC_STATIC)
     writer.add_field("THR", f"[L{THREAD};", ACC_STATIC)
+    writer.add_field("TIME", "[J", ACC_STATIC)  # nanoTime of each line: lines of several logpoints merge by it
     writer.add_field("N", "I", ACC_STATIC | ACC_VOLATILE)  # lines added, ever (mod 2^32): the ring's head
     writer.add_field("READ", "I", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)  # lines read: set by the debugger only
     writer.add_field("FLUSHED", "I", ACC_STATIC)  # lines some batch() already joined for a handover
@@ -209,6 +210,9 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
         clinit.push_int(RING_LINES)
         clinit.u2(bc.ANEWARRAY, pool.add_class(element))
         clinit.field(bc.PUTSTATIC, name, field_name, f"[L{element};")
+    clinit.push_int(RING_LINES)
+    clinit.op(bc.NEWARRAY, T_LONG)
+    clinit.field(bc.PUTSTATIC, name, "TIME", "[J")
     # Runtime.getRuntime().addShutdownHook(new Probe()): lines still in the ring at exit are handed over.
     clinit.invoke(bc.INVOKESTATIC, "java/lang/Runtime", "getRuntime", "()Ljava/lang/Runtime;")
     clinit.u2(bc.NEW, pool.add_class(name))
@@ -223,7 +227,7 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     writer.add_method("<init>", "()V", ACC_PUBLIC, init, 1, 1)
 
     writer.add_method("add", f"({STRING}L{THREAD};)I", ACC_STATIC | ACC_SYNCHRONIZED, _add(pool, name), 6, 2)
-    writer.add_method("batch", f"(){OBJECTS}", ACC_STATIC | ACC_SYNCHRONIZED, _batch(pool, name), 8, 8)
+    writer.add_method("batch", f"(){OBJECTS}", ACC_STATIC | ACC_SYNCHRONIZED, _batch(pool, name), 8, 9)
 
     # static void log(String line): add it; a full ring is handed over (the thread waits while the debugger
     # reads) and the line added again, FULL_TRIES times (other threads may fill the room first) before it
@@ -289,8 +293,11 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     c.op(bc.RETURN)
     writer.add_method("lost", "()V", ACC_STATIC | ACC_SYNCHRONIZED, c, 2, 0)
 
-    r = Assembler(pool)  # void run(), the shutdown hook: what the debugger has not read, before the exit
-    r.invoke(bc.INVOKESTATIC, name, "flush", "()V")
+    # void run(), the shutdown hook: handover(batch()) even when null (the rest is in batches on their way):
+    # the debugger holds the exiting JVM until every line handed over is recorded.
+    r = Assembler(pool)
+    r.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+    r.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
     r.op(bc.RETURN)
     writer.add_method("run", "()V", ACC_PUBLIC, r, 1, 1)
 
@@ -315,6 +322,12 @@ def _add(pool: ConstantPool, name: str) -> Assembler:
         a.op(bc.IAND)
         a.op(bc.ALOAD, slot)
         a.op(AASTORE)
+    a.field(bc.GETSTATIC, name, "TIME", "[J")  # taken under the lock: the times of one ring never go back
+    a.field(bc.GETSTATIC, name, "N", "I")
+    a.push_int(RING_LINES - 1)
+    a.op(bc.IAND)
+    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
+    a.op(LASTORE)
     # N is volatile and written after the slots: whoever reads N (the debugger) sees the slots below it.
     a.field(bc.GETSTATIC, name, "N", "I")
     a.op(bc.ICONST_0 + 1)
@@ -330,9 +343,9 @@ def _add(pool: ConstantPool, name: str) -> Assembler:
 def _batch(pool: ConstantPool, name: str) -> Assembler:
     """static synchronized Object[] batch(): the lines from max(READ, FLUSHED) to N as one String -- the first
     line's index, then before each line SEPARATOR, or NEW_THREAD when its thread differs from the line
-    before -- and those threads, one per change, in a Thread[]; null when there are none.
-    Locals: 0 from, 1 to, 2 the StringBuilder, 3 the threads, 4 i, 5 threads used, 6 this line's thread,
-    7 the line before's."""
+    before -- those threads, one per change, in a Thread[], and the lines' times (long[]); null when there
+    are none. Locals: 0 from, 1 to, 2 the StringBuilder, 3 the threads, 4 i, 5 threads used, 6 this line's
+    thread, 7 the line before's, 8 the times."""
     a = Assembler(pool)
     flushed, have_from, some, loop, same, append, end = (Label() for _ in range(7))
     a.field(bc.GETSTATIC, name, "FLUSHED", "I")
@@ -371,6 +384,10 @@ def _batch(pool: ConstantPool, name: str) -> Assembler:
     a.op(bc.ISUB)
     a.u2(bc.ANEWARRAY, pool.add_class(THREAD))
     a.op(bc.ASTORE, 3)
+    a.op(bc.ALOAD, 3)
+    a.op(bc.ARRAYLENGTH)
+    a.op(bc.NEWARRAY, T_LONG)
+    a.op(bc.ASTORE, 8)
     for slot in (4, 5):
         a.op(bc.ICONST_0)
         a.op(bc.ISTORE, slot)
@@ -409,10 +426,16 @@ def _batch(pool: ConstantPool, name: str) -> Assembler:
     a.op(AALOAD)
     a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"({STRING})L{BUILDER};")
     a.op(bc.POP)
+    a.op(bc.ALOAD, 8)  # times[i] = TIME[slot]
+    a.op(bc.ILOAD, 4)
+    a.field(bc.GETSTATIC, name, "TIME", "[J")
+    _slot_index(a)
+    a.op(LALOAD)
+    a.op(LASTORE)
     a.op(0x84, 4, 1)  # iinc 4 1
     a.branch(bc.GOTO, loop)
     a.place(end)
-    a.op(bc.ICONST_0 + 2)
+    a.op(bc.ICONST_0 + 3)
     a.u2(bc.ANEWARRAY, pool.add_class("java/lang/Object"))
     a.op(bc.DUP)
     a.op(bc.ICONST_0)
@@ -422,6 +445,10 @@ def _batch(pool: ConstantPool, name: str) -> Assembler:
     a.op(bc.DUP)
     a.op(bc.ICONST_0 + 1)
     a.op(bc.ALOAD, 3)
+    a.op(AASTORE)
+    a.op(bc.DUP)
+    a.op(bc.ICONST_0 + 2)
+    a.op(bc.ALOAD, 8)
     a.op(AASTORE)
     a.op(bc.ARETURN)
     return a
