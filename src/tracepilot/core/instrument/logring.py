@@ -95,7 +95,8 @@ class Slots:
 class Line:
     """A line on its way into the history."""
 
-    time: int  # the JVM's nanoTime when it was logged
+    time: int  # the JVM's nanoTime when it was logged (0: not read, the only ring's batch)
+    ring: int  # its probe
     bp_id: str
     text: str
     thread: int
@@ -165,8 +166,9 @@ class LogRings:
             runs = parts[0::2].count(NEW_THREAD)
             run_threads = [v.value for v in (await vm.send(ArrayReference.GetValues, threads.value, 0,
                                                            runs)).values] if runs else []
-            stamps = [v.value for v in (await vm.send(ArrayReference.GetValues, times.value, 0,
-                                                      len(parts) // 2)).values] if parts else []
+            # The times only order lines of several logpoints (the thread waits while they are decoded).
+            stamps = [v.value for v in (await vm.send(ArrayReference.GetValues, times.value, 0, len(parts) // 2)
+                                        ).values] if parts and len(self.rings) > 1 else [0] * (len(parts) // 2)
             first = int(head) & _U32
         except (JdwpTransportError, DebuggerError, OSError, TimeoutError, ValueError) as exc:
             log.debug("reading a log batch of %s failed: %s", ring.bp_id, exc)
@@ -186,7 +188,8 @@ class LogRings:
         that logs at two logpoints has its lines in the order it logged them. (A flood of more than
         MERGE_LINES waiting is left to its own batches: reading it line by line would slow the target.)"""
         lines = await self._take(ring, first, got)
-        for other in list(self.rings.values()):  # (this ring too: the lines logged since its batch)
+        others = list(self.rings.values()) if len(self.rings) > 1 else []  # (one ring is in order by itself)
+        for other in others:  # (this ring too: the lines logged since its batch)
             try:
                 lines += await self._read(other, polling=False, at_most=MERGE_LINES)
             except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
@@ -316,7 +319,7 @@ class LogRings:
         await self.in_jvm.tracker.arm_dependants(bp)
         self._count(bp, len(texts), len(got.lines))
         location = self._location(bp, ring)
-        return [Line(time, bp.info.id, text, thread, self.names.get(thread), location)
+        return [Line(time, ring.probe_type, bp.info.id, text, thread, self.names.get(thread), location)
                 for text, thread, time in zip(texts, admitted.threads, admitted.times, strict=True)]
 
     async def _slots(self, ring: Ring, count: int) -> Slots:
@@ -370,7 +373,9 @@ class LogRings:
         """Into the history in the order they were logged (by the JVM's clock, taken under each probe's
         lock), each as a round-trip logpoint's line."""
         add = self.session.history.add
-        for line in sorted(lines, key=lambda entry: entry.time):
+        if len({line.ring for line in lines}) > 1 and all(line.time for line in lines):
+            lines = sorted(lines, key=lambda entry: entry.time)  # (each ring's own lines are in order already)
+        for line in lines:
             text = _STRING_PART.sub(_as_logged, line.text) if STRING_OPEN in line.text else line.text
             where, details = log_where(line.location, line.thread_name) if line.location is not None else ("", {})
             add("log", text + where, Actor.TARGET, breakpoint=line.bp_id, thread=line.thread, **details)
