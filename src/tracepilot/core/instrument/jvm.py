@@ -510,12 +510,6 @@ class InJvm:
         values = (await vm.send(StackFrame.GetValues, thread, frame_id, [(0, ord("L"))])).values
         return values[0].value or 0
 
-    async def _string_in_slot0(self, thread: int, frame_id: int) -> str:
-        obj = await self._value_in_slot0(thread, frame_id)
-        if not obj:
-            return ""
-        return (await self.session.require_vm().send(StringReference.Value, obj)).string_value
-
     async def _hits(self, probe_type: int) -> int:
         """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
         vm = self.session.require_vm()
