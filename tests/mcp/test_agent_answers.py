@@ -195,9 +195,6 @@ async def test_in_jvm_logpoint_lines_say_where_they_fired(mcp_session, java_clas
         assert all(f"HotLoop.step:{line_of('hot-body')}" in line for line in lines.splitlines() if " log: " in line)
 
 
-@pytest.mark.xfail(reason="in-JVM logpoints batch their lines in the target (50 ms / 16384 lines / exit): lines "
-                   "logged just before a stop reach the history after it, so the stop answer misses them "
-                   "(core/instrument would have to hand the batch over at every stop)", strict=False)
 async def test_line_logpoint_lines_before_a_stop_are_in_its_answer(mcp_session, java_classes, line_of):
     async with mcp_session("memory") as s:
         await s.ok("launch", main="fixtures.HotLoop", args=["5"], classpath=[str(java_classes)])
@@ -205,3 +202,4 @@ async def test_line_logpoint_lines_before_a_stop_are_in_its_answer(mcp_session, 
         await s.ok("breakpoint_set", location=f"fixtures.HotLoop:{line_of('hot-done')}")
         stop = await s.ok("resume", timeout=30)
         assert all(f"i={i} — at HotLoop.step" in stop.text for i in range(5)), stop.text
+        assert "in-JVM" in (await s.ok("breakpoint_list")).text  # (the lines were batched in the target)

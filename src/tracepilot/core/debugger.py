@@ -161,6 +161,8 @@ class Debugger:
     async def detach(self, terminate: bool = False, actor: Actor | None = None, keep_running: bool = False) -> Status:
         """Disconnect; with terminate, end the JVM and answer once it is gone (or say it is still exiting).
         A JVM this debugger launched ends too, unless `keep_running` (DAP's terminateDebuggee: false)."""
+        if terminate and self.session.conn is not None and not self.session.conn.is_closed:
+            await self.session.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the JVM goes
         exited = await self._exit_attached(terminate)
         status = await self.session.detach(terminate, self._actor(actor), keep_running=keep_running)
         if exited is not None:
@@ -261,6 +263,7 @@ class Debugger:
             suspend=suspend, after=after, enabled=enabled, actor=self._actor(actor))
 
     async def breakpoint_list(self) -> list[BreakpointInfo]:
+        await self.session.breakpoints.flush_logs()  # in-JVM logpoints' hit counts exact as of now
         return self.session.breakpoints.list()
 
     async def breakpoint_update(self, id: str, actor: Actor | None = None, **options: Any) -> BreakpointInfo:  # noqa: A002
@@ -292,6 +295,7 @@ class Debugger:
     # -- observation ---------------------------------------------------------------------------------
 
     async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:
+        await self.session.breakpoints.flush_logs()  # what in-JVM logpoints logged up to now
         return self.session.history.since(since, kinds, limit)
 
     async def output(self, stream: str = "both", since: int = 0) -> list[OutputChunk]:

@@ -200,7 +200,9 @@ class BreakpointInfo(Model):
     after: str | None = None  # chained: armed only after this breakpoint fired
     armed: bool = True
     message: str | None = None  # e.g. "line 12 has no code; moved to 13"
-    sampled: int | None = None  # a throttled logpoint: the JVM reports 1 hit in this many
+    sampled: int | None = None  # a throttled logpoint: the JVM reports 1 hit in this many (in-JVM: the history
+    # records about 1 line in this many; the JVM logs and counts them all)
+    hits_estimated: bool = False  # hits were extrapolated from sampled events (a throttled round trip)
     mode: str | None = None  # conditions/logpoints: "in-JVM" or "round trip (why)" (core/instrument)
     # exception breakpoints
     caught: bool | None = None
@@ -228,7 +230,9 @@ class BreakpointInfo(Model):
             opts.append(f"thread {self.thread}")
         if self.temporary:
             opts.append("temporary")
-        if self.sampled:
+        if self.sampled and self.mode == "in-JVM":
+            opts.append(f"throttled: the history records about 1 line in {self.sampled}")
+        elif self.sampled:
             opts.append(f"throttled: {'logs' if self.log else 'evaluates'} 1 hit in {self.sampled}")
         if self.mode:
             opts.append(self.mode)
@@ -236,6 +240,8 @@ class BreakpointInfo(Model):
         if len(self.locations) > 2:
             where += f" +{len(self.locations) - 2} more"
         text = f"{self.id} {self.kind} {self.spec} [{state}] hits={self.hits}"
+        if self.hits_estimated:
+            text += " (an estimate: counted from sampled hits)"
         if opts:
             text += " " + " ".join(opts)
         if where:

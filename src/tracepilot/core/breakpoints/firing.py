@@ -81,6 +81,7 @@ class Firing(TrackerBase):
             return None
         session = self.session
         if bp.info.log and not await self._logpoint_allowed(bp, event):
+            await self._count_unlogged(bp, event)
             return None
         extra: dict[str, Value] = {}
         if kind == EventKind.EXCEPTION:
@@ -111,6 +112,8 @@ class Firing(TrackerBase):
                 return None
         if not bp.jvm_counts:
             bp.info.hits += bp.sample_every  # a sampled logpoint stands for that many hits
+            if bp.sample_every > 1:  # ...which makes the count an estimate, and the breakpoint says so
+                bp.info.hits_estimated = True
             if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
                 return None
         bp.fired = True
@@ -169,17 +172,33 @@ class Firing(TrackerBase):
         bp.sample_every = min(bp.sample_every * 2 if bp.sample_every > 1 else 16, MAX_SAMPLING)
         bp.info.sampled = bp.sample_every
         bp.info.message = (f"throttled: fired faster than {rate:g} log lines/s; the JVM now reports 1 hit in "
-                           f"{bp.sample_every}")
+                           f"{bp.sample_every}, so its hit count is an estimate from here on")
         self.session.history.add(
             "breakpoint_throttled",
             f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would slow the target, so only 1 hit in "
-            f"{bp.sample_every} is logged (breakpoint_update {bp.info.id} resets it)",
+            f"{bp.sample_every} is logged and its hit count becomes an estimate (breakpoint_update {bp.info.id} "
+            f"resets it)",
             Actor.TARGET, breakpoint=bp.info.id, sample_every=bp.sample_every, rate=rate)
         await self._uninstall(bp)
         message, sampled = bp.info.message, bp.info.sampled
         await self._install(bp)
         bp.info.message, bp.info.sampled = message, sampled
         return False
+
+    async def _count_unlogged(self, bp: Breakpoint, event: Any) -> None:
+        """A hit the throttle does not log is still a hit: counted (when its condition holds), and once the
+        JVM samples, counted for the hits it stands for, which makes the count an estimate that says so."""
+        if bp.jvm_counts:
+            return
+        if bp.info.condition:
+            try:
+                if not await self.session.inspector.evaluate_condition(bp.info.condition, event.thread, {}):
+                    return
+            except (NotImplementedError, EvaluationError, DebuggerError):
+                pass  # a condition error stops a logged hit; an unlogged one is at least counted
+        bp.info.hits += bp.sample_every
+        if bp.sample_every > 1:
+            bp.info.hits_estimated = True
 
     async def _rearm_sample(self, bp: Breakpoint, event: Any) -> None:
         """A Count modifier expires when it fires: re-create the sampled request with the same filters."""

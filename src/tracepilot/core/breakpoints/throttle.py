@@ -23,12 +23,15 @@ class TokenBucket:
         self.stamp = time.monotonic()
 
     def take(self) -> bool:
+        return self.take_up_to(1) == 1
+
+    def take_up_to(self, n: int) -> int:
+        """As n take() calls at this instant: how many got a token (a batch of log lines, one clock read)."""
         now = time.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
+        taken = min(n, int(self.tokens))
+        self.tokens -= taken
+        return taken
 
 

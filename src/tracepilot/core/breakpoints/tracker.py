@@ -118,6 +118,11 @@ class TrackerBase:
 
     # -- queries -------------------------------------------------------------------------------------
 
+    async def flush_logs(self) -> None:
+        """Lines in-JVM logpoints logged and the debugger has not read yet: into the history now (before a
+        stop is recorded, a detach, an answer with hit counts)."""
+        await self.in_jvm.logs.drain()
+
     def list(self, include_internal: bool = False) -> list[BreakpointInfo]:
         return [bp.info for bp in self.by_id.values() if include_internal or not bp.internal]
 
@@ -349,6 +354,7 @@ class TrackerBase:
             bp.info.suspend = options["suspend"]
         if "enabled" in options:
             bp.info.enabled = bool(options["enabled"])
+        self.in_jvm.logs.reset_throttle(bp)  # an in-JVM logpoint's history throttle too
         if bp.sample_every > 1:  # a change starts the logpoint throttle afresh
             bp.sample_every, bp.bucket, bp.info.sampled = 1, None, None
             if bp.info.message and bp.info.message.startswith("throttled"):

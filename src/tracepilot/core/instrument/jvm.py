@@ -24,7 +24,6 @@ import contextlib
 import contextvars
 import logging
 import os
-import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -52,15 +51,12 @@ from ...jdwp import (
 )
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError, EvaluationError
-from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
-from ..render import log_where
 from . import swap
 from .leftovers import restore_leftovers
+from .logring import LogRings
 from .method_probes import (
     KINDS,
-    exit_log_lines,
-    logged_at,
     method_refusal,
     method_spec,
     probe_stop,
@@ -68,7 +64,6 @@ from .method_probes import (
 )
 from .naming import probe_name, session_token
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
-from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
 from .skip import skip_once
 
@@ -124,15 +119,6 @@ class ProbeRequest:
     at: str = "line"  # bridges: the spec's place, "line" or a method breakpoint's "entry" / "exit"
 
 
-_STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
-
-
-def _as_logged(match: re.Match[str]) -> str:
-    """A String part of a log line as the round trip shows it: escaped, long ones cut (inspector.format_log)."""
-    quoted = quote_string(match.group(1), NESTED_STRING)
-    return quoted[1:-1] if quoted.endswith('"') else quoted
-
-
 def _rule(bp: Breakpoint) -> tuple[str, int] | None:
     return (bp.hit_rule.mode, bp.hit_rule.n) if bp.hit_rule is not None else None
 
@@ -161,6 +147,7 @@ class InJvm:
         self._skip_lock = asyncio.Lock()
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
+        self.logs = LogRings(self)  # logpoint probes' lines, read into the history
 
     @property
     def session(self) -> Any:
@@ -351,9 +338,8 @@ class InJvm:
         """The breakpoint's requests on its probes (`only`: on these probe classes only)."""
         vm = self.session.require_vm()
         assert record.current is not None
-        roles = ("handover",) if spec.log is not None else ("hit", "error")
-        if spec.log is not None and spec.condition:
-            roles = ("handover", "error")
+        # A logpoint's error(): a template that throws is a log line "[log error: ...]", as on the round trip.
+        roles = ("handover", "error") if spec.log is not None else ("hit", "error")
         for placed in record.current.probes:
             if placed.spec != spec:
                 continue
@@ -375,6 +361,10 @@ class InJvm:
                 self.tracker.by_request[reply.request_id] = bp
                 self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
                                                                method=placed.method)
+            if spec.log is not None:
+                on_method = spec.at in KINDS.values()  # lines say which method (and, at an exit, which return)
+                self.logs.add(bp, type_id, record.name, spec.line, placed.method if on_method else "",
+                              (placed.sites or []) if spec.at == "exit" else None)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
@@ -574,30 +564,35 @@ class InJvm:
             return None
         session = self.session
         vm = session.require_vm()
-        # hit/error <- check <- the user's method; handover may run in the shutdown hook (two frames only).
-        frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 1 if request.role == "handover" else 3)).frames
-        if request.role == "handover":
-            text = await self._string_in_slot0(event.thread, frames[0].frame_id)
-            lines = text.split(SEPARATOR)
-            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + len(lines)
-            bp.fired = True
-            await self.tracker.arm_dependants(bp)
-            # Recorded once the thread runs again: the target waits only for the one read of the batch.
-            logged = logged_at(bp, request.method) if bp.info.kind in KINDS else (
-                bp.info.locations[0] if bp.info.locations else None)
-            where: Any = log_where(logged, None) if logged else ("", {})  # (lines of any thread)
-            spec = request.record.specs.get(bp.info.id) if request.record else None
-            if spec is not None and spec.at == "exit":  # each line says which return and what it returned
-                lines, where = exit_log_lines(bp, request.method, self._sites(request), lines)
-            asyncio.get_running_loop().call_soon(self._record_lines, bp, lines, event.thread, where)
+        if request.role == "handover":  # a batch of log lines (or the shutdown hook's): read while it waits
+            frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 2)).frames
+            batch = await self._value_in_slot0(event.thread, frames[0].frame_id)
+            # handover <- run: the JVM is exiting. Hold it until the lines are in the history.
+            exiting = len(frames) == 2 and (await vm.method(frames[1].location.class_id,
+                                                            frames[1].location.method_id)).name == "run"
+            await self.logs.handover(request.probe_type, batch, wait=exiting)
             return None
+        # hit/error <- check <- the user's method
+        frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
         message = None
         if request.role == "error":
             thrown = await self._value_in_slot0(event.thread, frames[0].frame_id)
             what = await self._describe_throwable(thrown) if thrown else "an exception"
             if bp.info.log and not bp.info.condition:
-                session.history.add("log", f"{bp.info.log} [log error: {what}]", Actor.TARGET, breakpoint=bp.info.id,
-                                    thread=event.thread)
+                await self.logs.drain(bp.info.id)  # the lines logged before this one come first
+                bp.info.hits += 1  # a hit all the same, as on the round trip
+                # The line as the round trip writes it (which part threw, how): format it over JDWP in the
+                # user's frame, the probe's frames popped (the re-run call is skipped, as after a stop).
+                await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
+                await self._skip_once(request.probe_type, event.thread)
+                try:
+                    text = await session.inspector.format_log(bp.info.log, event.thread, {})
+                except DebuggerError as exc:
+                    text = f"{bp.info.log} [log error: {exc or what}]"
+                where, details = await session.inspector.log_details(
+                    bp.info, _Event(event.thread, frames[2].location, event.request_id), {})
+                session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
+                                    **details)
                 return None
             message = f"condition error, stopped: {what}"
             bp.info.hits += 1
@@ -624,60 +619,10 @@ class InJvm:
         needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
         return reason, needs_vm_suspend
 
-    def _record_lines(self, bp: Breakpoint, lines: list[str], thread: int, where: Any) -> None:
-        """Into the history, at most the logpoint rate (as round-trip logpoints): the target is not slowed
-        by a hot in-JVM logpoint, but the history would drown everything else in its lines. `where`: the
-        end of every line, or a list of one end per line."""
-        add = self.session.history.add
-        suffix, details = where if not isinstance(where, list) else ("", {})
-        rate = self.tracker.logpoint_rate
-        if rate > 0 and (bp.bucket is None or bp.bucket.rate != rate):
-            from ..breakpoints import TokenBucket
-
-            bp.bucket = TokenBucket(rate)
-        recorded = 0
-        for index, line in enumerate(lines):
-            if rate > 0 and not bp.bucket.take():  # type: ignore[union-attr]
-                continue
-            recorded += 1
-            if STRING_OPEN in line:
-                line = _STRING_PART.sub(_as_logged, line)
-            if isinstance(where, list):  # one end per line (method exits: which return, what it returned)
-                suffix, details = where[index]
-            add("log", line + suffix, Actor.TARGET, breakpoint=bp.info.id, thread=thread, **details)
-        if recorded == len(lines):
-            return
-        every = max(bp.sample_every, -(-len(lines) // max(recorded, 1)))
-        first = bp.sample_every <= 1
-        bp.sample_every = bp.info.sampled = every
-        bp.info.message = f"throttled: fired faster than {rate:g} log lines/s; about 1 line in {every} is recorded"
-        if first:
-            self.session.history.add(
-                "breakpoint_throttled",
-                f"{bp.info.id} logpoint throttled: more than {rate:g} lines/s would flood the history, so about 1 "
-                f"line in {every} is recorded (the JVM formats them all; breakpoint_update {bp.info.id} resets it)",
-                Actor.TARGET, breakpoint=bp.info.id, sample_every=every, rate=rate)
-
-    def _sites(self, request: ProbeRequest) -> list[int]:
-        """The lines of the calls of a method breakpoint's probe (plan.PlacedProbe.sites)."""
-        record = request.record
-        if record is None or record.current is None:
-            return []
-        for placed in record.current.probes:
-            if record.probe_types.get(placed.probe.class_name) == request.probe_type:
-                return placed.sites or []
-        return []
-
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
         values = (await vm.send(StackFrame.GetValues, thread, frame_id, [(0, ord("L"))])).values
         return values[0].value or 0
-
-    async def _string_in_slot0(self, thread: int, frame_id: int) -> str:
-        obj = await self._value_in_slot0(thread, frame_id)
-        if not obj:
-            return ""
-        return (await self.session.require_vm().send(StringReference.Value, obj)).string_value
 
     async def _hits(self, probe_type: int) -> int:
         """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
@@ -694,12 +639,14 @@ class InJvm:
     # -- releasing -------------------------------------------------------------------------------------
 
     async def release(self, bp: Breakpoint) -> None:
-        """`bp` is uninstalled: take its probe out of its classes (original bytes when it was the last).
+        """`bp` is uninstalled: read what its logpoint probes logged, take its probe out of its classes
+        (original bytes when it was the last).
 
         A frame running an instrumented method when it is redefined keeps running the instrumented code,
         where no JDWP breakpoint can reach it: its probe is switched to FORCE, and a "bridge" request on the
         probe's hit() lets the debugger decide those hits over JDWP for whatever the breakpoint becomes."""
         conn = self.session.conn
+        await self.logs.close(bp.info.id)
         for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
                 self.tracker.by_request.pop(request_id, None)
@@ -968,6 +915,7 @@ class InJvm:
     def forget_vm(self) -> None:
         self.pending_swaps.clear()
         self.swapped_in.clear()
+        self.logs.forget()
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()

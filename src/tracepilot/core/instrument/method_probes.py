@@ -23,12 +23,11 @@ from ...jdwp import EventKind, StackFrame, Tag
 from ...jdwp.wire import VOID, Location, Value
 from ..inspect.values import NESTED_STRING, format_primitive, quote_string
 from ..model import CodeLocation
-from ..render import log_where
 from .method_sites import ENTRY, EXIT, return_descriptor_of, split_exit_line
 from .plan import ProbeSpec
 from .probe import STRING_CLOSE, STRING_OPEN
 
-__all__ = ["KINDS", "ExitStop", "MethodStop", "exit_log_lines", "logged_at", "method_refusal", "method_spec",
+__all__ = ["KINDS", "ExitStop", "MethodStop", "exit_line", "logged_at", "method_refusal", "method_spec",
            "probe_stop", "still_exact"]
 
 KINDS = {"method_entry": ENTRY, "method_exit": EXIT}
@@ -101,25 +100,16 @@ def logged_at(bp: Any, method: str) -> CodeLocation | None:
     return bp.info.locations[0] if bp.info.locations else None
 
 
-def exit_log_lines(bp: Any, method: str, sites: list[int], lines: list[str]) -> tuple[list[str], list[Any]]:
-    """An exit logpoint's lines from the JVM -> their text, and each one's end (where it fired, the value
-    returned) as the round trip writes it: " — at Foo.bar:12 returned 42" and the record's data."""
+def exit_line(bp: Any, method: str, sites: list[int], line: str) -> tuple[str, CodeLocation | None, str | None]:
+    """One exit logpoint's line from the JVM -> its text, where it fired (the return's line) and the value
+    returned as the round trip shows it (" — at Foo.bar:12 [main] returned 42"); None: not one of ours."""
     entry = logged_at(bp, method)
-    returned_type = return_descriptor_of(method)
-    texts, wheres = [], []
-    for line in lines:
-        parts = split_exit_line(line)
-        if parts is None or entry is None:  # not a line this probe wrote: kept as it came
-            texts.append(line)
-            wheres.append(log_where(entry, None) if entry else ("", {}))
-            continue
-        text, site, is_null, value = parts
-        where, data = log_where(dataclasses.replace(entry, line=sites[site] if site < len(sites) else -1), None)
-        shown = _returned_text(returned_type, is_null, value)
-        data["returned"] = shown
-        texts.append(text)
-        wheres.append((f"{where} returned {shown}", data))
-    return texts, wheres
+    parts = split_exit_line(line)
+    if parts is None or entry is None:  # not a line this probe wrote: kept as it came
+        return line, entry, None
+    text, site, is_null, value = parts
+    where = dataclasses.replace(entry, line=sites[site] if site < len(sites) else -1)
+    return text, where, _returned_text(return_descriptor_of(method), is_null, value)
 
 
 def _returned_text(descriptor: str, is_null: bool, value: str) -> str:

@@ -3,7 +3,7 @@
     static void check(captures...)    the inserted code calls this at the line; it evaluates the condition
     static void hit()                 called when the condition is true: the debugger's breakpoint is here
     static void error(Throwable)      called when evaluating threw: a breakpoint too (a condition error)
-    static void handover(String)      logpoints: a batch of formatted lines (RS-separated) for the debugger
+    static void handover(Object[])    logpoints: a batch of lines and their threads, for the debugger
 
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
@@ -12,9 +12,13 @@ the user's method) and the inserted call runs again on resume; the debugger firs
 every call go to ``hit`` (the debugger then decides, over JDWP): set for frames that keep running this code
 after the breakpoint changed (a redefined method's running frames keep their old code).
 
-Logpoints format the line in the JVM and buffer it; the buffer goes to the debugger in one suspension per
-batch (when 16384 lines wait, when 50 ms passed since the last handover, and at JVM shutdown): a suspension
-per batch instead of per line is what keeps a hot logpoint from slowing the program by a round trip a hit.
+Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR; N counts the lines
+added, ever, so hits are exact). A logging thread hands a batch over -- the lines as one String, and their
+threads -- when FLUSH_LINES wait or 50 ms passed since the last batch, and the probe's shutdown hook does at
+JVM exit: one suspension per batch instead of per line is what keeps a hot logpoint from slowing the
+program by a round trip a hit. In between, the debugger reads the ring line by line over JDWP without
+suspending anything (before a stop, a detach, an answer; and polling the tail of an idle logpoint) and
+moves READ on; logring.py is that side, and says what each path guarantees.
 """
 
 from __future__ import annotations
@@ -36,13 +40,19 @@ from .classfile import ConstantPool
 from .emit import Emitter, capture_slots
 from .shapes import STRING, Capture, Typed
 
-SEPARATOR = "\u001e"  # between the lines of a logpoint batch (ASCII record separator)
 # Around each String value in a log line: the debugger escapes and cuts it as its own rendering does.
 STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
-BATCH_LINES = 16384
+RING_LINES = 32768  # a power of two: a line's slot is N & (RING_LINES - 1)
+FLUSH_LINES = RING_LINES // 2  # a batch is handed over when this many lines wait for one...
 BATCH_NANOS = 50_000_000
+FULL_TRIES = 64  # ...or when a line comes 50 ms after the last batch
+SEPARATOR = "\u001e"  # in a batch: before each line of the same thread as the line before (ASCII RS)...
+NEW_THREAD = "\u001f"  # ...and before a line of the next thread in the batch's Thread[] (ASCII US)
 SKIP_SLOTS = 16  # to start with: skip.py grows it
 THREAD = "java/lang/Thread"
+OBJECTS = "[Ljava/lang/Object;"
+BUILDER = "java/lang/StringBuilder"
+AALOAD, AASTORE, LSUB, LALOAD, LASTORE, T_LONG = 0x32, 0x53, 0x65, 0x2F, 0x50, 11
 # The instrumented class (internal name), its bytes before the probe calls went in, and when (ns).
 LEFTOVER_FIELDS = (("TARGET", "Ljava/lang/String;"), ("ORIGINAL", "[B"), ("STAMP", "J"))
 
@@ -137,7 +147,7 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     counter.field(bc.PUTSTATIC, class_name, "HITS", "I")
     counter.op(bc.IRETURN)
     writer.add_method("count", "()I", ACC_STATIC | ACC_SYNCHRONIZED, counter, 2, 0)
-    for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", f"({STRING})V")):
+    for name, desc in (("hit", "()V"), ("error", "(Ljava/lang/Throwable;)V"), ("handover", f"({OBJECTS})V")):
         empty = Assembler(pool)
         empty.op(bc.RETURN)
         writer.add_method(name, desc, ACC_PUBLIC | ACC_STATIC, empty, 0, 1)
@@ -191,15 +201,25 @@ def _skipped(pool: ConstantPool, class_name: str) -> Assembler:
 
 
 def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
-    """BUF/N/LAST, log(String) (buffer; hand over a full or old batch), take() and run() (the shutdown hook)."""
+    """The ring of formatted lines and their threads (logring.py reads it): add(), log(), batch(), flush(),
+    lost(), and run() (the shutdown hook)."""
     pool = writer.pool
     writer.add_field("BUF", f"[{STRING}", ACC_STATIC)
-    writer.add_field("N", "I", ACC_STATIC)
-    writer.add_field("LAST", "J", ACC_STATIC)
-    clinit.push_int(BATCH_LINES)
-    clinit.u2(bc.ANEWARRAY, pool.add_class(STRING[1:-1]))
-    clinit.field(bc.PUTSTATIC, name, "BUF", f"[{STRING}")
-    # Runtime.getRuntime().addShutdownHook(new Probe()): lines still buffered at exit are handed over.
+    writer.add_field("THR", f"[L{THREAD};", ACC_STATIC)
+    writer.add_field("TIME", "[J", ACC_STATIC)  # nanoTime of each line: lines of several logpoints merge by it
+    writer.add_field("N", "I", ACC_STATIC | ACC_VOLATILE)  # lines added, ever (mod 2^32): the ring's head
+    writer.add_field("READ", "I", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)  # lines read: set by the debugger only
+    writer.add_field("FLUSHED", "I", ACC_STATIC)  # lines some batch() already joined for a handover
+    writer.add_field("LOST", "I", ACC_STATIC | ACC_VOLATILE)  # lines dropped: the ring stayed full
+    writer.add_field("LAST", "J", ACC_STATIC)  # nanoTime of the last batch
+    for field_name, element in (("BUF", STRING[1:-1]), ("THR", THREAD)):
+        clinit.push_int(RING_LINES)
+        clinit.u2(bc.ANEWARRAY, pool.add_class(element))
+        clinit.field(bc.PUTSTATIC, name, field_name, f"[L{element};")
+    clinit.push_int(RING_LINES)
+    clinit.op(bc.NEWARRAY, T_LONG)
+    clinit.field(bc.PUTSTATIC, name, "TIME", "[J")
+    # Runtime.getRuntime().addShutdownHook(new Probe()): lines still in the ring at exit are handed over.
     clinit.invoke(bc.INVOKESTATIC, "java/lang/Runtime", "getRuntime", "()Ljava/lang/Runtime;")
     clinit.u2(bc.NEW, pool.add_class(name))
     clinit.op(bc.DUP)
@@ -212,68 +232,241 @@ def _logging(writer: StaticClassWriter, clinit: Assembler, name: str) -> None:
     init.op(bc.RETURN)
     writer.add_method("<init>", "()V", ACC_PUBLIC, init, 1, 1)
 
-    # static synchronized String take(String line, boolean force): add the line (if any); the joined batch
-    # when it is due (full, old, or forced), else null.
+    writer.add_method("add", f"({STRING}L{THREAD};)I", ACC_STATIC | ACC_SYNCHRONIZED, _add(pool, name), 6, 2)
+    writer.add_method("batch", f"(){OBJECTS}", ACC_STATIC | ACC_SYNCHRONIZED, _batch(pool, name), 8, 9)
+
+    # static void log(String line): add it; a full ring is handed over (the thread waits while the debugger
+    # reads) and the line added again, FULL_TRIES times (other threads may fill the room first) before it
+    # is counted as lost (no debugger reads it: never spin). A batch is flushed when FLUSH_LINES wait or
+    # BATCH_NANOS passed since the last one.
+    b = Assembler(pool)
+    retry, give_up, added, flush, done = Label(), Label(), Label(), Label(), Label()
+    b.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
+    b.op(bc.ASTORE, 1)
+    b.op(bc.ICONST_0)
+    b.op(bc.ISTORE, 2)
+    b.place(retry)
+    b.op(bc.ALOAD, 0)
+    b.op(bc.ALOAD, 1)
+    b.invoke(bc.INVOKESTATIC, name, "add", f"({STRING}L{THREAD};)I")
+    b.op(bc.DUP)
+    b.branch(bc.IFGE, added)
+    b.op(bc.POP)
+    b.op(bc.ILOAD, 2)
+    b.push_int(FULL_TRIES)
+    b.branch(bc.IF_ICMPGE, give_up)
+    b.op(0x84, 2, 1)  # iinc 2 1
+    # handover(batch()), even a null one (every line is in a batch on its way): the debugger reads the ring
+    b.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+    b.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
+    b.branch(bc.GOTO, retry)
+    b.place(give_up)
+    b.invoke(bc.INVOKESTATIC, name, "lost", "()V")
+    b.op(bc.RETURN)
+    b.place(added)
+    b.push_int(FLUSH_LINES)
+    b.branch(bc.IF_ICMPGE, flush)
+    b.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
+    b.field(bc.GETSTATIC, name, "LAST", "J")
+    b.op(LSUB)
+    b.ldc(pool.add_long(BATCH_NANOS), wide2=True)
+    b.op(bc.LCMP)
+    b.branch(bc.IFLT, done)
+    b.place(flush)
+    b.invoke(bc.INVOKESTATIC, name, "flush", "()V")
+    b.place(done)
+    b.op(bc.RETURN)
+    writer.add_method("log", f"({STRING})V", ACC_STATIC | ACC_PUBLIC, b, 4, 3)
+
+    # static void flush(): Object[] b = batch(); if (b != null) handover(b)   (outside the lock)
+    f = Assembler(pool)
+    none = Label()
+    f.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+    f.op(bc.DUP)
+    f.branch(bc.IFNULL, none)
+    f.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
+    f.op(bc.RETURN)
+    f.place(none)
+    f.op(bc.POP)
+    f.op(bc.RETURN)
+    writer.add_method("flush", "()V", ACC_STATIC, f, 2, 0)
+
+    c = Assembler(pool)  # static synchronized void lost(): LOST++
+    c.field(bc.GETSTATIC, name, "LOST", "I")
+    c.op(bc.ICONST_0 + 1)
+    c.op(bc.IADD)
+    c.field(bc.PUTSTATIC, name, "LOST", "I")
+    c.op(bc.RETURN)
+    writer.add_method("lost", "()V", ACC_STATIC | ACC_SYNCHRONIZED, c, 2, 0)
+
+    # void run(), the shutdown hook: handover(batch()) even when null (the rest is in batches on their way):
+    # the debugger holds the exiting JVM until every line handed over is recorded.
+    r = Assembler(pool)
+    r.invoke(bc.INVOKESTATIC, name, "batch", f"(){OBJECTS}")
+    r.invoke(bc.INVOKESTATIC, name, "handover", f"({OBJECTS})V")
+    r.op(bc.RETURN)
+    writer.add_method("run", "()V", ACC_PUBLIC, r, 1, 1)
+
+
+def _add(pool: ConstantPool, name: str) -> Assembler:
+    """static synchronized int add(String line, Thread t): -1 when the ring is full (N - READ), else the
+    lines not yet in any batch (N - FLUSHED) with this one."""
     a = Assembler(pool)
-    add_done, due, keep = Label(), Label(), Label()
-    a.op(bc.ALOAD, 0)
-    a.branch(bc.IFNULL, add_done)
-    a.field(bc.GETSTATIC, name, "BUF", f"[{STRING}")
+    room = Label()
     a.field(bc.GETSTATIC, name, "N", "I")
-    a.op(bc.ALOAD, 0)
-    a.op(0x53)  # aastore
+    a.field(bc.GETSTATIC, name, "READ", "I")
+    a.op(bc.ISUB)
+    a.push_int(RING_LINES)
+    a.branch(bc.IF_ICMPLT, room)
+    a.op(bc.ICONST_0 - 1)  # iconst_m1
+    a.op(bc.IRETURN)
+    a.place(room)
+    for field_name, element, slot in (("BUF", STRING, 0), ("THR", f"L{THREAD};", 1)):
+        a.field(bc.GETSTATIC, name, field_name, f"[{element}")
+        a.field(bc.GETSTATIC, name, "N", "I")
+        a.push_int(RING_LINES - 1)
+        a.op(bc.IAND)
+        a.op(bc.ALOAD, slot)
+        a.op(AASTORE)
+    a.field(bc.GETSTATIC, name, "TIME", "[J")  # taken under the lock: the times of one ring never go back
+    a.field(bc.GETSTATIC, name, "N", "I")
+    a.push_int(RING_LINES - 1)
+    a.op(bc.IAND)
+    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
+    a.op(LASTORE)
+    # N is volatile and written after the slots: whoever reads N (the debugger) sees the slots below it.
     a.field(bc.GETSTATIC, name, "N", "I")
     a.op(bc.ICONST_0 + 1)
     a.op(bc.IADD)
     a.field(bc.PUTSTATIC, name, "N", "I")
-    a.place(add_done)
     a.field(bc.GETSTATIC, name, "N", "I")
-    a.branch(bc.IFEQ, keep)  # nothing to hand over
+    a.field(bc.GETSTATIC, name, "FLUSHED", "I")
+    a.op(bc.ISUB)
+    a.op(bc.IRETURN)
+    return a
+
+
+def _batch(pool: ConstantPool, name: str) -> Assembler:
+    """static synchronized Object[] batch(): the lines from max(READ, FLUSHED) to N as one String -- the first
+    line's index, then before each line SEPARATOR, or NEW_THREAD when its thread differs from the line
+    before -- those threads, one per change, in a Thread[], and the lines' times (long[]); null when there
+    are none. Locals: 0 from, 1 to, 2 the StringBuilder, 3 the threads, 4 i, 5 threads used, 6 this line's
+    thread, 7 the line before's, 8 the times."""
+    a = Assembler(pool)
+    flushed, have_from, some, loop, same, append, end = (Label() for _ in range(7))
+    a.field(bc.GETSTATIC, name, "FLUSHED", "I")
+    a.field(bc.GETSTATIC, name, "READ", "I")
+    a.op(bc.ISUB)
+    a.branch(bc.IFGT, flushed)
+    a.field(bc.GETSTATIC, name, "READ", "I")
+    a.op(bc.ISTORE, 0)
+    a.branch(bc.GOTO, have_from)
+    a.place(flushed)
+    a.field(bc.GETSTATIC, name, "FLUSHED", "I")
+    a.op(bc.ISTORE, 0)
+    a.place(have_from)
+    a.field(bc.GETSTATIC, name, "N", "I")
+    a.op(bc.ISTORE, 1)
+    a.op(bc.ILOAD, 0)
     a.op(bc.ILOAD, 1)
-    a.branch(bc.IFNE, due)
-    a.field(bc.GETSTATIC, name, "N", "I")
-    a.push_int(BATCH_LINES)
-    a.branch(bc.IF_ICMPGE, due)
-    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
-    a.field(bc.GETSTATIC, name, "LAST", "J")
-    a.op(0x65)  # lsub
-    a.ldc(pool.add_long(BATCH_NANOS), wide2=True)
-    a.op(bc.LCMP)
-    a.branch(bc.IFLT, keep)
-    a.place(due)
-    # String batch = String.join(SEP, Arrays.copyOf(BUF, N)); N = 0; LAST = nanoTime(); return batch
-    a.ldc(pool.add_string(SEPARATOR))
-    a.field(bc.GETSTATIC, name, "BUF", f"[{STRING}")
-    a.field(bc.GETSTATIC, name, "N", "I")
-    a.invoke(bc.INVOKESTATIC, "java/util/Arrays", "copyOf", "([Ljava/lang/Object;I)[Ljava/lang/Object;")
-    a.u2(bc.CHECKCAST, pool.add_class("[Ljava/lang/CharSequence;"))
-    a.invoke(bc.INVOKESTATIC, "java/lang/String", "join",
-             "(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;")
-    a.op(bc.ICONST_0)
-    a.field(bc.PUTSTATIC, name, "N", "I")
-    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
-    a.field(bc.PUTSTATIC, name, "LAST", "J")
-    a.op(bc.ARETURN)
-    a.place(keep)
+    a.branch(bc.IF_ICMPNE, some)
     a.op(bc.ACONST_NULL)
     a.op(bc.ARETURN)
-    writer.add_method("take", f"({STRING}Z){STRING}", ACC_STATIC | ACC_SYNCHRONIZED, a, 6, 2)
+    a.place(some)
+    a.op(bc.ILOAD, 1)
+    a.field(bc.PUTSTATIC, name, "FLUSHED", "I")
+    a.invoke(bc.INVOKESTATIC, "java/lang/System", "nanoTime", "()J")
+    a.field(bc.PUTSTATIC, name, "LAST", "J")
+    a.u2(bc.NEW, pool.add_class(BUILDER))
+    a.op(bc.DUP)
+    a.invoke(bc.INVOKESPECIAL, BUILDER, "<init>", "()V")
+    a.op(bc.ASTORE, 2)
+    a.op(bc.ALOAD, 2)
+    a.op(bc.ILOAD, 0)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"(I)L{BUILDER};")
+    a.op(bc.POP)
+    a.op(bc.ILOAD, 1)
+    a.op(bc.ILOAD, 0)
+    a.op(bc.ISUB)
+    a.u2(bc.ANEWARRAY, pool.add_class(THREAD))
+    a.op(bc.ASTORE, 3)
+    a.op(bc.ALOAD, 3)
+    a.op(bc.ARRAYLENGTH)
+    a.op(bc.NEWARRAY, T_LONG)
+    a.op(bc.ASTORE, 8)
+    for slot in (4, 5):
+        a.op(bc.ICONST_0)
+        a.op(bc.ISTORE, slot)
+    a.op(bc.ACONST_NULL)
+    a.op(bc.ASTORE, 7)
+    a.place(loop)
+    a.op(bc.ILOAD, 4)
+    a.op(bc.ALOAD, 3)
+    a.op(bc.ARRAYLENGTH)
+    a.branch(bc.IF_ICMPGE, end)
+    a.field(bc.GETSTATIC, name, "THR", f"[L{THREAD};")
+    _slot_index(a)
+    a.op(AALOAD)
+    a.op(bc.ASTORE, 6)
+    a.op(bc.ALOAD, 6)
+    a.op(bc.ALOAD, 7)
+    a.branch(bc.IF_ACMPEQ, same)
+    # threads[used++] = t; before = t; sb.append(NEW_THREAD)
+    a.op(bc.ALOAD, 3)
+    a.op(bc.ILOAD, 5)
+    a.op(bc.ALOAD, 6)
+    a.op(AASTORE)
+    a.op(0x84, 5, 1)  # iinc 5 1
+    a.op(bc.ALOAD, 6)
+    a.op(bc.ASTORE, 7)
+    a.op(bc.ALOAD, 2)
+    a.ldc(pool.add_string(NEW_THREAD))
+    a.branch(bc.GOTO, append)
+    a.place(same)
+    a.op(bc.ALOAD, 2)
+    a.ldc(pool.add_string(SEPARATOR))
+    a.place(append)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"({STRING})L{BUILDER};")
+    a.field(bc.GETSTATIC, name, "BUF", f"[{STRING}")
+    _slot_index(a)
+    a.op(AALOAD)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "append", f"({STRING})L{BUILDER};")
+    a.op(bc.POP)
+    a.op(bc.ALOAD, 8)  # times[i] = TIME[slot]
+    a.op(bc.ILOAD, 4)
+    a.field(bc.GETSTATIC, name, "TIME", "[J")
+    _slot_index(a)
+    a.op(LALOAD)
+    a.op(LASTORE)
+    a.op(0x84, 4, 1)  # iinc 4 1
+    a.branch(bc.GOTO, loop)
+    a.place(end)
+    a.op(bc.ICONST_0 + 3)
+    a.u2(bc.ANEWARRAY, pool.add_class("java/lang/Object"))
+    a.op(bc.DUP)
+    a.op(bc.ICONST_0)
+    a.op(bc.ALOAD, 2)
+    a.invoke(bc.INVOKEVIRTUAL, BUILDER, "toString", f"(){STRING}")
+    a.op(AASTORE)
+    a.op(bc.DUP)
+    a.op(bc.ICONST_0 + 1)
+    a.op(bc.ALOAD, 3)
+    a.op(AASTORE)
+    a.op(bc.DUP)
+    a.op(bc.ICONST_0 + 2)
+    a.op(bc.ALOAD, 8)
+    a.op(AASTORE)
+    a.op(bc.ARETURN)
+    return a
 
-    # static void log(String line) / void run(): take, and hand a due batch over outside the lock.
-    for method, access, load_line, force in (("log", ACC_STATIC, True, False), ("run", ACC_PUBLIC, False, True)):
-        b = Assembler(pool)
-        skip = Label()
-        b.op(bc.ALOAD, 0) if load_line else b.op(bc.ACONST_NULL)
-        b.op(bc.ICONST_0 + int(force))
-        b.invoke(bc.INVOKESTATIC, name, "take", f"({STRING}Z){STRING}")
-        b.op(bc.DUP)
-        b.branch(bc.IFNULL, skip)
-        b.invoke(bc.INVOKESTATIC, name, "handover", f"({STRING})V")
-        b.op(bc.RETURN)
-        b.place(skip)
-        b.op(bc.POP)
-        b.op(bc.RETURN)
-        writer.add_method(method, f"({STRING})V" if load_line else "()V", access | ACC_PUBLIC, b, 3, 1)
+
+def _slot_index(a: Assembler) -> None:
+    """Push (from + i) & (RING_LINES - 1): the ring slot of a batch's i-th line (locals 0 and 4)."""
+    a.op(bc.ILOAD, 0)
+    a.op(bc.ILOAD, 4)
+    a.op(bc.IADD)
+    a.push_int(RING_LINES - 1)
+    a.op(bc.IAND)
 
 
 def call_payload(pool: ConstantPool, probe: Probe, site: int = 0) -> tuple[bytes, int]:

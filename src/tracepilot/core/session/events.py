@@ -188,6 +188,7 @@ class Events(SessionBase):
             record.delivered = True
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
+        await self.breakpoints.flush_logs()  # lines in-JVM logpoints logged before the stop are in its answer
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         self._notify_waiters()
 

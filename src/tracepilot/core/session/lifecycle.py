@@ -224,6 +224,8 @@ class Lifecycle(SessionBase):
         if self.conn is None and self.launched is None:
             self._clean_slate()
             return await self.status()
+        if self.conn is not None and not self.conn.is_closed:
+            await self.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the history is cleared
         launched = self.launched
         if keep_running and not terminate and launched is not None:  # asked to leave the JVM we started running
             self.history.add("detach", f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
