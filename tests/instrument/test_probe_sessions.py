@@ -15,7 +15,7 @@ import pytest
 
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.instrument.naming import MARK
-from tracepilot.core.instrument.probe import BATCH_LINES
+from tracepilot.core.instrument.probe import RING_LINES
 from tracepilot.jdwp import Method, ReferenceType, VirtualMachine
 
 MAIN = "fixtures.HotCondition"
@@ -87,14 +87,14 @@ async def test_a_new_process_restores_what_a_killed_one_left_and_instruments_aga
     try:
         await d.attach(address, timeout=10)
         vm = d.session.require_vm()
-        # The dead session's logpoint probe buffered on without a debugger: never more than one batch.
+        # The dead session's logpoint probe buffered on without a debugger: never more than its ring holds.
         probes = [c for c in (await vm.send(VirtualMachine.AllClasses)).classes if MARK in c.signature]
         assert probes
         for probe in probes:
             fields = {f.name: f.field_id for f in (await vm.send(ReferenceType.Fields, probe.type_id)).declared}
-            if "N" in fields:
-                (n,) = (await vm.send(ReferenceType.GetValues, probe.type_id, [fields["N"]])).values
-                assert 0 <= n.value <= BATCH_LINES
+            if "N" in fields and "READ" in fields:
+                n, read = (await vm.send(ReferenceType.GetValues, probe.type_id, [fields["N"], fields["READ"]])).values
+                assert 0 <= (n.value - read.value) & 0xFFFFFFFF <= RING_LINES
         # The program ran on at full speed meanwhile; the class is the program's own again.
         assert len(re.findall(r"^round ", jvm.stdout_text(), re.M)) > rounds
         assert await run_bytecodes(d) == original_bytecodes(java_classes)

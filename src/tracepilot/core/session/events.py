@@ -180,6 +180,9 @@ class Events(SessionBase):
         current stop if there is none, and waits in the set until a waiting call takes it."""
         tid = reason.thread_id or 0
         reason.all_threads = vm_wide
+        # Lines in-JVM logpoints logged before the stop go into the history before it, and before a waiting
+        # call can see the stop in the thread book (it answers with them).
+        await self.breakpoints.flush_logs()
         record = self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
         if reason.kind is StopKind.VM_START and not self._waiters:
             # The attach or launch that started the session answers for it (its status says "VM start"),
@@ -188,7 +191,6 @@ class Events(SessionBase):
             record.delivered = True
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
-        await self.breakpoints.flush_logs()  # lines in-JVM logpoints logged before the stop are in its answer
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         self._notify_waiters()
 
