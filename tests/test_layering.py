@@ -75,14 +75,6 @@ FRONT_ENDS = ("tui", "repl", "mcp", "dap")  # peers: none of them imports anothe
 SHARED_SERVICE = "share"  # publishes a session and joins one: every front end may use it, it uses none
 MAX_MODULE_LINES = 600
 
-# TEMPORARY (issue 27, "circle 1"): the session, breakpoints, in-JVM instrumentation and the inspector still
-# import each other; they are being rewritten. Delete this set (and its two uses below) once they no longer do.
-CIRCLE_1_FILES = frozenset({
-    "tracepilot.core.breakpoints", "tracepilot.core.breakpoints.binding", "tracepilot.core.breakpoints.firing",
-    "tracepilot.core.breakpoints.tracker", "tracepilot.core.instrument.jvm", "tracepilot.core.session",
-    "tracepilot.core.session.base", "tracepilot.core.session.events", "tracepilot.core.session.execution",
-    "tracepilot.core.session.lifecycle", "tracepilot.core.inspect.inspector",
-})
 
 # Libraries whose underscore-named modules and names are theirs to change in any release.
 DEPENDENCIES_WITH_PRIVATE_PARTS = ("textual", "rich", "prompt_toolkit", "mcp")
@@ -181,8 +173,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circles():
-    circles = [c for c in _circles(_import_graph()) if not set(c) <= CIRCLE_1_FILES]
-    assert circles == []
+    assert _circles(_import_graph()) == []
 
 
 def test_an_import_inside_a_function_counts(tmp_path, monkeypatch):
@@ -326,10 +317,8 @@ def test_no_private_name_of_a_dependency():
 
 def test_no_underscore_name_of_ours_is_imported_by_another_module():
     """A name another module needs is part of its module's face: it has no underscore."""
-    modules = _all_modules()
     offenders = []
     for path in SRC.rglob("*.py"):
-        importer = _module_name(path)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 wanted = [(alias.name, alias.name) for alias in node.names if alias.name.startswith("tracepilot")]
@@ -343,10 +332,7 @@ def test_no_underscore_name_of_ours_is_imported_by_another_module():
                        or any(_private(part) for part in source.split("."))]
             else:
                 continue
-            owner = source
-            while owner and owner not in modules:
-                owner = owner.rpartition(".")[0]
-            if bad and not {importer, owner} & CIRCLE_1_FILES:
+            if bad:
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node)}")
     assert offenders == []
 

@@ -4,7 +4,7 @@ sampling, chains (arming dependants) and the stop reason it becomes."""
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...jdwp import (
     EventKind,
@@ -20,12 +20,10 @@ from ..errors import DebuggerError, EvaluationError
 from ..instrument.jvm import EVENT_THREAD
 from ..instrument.naming import is_probe_class
 from ..model import Actor, CodeLocation, ExceptionInfo, StopKind, StopReason
+from ..session_view import SessionView
 from . import hot_conditions
 from .throttle import MAX_SAMPLING, TokenBucket
 from .tracker import Breakpoint, TrackerBase
-
-if TYPE_CHECKING:
-    from ..session import Session
 
 
 class Firing(TrackerBase):
@@ -301,7 +299,7 @@ class Firing(TrackerBase):
         return ExceptionInfo(info.name, message, view.handle if view else None, thrown_at, catch, catch is not None)
 
 
-async def _view(session: Session, value: Value, name: str | None = None) -> Any:
+async def _view(session: SessionView, value: Value, name: str | None = None) -> Any:
     """The value of an event; under --redact a secret-looking `name` (field, method) shows <redacted>."""
     try:
         return await session.inspector.view(value, None, name)

@@ -6,19 +6,17 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
 from ..instrument.jvm import InJvm
 from ..locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
 from ..model import Actor, BreakpointInfo
+from ..session_view import SessionView
 from ..sources import class_name_for_file
 from .codelines import looks_code_free
 from .hot_conditions import ConditionRate
 from .throttle import DEFAULT_LOGPOINT_RATE, MAX_SAMPLING, TokenBucket
-
-if TYPE_CHECKING:
-    from ..session import Session
 
 
 @dataclass
@@ -105,7 +103,7 @@ class Breakpoint:
 class TrackerBase:
     """The breakpoints of one session, by id and by JDWP request id."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: SessionView) -> None:
         self.session = session
         # by_id and by_request are public: the in-JVM path (instrument/jvm.py) files its probe's requests here
         # and checks a breakpoint is still the live one, as binding and firing do.

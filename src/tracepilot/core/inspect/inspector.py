@@ -13,7 +13,7 @@ import contextlib
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...jdwp import (
     JdwpError,
@@ -51,9 +51,12 @@ from ..model import (
     Variable,
     WatchInfo,
 )
+from ..session_view import SessionView
 from ..vm import Vm
 from . import paths
+from .changes import CodeChanges
 from .class_list import list_classes
+from .conditions import Conditions
 from .handles import HandleTable
 from .heap import instance_counts, referring
 from .locks import Locks
@@ -66,11 +69,6 @@ from .trace import Tracer, tap_events
 from .values import Values, is_secret_name
 from .watchers import Watchers
 
-if TYPE_CHECKING:
-    from ..session import Session
-from .changes import CodeChanges
-from .conditions import Conditions
-
 
 @dataclass
 class _Parts:
@@ -82,7 +80,7 @@ class _Parts:
 
 
 class Inspector(CodeChanges, Conditions):
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: SessionView) -> None:
         self.session = session
         self.handles = HandleTable()
         self._marks = Marks(self.handles)

@@ -26,7 +26,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...jdwp import (
     ArrayReference,
@@ -63,12 +63,10 @@ from .method_probes import (
     still_exact,
 )
 from .naming import probe_name, session_token
+from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .resolve import JdwpResolver
 from .skip import skip_once
-
-if TYPE_CHECKING:
-    from ..breakpoints import Breakpoint, BreakpointTracker
 
 log = logging.getLogger(__name__)
 

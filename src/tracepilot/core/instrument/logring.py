@@ -31,7 +31,7 @@ import re
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...jdwp import ArrayReference, ClassType, JdwpTransportError, ReferenceType, StringReference
 from ...jdwp.wire import Value
@@ -40,11 +40,8 @@ from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, CodeLocation
 from ..render import log_where
 from .method_probes import exit_line, logged_at
+from .owner import Breakpoint, InJvmHost
 from .probe import NEW_THREAD, RING_LINES, SEPARATOR, STRING_CLOSE, STRING_OPEN
-
-if TYPE_CHECKING:
-    from ..breakpoints import Breakpoint
-    from .jvm import InJvm
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +114,7 @@ class Throttled:
 
 
 class LogRings:
-    def __init__(self, in_jvm: InJvm) -> None:
+    def __init__(self, in_jvm: InJvmHost) -> None:
         self.in_jvm = in_jvm
         self.rings: dict[int, Ring] = {}  # probe type -> ring
         self.throttled: dict[str, Throttled] = {}  # breakpoint id -> what the history holds of its lines

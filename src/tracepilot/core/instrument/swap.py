@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ...jdwp import EventRequest, JdwpError
+from .owner import InJvmHost
 from .plan import Instrumentation, NotCompilable, instrument
-
-if TYPE_CHECKING:
-    from .jvm import InJvm
 
 
 @dataclass
@@ -28,7 +25,7 @@ class PendingSwap:
     probes: set[int]  # probe classes redefined along with it
 
 
-async def prepare(in_jvm: InJvm, type_id: int, data: bytes) -> list[tuple[str, int, bytes]] | None:
+async def prepare(in_jvm: InJvmHost, type_id: int, data: bytes) -> list[tuple[str, int, bytes]] | None:
     """The redefinitions that swap `data` in with the class's probes (the class first), or None: swap
     `data` as it is (the class has no probes, or they cannot follow; see the module's docstring)."""
     record = in_jvm.classes.get(type_id)
@@ -55,7 +52,7 @@ async def prepare(in_jvm: InJvm, type_id: int, data: bytes) -> list[tuple[str, i
     return redefinitions
 
 
-async def finish(in_jvm: InJvm, type_id: int) -> bool:
+async def finish(in_jvm: InJvmHost, type_id: int) -> bool:
     """After the redefinition: the record describes the new bytes, the redefined probes' event requests
     (which the JVM dropped) are made again. True when the class kept its probes."""
     pending = in_jvm.pending_swaps.pop(type_id, None)
@@ -89,7 +86,7 @@ async def finish(in_jvm: InJvm, type_id: int) -> bool:
     return True
 
 
-def discard(in_jvm: InJvm, type_id: int) -> None:
+def discard(in_jvm: InJvmHost, type_id: int) -> None:
     """The redefinition was refused: nothing changed."""
     in_jvm.pending_swaps.pop(type_id, None)
 

@@ -79,7 +79,7 @@ class StepState:
     seen_exit: tuple[int, int] | None = None
 
 
-_NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",
+NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",
                                                                                default=None)
 
 
@@ -87,11 +87,11 @@ _NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("t
 def no_side_effects(why: str) -> Iterator[None]:
     """Evaluations awaited in this block refuse invocation, `new` and assignment, as in a read-only session
     (the share host runs a follow-only client's looks this way). Other tasks are not affected."""
-    token = _NO_SIDE_EFFECTS.set(why)
+    token = NO_SIDE_EFFECTS.set(why)
     try:
         yield
     finally:
-        _NO_SIDE_EFFECTS.reset(token)
+        NO_SIDE_EFFECTS.reset(token)
 
 
 class SessionBase:
@@ -141,7 +141,7 @@ class SessionBase:
     @property
     def side_effects_refused(self) -> str | None:
         """Why evaluations may not invoke, create or assign right now (read-only, no_side_effects()), or None."""
-        return "read-only session" if self.read_only else _NO_SIDE_EFFECTS.get()
+        return "read-only session" if self.read_only else NO_SIDE_EFFECTS.get()
 
     @property
     def vm(self) -> Vm:

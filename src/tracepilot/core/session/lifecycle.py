@@ -39,7 +39,7 @@ from ..model import (
 )
 from ..threads import ThreadBook, ThreadState, why_suspended
 from ..vm import Vm
-from .base import _NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
+from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
 
 
 class Lifecycle(SessionBase):
@@ -126,7 +126,7 @@ class Lifecycle(SessionBase):
         # (The monitoring events above never suspend: they only feed the history and the caches.)
         suspended = await suspended_check
         events_context = contextvars.copy_context()  # a (re)connect inside no_side_effects() must not
-        events_context.run(_NO_SIDE_EFFECTS.set, None)  # leave conditions and logpoints without side effects
+        events_context.run(NO_SIDE_EFFECTS.set, None)  # leave conditions and logpoints without side effects
         loop = asyncio.get_running_loop()
 
         def on_event(composite: Any) -> None:
