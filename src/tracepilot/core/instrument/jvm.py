@@ -50,13 +50,14 @@ from ...jdwp import (
     VirtualMachine,
 )
 from ...jdwp.wire import Location, Value
-from ..errors import DebuggerError, EvaluationError
+from ..errors import DebuggerError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
+from .safety import changed_methods, thread_inside
 
 if TYPE_CHECKING:
     from ..breakpoints import Breakpoint, BreakpointTracker
@@ -86,10 +87,18 @@ class ClassRecord:
     loader: int
     original: bytes
     specs: dict[str, ProbeSpec] = field(default_factory=dict)  # breakpoint id -> spec
+    # Breakpoints gone while a thread was inside their method: their probe calls stay in the bytes, made
+    # inert (FORCE, no request on hit()), until the class can be redefined without an obsolete frame.
+    retired: dict[str, ProbeSpec] = field(default_factory=dict)
     probe_types: dict[str, int] = field(default_factory=dict)  # probe class (internal name) -> type id
     current: Instrumentation | None = None
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
+
+    @property
+    def data(self) -> bytes:
+        """The class's bytes in the JVM now."""
+        return self.current.data if self.current is not None else self.original
 
     def shapes(self, vm: Any) -> JdwpResolver:
         if self.resolver is None:
@@ -100,11 +109,10 @@ class ClassRecord:
 @dataclass
 class ProbeRequest:
     bp_id: str
-    role: str  # "hit", "error", "handover", "bridge" or "upgrade"
+    role: str  # "hit", "error", "handover" or "upgrade"
     probe_type: int  # an upgrade: the breakpoint's class
     record: ClassRecord | None
-    line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
-    method: str = ""
+    line: int = 0  # upgrades: the line of the breakpoint
 
 
 _STRING_PART = re.compile(f"{STRING_OPEN}(.*?){STRING_CLOSE}", re.DOTALL)
@@ -208,14 +216,14 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
-            if not at_prepare and await self._running_in(record, line):
-                return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
+            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
+                return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             for placed in result.probes:
                 if placed.probe.class_name not in record.probe_types:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
@@ -226,6 +234,7 @@ class InJvm:
             except JdwpError as exc:
                 return f"the JVM refused the instrumented class: {exc}"
             record.specs, record.current = specs, result
+            record.retired.clear()  # their inert calls went with the old bytes
             self.classes[record.type_id] = record
             await self._request_probe_events(bp, record, spec)
             vm.forget(record.type_id)
@@ -267,7 +276,7 @@ class InJvm:
             return False
         # The JVM dropped the breakpoints in the redefined probes: new requests for the new binding.
         conn = self.session.conn
-        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
+        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id]:
             self.requests.pop(request_id, None)
             self.tracker.by_request.pop(request_id, None)
             kind = bp.requests.pop(request_id, None)
@@ -348,19 +357,6 @@ class InJvm:
 
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
         return any(r.bp_id == bp.info.id for r in self.requests.values())
-
-    async def _running_in(self, record: ClassRecord, line: int) -> bool:
-        """Is any thread inside a method that has `line`, or not suspended (so it could enter one)?"""
-        vm = self.session.require_vm()
-        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())}
-        for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
-            try:
-                frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-            except JdwpError:
-                return True  # running (not suspended): it could be anywhere
-            if any(f.location.class_id == record.type_id and f.location.method_id in methods for f in frames):
-                return True
-        return False
 
     # -- talking to the target -----------------------------------------------------------------------
 
@@ -461,8 +457,6 @@ class InJvm:
 
     async def on_event(self, bp: Breakpoint, event: Any) -> tuple[Any, bool] | None:
         request = self.requests[event.request_id]
-        if request.role == "bridge":
-            return await self._bridge_event(bp, event, request)
         if request.role == "upgrade":
             await self._upgrade_event(bp, event, request)
             return None
@@ -569,11 +563,12 @@ class InJvm:
     async def release(self, bp: Breakpoint) -> None:
         """`bp` is uninstalled: take its probe out of its classes (original bytes when it was the last).
 
-        A frame running an instrumented method when it is redefined keeps running the instrumented code,
-        where no JDWP breakpoint can reach it: its probe is switched to FORCE, and a "bridge" request on the
-        probe's hit() lets the debugger decide those hits over JDWP for whatever the breakpoint becomes."""
+        Never under a running frame: when a thread might be inside a method the redefinition would change
+        (the stopped thread of a temporary breakpoint removed at its own stop, a thread running through the
+        line), the probe is made inert instead (its requests cleared, FORCE on, so its call only reaches an
+        empty hit()) and the class is redefined later, when no thread is inside (`settle`, or at detach)."""
         conn = self.session.conn
-        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
+        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
                 self.tracker.by_request.pop(request_id, None)
                 if conn is not None and not conn.is_closed:
@@ -586,93 +581,66 @@ class InJvm:
             if conn is None or conn.is_closed:
                 continue
             vm = self.session.require_vm()
-            if await self._frames_in(record.type_id):
-                await self._bridge(bp, record, spec)
-            data = record.original
-            if record.specs:
-                try:
-                    result = await instrument(record.original, list(record.specs.values()), record.shapes(vm), record.compiled)
-                    data, record.current = result.data, result
-                except NotCompilable:
-                    data = record.original
-            if not record.specs or data is record.original:
-                self.classes.pop(record.type_id, None)
-            try:
-                await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, data)])
-            except JdwpError as exc:
-                log.warning("restoring %s failed: %s", record.name, exc)
+            data, result = await self._without_retired(record)
+            if await thread_inside(vm, record.type_id, changed_methods(record.data, data)):
+                await self._retire(record, bp.info.id, spec)
                 continue
-            vm.forget(record.type_id)
-            await self._rebind_others(record.type_id, bp)
+            await self._redefine(record, data, result, bp)
 
-    async def _frames_in(self, type_id: int) -> bool:
-        """Might a thread have a frame in the class (a running thread might: it is not looked at)?"""
+    async def settle(self, *, force: bool = False) -> None:
+        """Redefine the classes that still carry inert probes, where no thread is inside a changed method now
+        (every thread is suspended: the session calls this before it resumes them all). `force`: at detach,
+        whatever runs (a frame left on the old code then only calls an inert probe)."""
+        conn = self.session.conn
+        if conn is None or conn.is_closed:
+            return
         vm = self.session.require_vm()
-        for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
+        for record in [r for r in self.classes.values() if r.retired]:
             try:
-                frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-            except JdwpError:
-                return True
-            if any(f.location.class_id == type_id for f in frames):
-                return True
-        return False
+                data, result = await self._without_retired(record)
+                if not force and await thread_inside(vm, record.type_id, changed_methods(record.data, data)):
+                    continue
+                await self._redefine(record, data, result, None)
+            except (JdwpError, DebuggerError) as exc:
+                log.debug("restoring %s failed: %s", record.name, exc)
 
-    async def _bridge(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
-        vm = self.session.require_vm()
+    async def _without_retired(self, record: ClassRecord) -> tuple[bytes, Instrumentation | None]:
+        """The class's bytes with only its live breakpoints' probes (the original bytes when none is left)."""
+        if record.specs:
+            vm = self.session.require_vm()
+            with contextlib.suppress(NotCompilable):
+                result = await instrument(record.original, list(record.specs.values()), record.shapes(vm),
+                                          record.compiled)
+                return result.data, result
+        return record.original, None
+
+    async def _retire(self, record: ClassRecord, bp_id: str, spec: ProbeSpec) -> None:
+        record.retired[bp_id] = spec
         if record.current is None:
             return
+        vm = self.session.require_vm()
         for placed in record.current.probes:
-            if placed.spec != spec or any(p.role == "bridge" and p.probe_type == record.probe_types[
-                    placed.probe.class_name] for p in self.requests.values()):
+            if placed.spec != spec:
                 continue
             type_id = record.probe_types[placed.probe.class_name]
             fields = {f.name: f for f in await vm.fields(type_id)}
-            await vm.send(ClassType.SetValues, type_id, [(fields["FORCE"].id, Value.boolean(True))])
-            hit = next(m for m in await vm.methods(type_id) if m.name == "hit")
-            reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
-                                  [Mod.LocationOnly(Location(TypeTag.CLASS, type_id, hit.id, 0))])
-            # Not in bp.requests: it outlives this binding (the tracker re-installs the breakpoint next).
-            self.tracker.by_request[reply.request_id] = bp
-            self.requests[reply.request_id] = ProbeRequest(bp.info.id, "bridge", type_id, record, spec.line,
-                                                           placed.method)
+            with contextlib.suppress(JdwpError):
+                await vm.send(ClassType.SetValues, type_id, [(fields["FORCE"].id, Value.boolean(True))])
 
-    async def _bridge_event(self, bp: Breakpoint, event: Any, request: ProbeRequest) -> tuple[Any, bool] | None:
-        """A hit from a frame still running replaced code: pop the probe, then decide as the round trip does."""
-        session = self.session
-        vm = session.require_vm()
-        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or not bp.info.armed:
-            # Removed or disabled since: the old code's hits mean nothing now. Close the bridge (its probe
-            # evaluates its own condition again, with no breakpoint behind hit()) so they cost nothing.
-            await self._close_bridge(event.request_id, request)
-            return None
-        frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
-        await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
-        await self._skip_once(request.probe_type, event.thread)
-        user = _Event(event.thread, await self._current_location(request, frames[2].location), event.request_id)
-        message = None
-        if bp.info.condition:
-            try:
-                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, {})
-            except (EvaluationError, DebuggerError) as exc:
-                ok, message = True, f"condition error, stopped: {exc}"
-            if not ok:
-                return None
-        bp.info.hits += 1
-        if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
-            return None
-        bp.fired = True
-        await self.tracker.arm_dependants(bp)
-        if bp.info.log:
-            try:
-                text = await session.inspector.format_log(bp.info.log, event.thread, {})
-            except DebuggerError as exc:
-                text = f"{bp.info.log} [log error: {exc}]"
-            session.history.add("log", text, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread)
-            if message is None:
-                return None
-        reason = await self.tracker.stop_reason(bp, user, {})
-        reason.message = message
-        return reason, bp.info.suspend == "all"
+    async def _redefine(self, record: ClassRecord, data: bytes, result: Instrumentation | None,
+                        released: Breakpoint | None) -> None:
+        vm = self.session.require_vm()
+        try:
+            await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, data)])
+        except JdwpError as exc:
+            log.warning("restoring %s failed: %s", record.name, exc)
+            return
+        record.current = result
+        record.retired.clear()
+        if result is None:
+            self.classes.pop(record.type_id, None)
+        vm.forget(record.type_id)
+        await self._rebind_others(record.type_id, released)
 
     # -- upgrading a round-trip breakpoint ------------------------------------------------------------
 
@@ -740,30 +708,6 @@ class InJvm:
         except Exception as exc:  # as bind(): never break the breakpoint
             log.exception("in-JVM upgrade of %s failed", bp.info.id)
             return f"internal error while instrumenting: {exc!r}"
-
-    async def _close_bridge(self, request_id: int, request: ProbeRequest) -> None:
-        vm = self.session.require_vm()
-        self.requests.pop(request_id, None)
-        self.tracker.by_request.pop(request_id, None)
-        with contextlib.suppress(JdwpError):
-            await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
-            fields = {f.name: f for f in await vm.fields(request.probe_type)}
-            await vm.send(ClassType.SetValues, request.probe_type, [(fields["FORCE"].id, Value.boolean(False))])
-
-    async def _current_location(self, request: ProbeRequest, location: Location) -> Location:
-        """The frame runs an obsolete method version (no line table over JDWP): report the same line in the
-        method's current version."""
-        vm = self.session.require_vm()
-        current = {m.id: m for m in await vm.line_tables(location.class_id)}
-        if location.method_id in current:
-            return location
-        for method in current.values():
-            if method.name + method.signature != request.method:
-                continue
-            indices = [index for index, number in method.lines or () if number == request.line]
-            if indices:
-                return Location(location.type_tag, location.class_id, method.id, min(indices))
-        return location
 
     def class_redefined(self, type_id: int) -> None:
         """Hot swap replaced the class: our probe calls went with the old bytes, and the original bytes we

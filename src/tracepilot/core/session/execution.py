@@ -187,6 +187,8 @@ class Execution(SessionBase):
     async def _release_all(self) -> None:
         # Stops no call has returned yet stay (the next answer is one of them); the current stop counts as
         # seen even if no call returned it (status showed it), so resume releases it.
+        if self._all_held():  # nothing runs: the moment to restore classes whose probes went inert
+            await self.breakpoints.in_jvm.settle()
         keep = {r.id for r in self.threads.undelivered() if r.stop is not self.stop}
         release = self.threads.release_all(keep)
         await self._send_release(release)
