@@ -4,10 +4,14 @@ stops with frames every reader can read, and the stop stands at the line as the 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+from pathlib import Path
 
 import pytest
 
+from support.jvm import JAVA_SRC, system_javac
 from tracepilot.core.debugger import Debugger
+from tracepilot.core.errors import DebuggerError
 
 MAIN = "fixtures.Amounts"
 CONDITION = 's.contains(".") && s.contains(",")'
@@ -38,10 +42,8 @@ async def test_a_temporary_condition_set_while_running_stops_with_readable_frame
     assert bp.mode.startswith("round trip (the class was loaded before the breakpoint was set")
     stop = await debugger.resume(timeout=30)
     assert stop.stopped, stop.message
-    print(stop.stop, stop.message)
     assert stop.stop.location.line == line and stop.stop.location.method == "parse"
     frames = await debugger.stack()
-    print(frames)
     assert frames[0].location.method == "parse" and frames[0].location.line == line
     assert frames[1].location.method == "main"
     values = {v.name: v.value.text for v in await debugger.locals()}
@@ -49,3 +51,45 @@ async def test_a_temporary_condition_set_while_running_stops_with_readable_frame
     assert (await debugger.evaluate("s")).text == '"1.234,56"'
     step = await debugger.step("into", timeout=10)
     assert step.stopped, step.message
+
+
+def changed_amounts(tmp_path: Path) -> Path:
+    """Amounts.class with another body for parse(): hot swapped, it leaves a running parse() on obsolete code."""
+    source = (JAVA_SRC / "fixtures" / "Amounts.java").read_text().replace("value * 100;", "value * 1000;")
+    (tmp_path / "src" / "fixtures").mkdir(parents=True)
+    (tmp_path / "src" / "fixtures" / "Amounts.java").write_text(source)
+    javac = system_javac()
+    if javac is None:
+        pytest.skip("no javac")
+    subprocess.run([javac, "-g", "--release", "17", "-d", str(tmp_path / "out"),
+                    str(tmp_path / "src" / "fixtures" / "Amounts.java")], check=True, timeout=60)
+    return tmp_path / "out" / "fixtures" / "Amounts.class"
+
+
+@pytest.mark.timeout(120)
+async def test_a_frame_left_on_obsolete_code_is_readable_and_steps(debugger, jvm_factory, jdk, line_of,
+                                                                    tmp_path) -> None:
+    await running_amounts(debugger, jvm_factory, jdk)
+    line = line_of("amounts-parse")
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line}")
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id
+    await debugger.breakpoint_remove(bp.id)
+    result = await debugger.hotswap(str(changed_amounts(tmp_path)))
+    assert "fixtures.Amounts" in str(result)
+    frames = await debugger.stack()
+    top = frames[0].location
+    assert top.obsolete and top.class_name == MAIN and "old code" in str(top)
+    assert frames[1].location.method == "main" and not frames[1].location.obsolete
+    await debugger.locals()  # what can be read: nothing to hide, no error
+    await debugger.snapshot()
+    assert (await debugger.evaluate("total")).text.isdigit()  # the class's statics are still there
+    with pytest.raises(DebuggerError) as refused:
+        await debugger.evaluate("s")
+    assert "INVALID_METHODID" not in str(refused.value) and "obsolete" in str(refused.value).lower()
+    step = await debugger.step("over", timeout=10)
+    assert step.stopped, step.message
+    events = [e.text for e in await debugger.events(limit=200)]
+    assert not [t for t in events if "internal error" in t or "INVALID_METHODID" in t], events
+    out = await debugger.step("out", timeout=10)
+    assert out.stopped and out.stop.location.method == "main", out.message

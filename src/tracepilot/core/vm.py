@@ -47,6 +47,17 @@ class VariableSlot:
         return self.start <= index < self.start + self.length
 
 
+OBSOLETE_METHOD_ID = 0  # what JDWP reports for a frame's method that a redefinition replaced
+OBSOLETE_NAME = "<obsolete>"  # JDI's name for it
+
+
+def obsolete_method(type_id: int) -> MethodInfo:
+    """A frame's method replaced by a redefinition: JDWP knows neither its name nor its tables any more.
+    What can still be read: the class, the code index, `this` and the class's fields and statics."""
+    return MethodInfo(type_id, OBSOLETE_METHOD_ID, OBSOLETE_NAME, "", 0, lines=[], variables=[],
+                      has_variable_table=False, obsolete=True)
+
+
 @dataclass
 class MethodInfo:
     type_id: int
@@ -60,6 +71,9 @@ class MethodInfo:
     variables: list[VariableSlot] | None = None
     arg_count: int = 0
     has_variable_table: bool | None = None
+    # A method version the class had before it was redefined, still run by some frame: JDWP gives it method
+    # id 0 and no name, lines or variables (as JDI's ObsoleteMethodImpl). See Vm.method.
+    obsolete: bool = False
 
     @property
     def is_static(self) -> bool:
@@ -99,10 +113,14 @@ class MethodInfo:
 
     @property
     def arg_types(self) -> list[str]:
+        if self.obsolete:
+            return []
         return [signature_to_java_name(s) for s in parse_method_signature(self.signature)[0]]
 
     @property
     def return_type(self) -> str:
+        if self.obsolete:
+            return "<unknown>"
         return signature_to_java_name(parse_method_signature(self.signature)[1])
 
     def line_at(self, index: int) -> int:
@@ -249,6 +267,8 @@ class Vm:
         return info.methods
 
     async def method(self, type_id: int, method_id: int) -> MethodInfo:
+        if method_id == OBSOLETE_METHOD_ID:
+            return obsolete_method(type_id)
         for m in await self.methods(type_id):
             if m.id == method_id:
                 return m
@@ -368,8 +388,9 @@ class Vm:
             method=method.name,
             line=method.line_at(location.index),
             source_file=await self.source_file(location.class_id),
-            method_signature=method.signature,
+            method_signature=method.signature or None,
             code_index=location.index,
+            obsolete=method.obsolete,
         )
 
     # -- threads -------------------------------------------------------------------------------------

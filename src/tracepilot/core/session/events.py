@@ -159,7 +159,8 @@ class Events(SessionBase):
         class_name = (await vm.type(event.location.class_id)).name
         skip = (method.is_synthetic and not method.is_lambda_body) or method.is_bridge or method.is_static_initializer
         # Lambda proxies (Feat$$Lambda$1/0x….test) have no line info: go on into the lambda body, as the JDK does.
-        proxy = "$$Lambda" in class_name or (not method.lines and not method.is_native and step.depth is StepDepth.INTO)
+        proxy = "$$Lambda" in class_name or (not method.lines and not method.is_native and not method.obsolete
+                                              and step.depth is StepDepth.INTO)
         if (skip or proxy) and step.skips < 20:
             # IDE behaviour: don't stop in accessors, bridges, lambda proxies or class initialisers.
             step.skips += 1
