@@ -93,3 +93,30 @@ async def test_a_frame_left_on_obsolete_code_is_readable_and_steps(debugger, jvm
     assert not [t for t in events if "internal error" in t or "INVALID_METHODID" in t], events
     out = await debugger.step("out", timeout=10)
     assert out.stopped and out.stop.location.method == "main", out.message
+
+
+def line_index(java_classes: Path, line: int) -> int:
+    """The first code index of `line` in Amounts.parse, as the program's own class file has it."""
+    from tracepilot.core.instrument.classfile import ClassFile
+    from tracepilot.core.instrument.insert import line_start
+
+    cf = ClassFile.parse((java_classes / "fixtures" / "Amounts.class").read_bytes())
+    return line_start(cf.method("parse", "(Ljava/lang/String;)J").code, line)
+
+
+@pytest.mark.timeout(120)
+async def test_a_probe_stop_stands_at_the_line_code_index_and_all(debugger, jvm_factory, line_of,
+                                                                  java_classes) -> None:
+    jvm = jvm_factory(MAIN, "1")  # suspended before Amounts loads: the condition goes into the JVM at once
+    await debugger.attach(jvm.address, timeout=10)
+    line = line_of("amounts-parse")
+    bp = await debugger.breakpoint_set(f"{MAIN}:{line}", condition=CONDITION)
+    stop = await debugger.resume(timeout=30)
+    assert stop.stop.breakpoint_id == bp.id and bp.mode == "in-JVM"
+    expected = line_index(java_classes, line)
+    assert (stop.stop.location.line, stop.stop.location.code_index) == (line, expected)
+    top = (await debugger.stack())[0].location
+    assert (top.class_name, top.method, top.line, top.code_index) == (MAIN, "parse", line, expected)
+    step = await debugger.step("over", timeout=10)  # from the line, not from inside the inserted call
+    assert step.stopped and step.stop.location.line == line_of("amounts-parse") + 1, step.message
+    jvm.kill()

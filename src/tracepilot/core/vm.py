@@ -202,6 +202,9 @@ class Vm:
         self.capabilities: dict[str, bool] = {}
         self.version: Any = None
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        # Code the debugger inserted (in-JVM probe calls), by (class, method id): an index inside a [start,
+        # end) range reads as `start`, the line's own first index (core/instrument/inserted.py).
+        self.inserted: dict[tuple[int, int], list[tuple[int, int]]] = {}
 
     async def send(self, command: Any, *args: Any, **kwargs: Any) -> Any:
         return await self.conn.send(command, *args, **kwargs)
@@ -380,6 +383,13 @@ class Vm:
                 method.has_variable_table = False
         return method
 
+    def shown_index(self, location: Location) -> int:
+        """The code index as the program's own class file has it (an index inside inserted code: the line's)."""
+        for start, end in self.inserted.get((location.class_id, location.method_id), ()):
+            if start <= location.index < end:
+                return start
+        return location.index
+
     async def code_location(self, location: Location) -> CodeLocation:
         method = await self.line_table(location.class_id, location.method_id)
         info = await self.type(location.class_id)
@@ -389,7 +399,7 @@ class Vm:
             line=method.line_at(location.index),
             source_file=await self.source_file(location.class_id),
             method_signature=method.signature or None,
-            code_index=location.index,
+            code_index=self.shown_index(location),
             obsolete=method.obsolete,
         )
 

@@ -54,6 +54,7 @@ from ..errors import DebuggerError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, StopKind
 from ..render import log_where
+from .inserted import inserted_calls
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .probe import SEPARATOR, STRING_CLOSE, STRING_OPEN
 from .resolve import JdwpResolver
@@ -238,6 +239,7 @@ class InJvm:
             self.classes[record.type_id] = record
             await self._request_probe_events(bp, record, spec)
             vm.forget(record.type_id)
+            await self._mark_inserted(record)
             await self._rebind_others(record.type_id, bp)
             return None
         except (JdwpError, DebuggerError) as exc:
@@ -640,7 +642,20 @@ class InJvm:
         if result is None:
             self.classes.pop(record.type_id, None)
         vm.forget(record.type_id)
+        await self._mark_inserted(record)
         await self._rebind_others(record.type_id, released)
+
+    async def _mark_inserted(self, record: ClassRecord) -> None:
+        """Tell the readers where the probe calls are in the class now (see inserted.py)."""
+        vm = self.session.require_vm()
+        for key in [k for k in vm.inserted if k[0] == record.type_id]:
+            del vm.inserted[key]
+        if record.current is None:
+            return
+        ranges = inserted_calls(record.current.data, set(record.probe_types))
+        for method in await vm.methods(record.type_id):
+            if method.name + method.signature in ranges:
+                vm.inserted[(record.type_id, method.id)] = ranges[method.name + method.signature]
 
     # -- upgrading a round-trip breakpoint ------------------------------------------------------------
 
@@ -714,6 +729,10 @@ class InJvm:
         kept are no longer the class's. Its breakpoints fall back to the round trip (never restore over it)."""
         if self.classes.pop(type_id, None) is not None:
             self.hotswapped.add(type_id)
+            with contextlib.suppress(DebuggerError):
+                inserted = self.session.require_vm().inserted
+                for key in [k for k in inserted if k[0] == type_id]:
+                    del inserted[key]
 
     def forget_vm(self) -> None:
         self.classes.clear()
