@@ -4,7 +4,9 @@ The breakpoint tracker asks ``InJvm.bind`` when a conditional breakpoint or logp
 success the breakpoint's only JDWP requests are on its probe (``hit``/``error``, or ``handover`` for a
 logpoint), and the tracker hands their events to ``InJvm.on_event``. Otherwise ``bind`` returns the reason and
 the breakpoint takes the round-trip path. ``release`` restores the original class bytes (or re-instruments
-with the breakpoints that remain) when a breakpoint is removed, disabled, or the session detaches.
+with the breakpoints that remain) when a breakpoint is removed, disabled, or the session detaches; while a
+thread may be inside a method that would change, the probe goes inert instead and ``settle`` restores the
+class later (see safety.py: a redefinition never leaves a frame on obsolete code).
 
 When is it safe to redefine? A frame that is running a method when the method is redefined keeps running the
 old code, and the JVM drops every breakpoint in a redefined class: so a class is instrumented only when no
