@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from support.jvm import JAVA_SRC, system_javac
+from tracepilot.core import render
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.errors import DebuggerError
 
@@ -91,6 +92,10 @@ async def test_a_frame_left_on_obsolete_code_is_readable_and_steps(debugger, jvm
     assert step.stopped, step.message
     events = [e.text for e in await debugger.events(limit=200)]
     assert not [t for t in events if "internal error" in t or "INVALID_METHODID" in t], events
+    into = await debugger.step("into", timeout=10)
+    assert into.stopped, into.message
+    for answer in (await debugger.status(), await debugger.threads()):
+        assert "INVALID_METHODID" not in render.render(answer)
     out = await debugger.step("out", timeout=10)
     assert out.stopped and out.stop.location.method == "main", out.message
 
@@ -120,3 +125,29 @@ async def test_a_probe_stop_stands_at_the_line_code_index_and_all(debugger, jvm_
     step = await debugger.step("over", timeout=10)  # from the line, not from inside the inserted call
     assert step.stopped and step.stop.location.line == line_of("amounts-parse") + 1, step.message
     jvm.kill()
+
+
+@pytest.mark.timeout(120)
+async def test_disabling_an_in_jvm_condition_under_stopped_threads_leaves_their_frames_readable(
+        debugger, jvm_factory, line_of) -> None:
+    crowd = "fixtures.Crowd"
+    jvm = jvm_factory(crowd, "8", "60")  # eight threads through work(), suspended before Crowd loads
+    await debugger.attach(jvm.address, timeout=10)
+    await debugger.breakpoint_set(f"{crowd}:{line_of('crowd-thread')}", suspend="thread")
+    cond = await debugger.breakpoint_set(f"{crowd}:{line_of('crowd-cond')}", condition="r % 20 == id")
+    await debugger.breakpoint_set(f"{crowd}:{line_of('crowd-plain')}")
+    stop = await debugger.resume(timeout=30)
+    assert stop.stopped and stop.stop.location.method == "work" and cond.mode == "in-JVM"
+    await debugger.breakpoint_update(cond.id, enabled=False)  # a thread stands in work(): no redefinition now
+    for record in debugger.session.threads.stops():
+        frames = await debugger.stack(thread=record.id)
+        assert not any(f.location.obsolete for f in frames), frames
+        assert frames[0].location.method == "work" and frames[0].location.line > 0
+        assert {v.name for v in await debugger.locals(thread=record.id)} >= {"id", "r"}
+    assert "r" in {v.name for v in await debugger.locals()}
+    await debugger.breakpoint_remove("all")
+    while (await debugger.resume(timeout=0)).stopped:
+        pass
+    out = await asyncio.to_thread(jvm.wait_for_output, "crowd done", 60)
+    total, expected = out.split("crowd done ")[1].split()[0::2][:2]
+    assert total == expected, out
