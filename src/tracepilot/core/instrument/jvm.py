@@ -178,6 +178,10 @@ class InJvm:
     def owns(self, request_id: int) -> bool:
         return request_id in self.requests
 
+    def is_probe(self, type_id: int) -> bool:
+        """Is this one of the probe classes the debugger defined (never the program's own code)?"""
+        return any(type_id in record.probe_types.values() for record in self.classes.values())
+
     # -- binding ---------------------------------------------------------------------------------------
 
     async def bind(self, bp: Breakpoint, info: Any, line: int) -> str | None:

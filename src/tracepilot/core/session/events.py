@@ -85,7 +85,9 @@ class Events(SessionBase):
                 self.threads.thread_ended(event.thread)
                 vm.thread_died(event.thread)
             elif self._step is not None and event.request_id == self._step.exit_request_id and self._step.exit_request_id:
-                if event.value.tag != Tag.VOID:  # no suspension: only remembered (a void method returns nothing)
+                # No suspension: only remembered (a void method returns nothing; an in-JVM probe is not the
+                # program's: its calls sit inside the line, the program never made them).
+                if event.value.tag != Tag.VOID and not self.breakpoints.in_jvm.is_probe(event.location.class_id):
                     self._step.returned = (event.location, event.value)
             elif kind in STOP_EVENT_KINDS:
                 if self.threads.get(event.thread).call:
