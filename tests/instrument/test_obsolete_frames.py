@@ -73,20 +73,54 @@ def changed_amounts(tmp_path: Path) -> Path:
     return tmp_path / "out" / "fixtures" / "Amounts.class"
 
 
-@pytest.mark.timeout(120)
-async def test_a_frame_left_on_obsolete_code_is_readable_and_steps(debugger, jvm_factory, jdk, line_of,
-                                                                    tmp_path) -> None:
+async def stopped_in_parse_then_hot_swapped(debugger: Debugger, jvm_factory, jdk: str, line: int,  # noqa: ANN001
+                                            tmp_path: Path) -> None:
     await running_amounts(debugger, jvm_factory, jdk)
-    line = line_of("amounts-parse")
     bp = await debugger.breakpoint_set(f"{MAIN}:{line}")
     stop = await debugger.resume(timeout=30)
     assert stop.stop.breakpoint_id == bp.id
     await debugger.breakpoint_remove(bp.id)
     result = await debugger.hotswap(str(changed_amounts(tmp_path)))
     assert "fixtures.Amounts" in str(result)
+
+
+async def no_internal_errors(debugger: Debugger) -> None:
+    events = [e.text for e in await debugger.events(limit=200)]
+    assert not [t for t in events if "internal error" in t or "INVALID_METHODID" in t], events
+
+
+@pytest.mark.timeout(120)
+async def test_a_frame_left_on_obsolete_code_reads_as_the_method_it_runs(debugger, jvm_factory, jdk, line_of,
+                                                                        tmp_path) -> None:
+    line = line_of("amounts-parse")
+    await stopped_in_parse_then_hot_swapped(debugger, jvm_factory, jdk, line, tmp_path)
     frames = await debugger.stack()
     top = frames[0].location
-    assert top.obsolete and top.class_name == MAIN and "old code" in str(top)
+    assert (top.obsolete, top.class_name, top.method, top.line) == (True, MAIN, "parse", line)
+    assert "old code" in str(top) and "Amounts.java" in str(top)
+    assert frames[1].location.method == "main" and not frames[1].location.obsolete
+    assert {v.name: v.value.text for v in await debugger.locals()}["s"].startswith('"')
+    assert (await debugger.evaluate("s.length() > 0")).text == "true"
+    step = await debugger.step("over", timeout=10)  # on through the old code, line by line
+    assert step.stopped and step.stop.location.obsolete and step.stop.location.line == line + 1, step.message
+    out = await debugger.step("out", timeout=10)
+    assert out.stopped and out.stop.location.method == "main", out.message
+    await no_internal_errors(debugger)
+
+
+@pytest.mark.timeout(120)
+async def test_an_obsolete_frame_never_seen_before_shows_what_can_be_read(debugger, jvm_factory, jdk, line_of,
+                                                                        tmp_path, monkeypatch) -> None:
+    from tracepilot.core.vm import Vm
+
+    async def unseen(self, type_ids) -> None:  # noqa: ANN001 - as for a thread that ran through the hot swap
+        return None
+
+    monkeypatch.setattr(Vm, "remember_running", unseen)
+    await stopped_in_parse_then_hot_swapped(debugger, jvm_factory, jdk, line_of("amounts-parse"), tmp_path)
+    frames = await debugger.stack()
+    top = frames[0].location
+    assert top.obsolete and top.class_name == MAIN and top.method == "<obsolete>" and "old code" in str(top)
     assert frames[1].location.method == "main" and not frames[1].location.obsolete
     await debugger.locals()  # what can be read: nothing to hide, no error
     await debugger.snapshot()
@@ -96,14 +130,13 @@ async def test_a_frame_left_on_obsolete_code_is_readable_and_steps(debugger, jvm
     assert "INVALID_METHODID" not in str(refused.value) and "obsolete" in str(refused.value).lower()
     step = await debugger.step("over", timeout=10)
     assert step.stopped, step.message
-    events = [e.text for e in await debugger.events(limit=200)]
-    assert not [t for t in events if "internal error" in t or "INVALID_METHODID" in t], events
     into = await debugger.step("into", timeout=10)
     assert into.stopped, into.message
     for answer in (await debugger.status(), await debugger.threads()):
         assert "INVALID_METHODID" not in render.render(answer)
     out = await debugger.step("out", timeout=10)
     assert out.stopped and out.stop.location.method == "main", out.message
+    await no_internal_errors(debugger)
 
 
 def line_index(java_classes: Path, line: int) -> int:

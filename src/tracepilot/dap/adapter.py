@@ -411,7 +411,7 @@ class Adapter:
                                   "sourceReference": self._sources.get_id(loc.class_name)}
             if frame.is_library or frame.is_native:
                 item["presentationHint"] = "subtle"
-            if loc.obsolete:  # a method version a redefinition replaced: no line, no variables to show
+            if loc.obsolete:  # a method version a redefinition replaced (its line and variables if known)
                 item["name"] += " (old code: its class was redefined since)"
                 item["presentationHint"] = "subtle"
             out.append(item)

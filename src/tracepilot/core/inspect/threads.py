@@ -78,7 +78,8 @@ class Threads:
         if suspended:
             frames = await safe(self.vm.send(ThreadReference.Frames, thread_id, 0, 1))
             if frames is not None and frames.frames:
-                info.location = await safe(self.vm.code_location(frames.frames[0].location))
+                top = await self.vm.readable_location(thread_id, 0, frames.frames[0].location)
+                info.location = await safe(self.vm.code_location(top))
             if with_monitors and self.vm.capabilities.get("can_get_owned_monitor_info"):
                 owned = await safe(self.vm.send(ThreadReference.OwnedMonitors, thread_id))
                 if owned is not None:

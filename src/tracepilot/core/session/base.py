@@ -73,6 +73,8 @@ class StepState:
     vm_wide: bool = True  # the step's event suspends all threads (the stop it started from did)
     exit_request_id: int = 0  # method exits with return values on this thread, while the step runs
     returned: tuple[Any, Any] | None = None  # (location, value) of the last method exit seen
+    start: Any = None  # where the step started (a frame on obsolete code steps by instruction: see _on_step)
+    instructions: int = 0  # instructions stepped on obsolete code to reach the next line
 
 
 _NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",

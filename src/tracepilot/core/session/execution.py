@@ -242,7 +242,8 @@ class Execution(SessionBase):
         if tid and location is None:
             with contextlib.suppress(JdwpError):
                 frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
-                location = await self.code_location(frames[0].location) if frames else None
+                location = await self.code_location(await vm.readable_location(tid, 0, frames[0].location)) \
+                    if frames else None
         where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
         self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
         tid = tid or next(iter((await vm.send(VirtualMachine.AllThreads)).threads), 0)
@@ -272,7 +273,8 @@ class Execution(SessionBase):
                 if is_system(name, group_name):
                     return None
                 frames = (await vm.send(ThreadReference.Frames, tid, 0, 1)).frames
-                loc = await self.code_location(frames[0].location) if frames else None
+                loc = await self.code_location(await vm.readable_location(tid, 0, frames[0].location)) \
+                    if frames else None
                 return tid, name, loc
             except JdwpError as exc:
                 log.debug("no location for thread %s: %s", tid, exc)
@@ -330,6 +332,10 @@ class Execution(SessionBase):
             await self._clear_exit_request(self._step)
         vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
         self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
+        with contextlib.suppress(JdwpError, IndexError):
+            top = (await self.require_vm().send(ThreadReference.Frames, tid, 0, 1)).frames[0].location
+            if not top.method_id:  # on obsolete code: known_version gives its line table back
+                self._step.start = await self.require_vm().readable_location(tid, 0, top)
         await self._request_step(self._step)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
