@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 
 LOADED_BEFORE = "the class was loaded before the breakpoint was set"
 MAX_UPGRADES = 3  # attempts per breakpoint to move a round-trip breakpoint into the JVM at a later moment
+INVOKE_TIMEOUT = 10.0  # seconds for a call in the target that defines a probe (milliseconds, normally)
 
 # The thread a class-prepare event suspended, while the tracker binds breakpoints for that event.
 EVENT_THREAD: contextvars.ContextVar[int | None] = contextvars.ContextVar("tracepilot_event_thread", default=None)
@@ -372,13 +373,20 @@ class InJvm:
         vm = self.session.require_vm()
         invoking = getattr(self.session, "invoking", None)
         context = invoking(thread, "defining the in-JVM probe") if invoking else contextlib.nullcontext()
-        async with context:
-            if obj is None:
-                reply = await vm.send(ClassType.InvokeMethod, clazz, thread, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
-            else:
-                reply = await vm.send(ObjectReference.InvokeMethod, obj, thread, clazz, method, args,
-                                      int(InvokeOptions.SINGLE_THREADED))
+        if obj is None:
+            command: tuple[Any, ...] = (ClassType.InvokeMethod, clazz, thread, method, args,
+                                        int(InvokeOptions.SINGLE_THREADED))
+        else:
+            command = (ObjectReference.InvokeMethod, obj, thread, clazz, method, args,
+                       int(InvokeOptions.SINGLE_THREADED))
+        async with context as call:
+            if call is None:
+                reply = await vm.send(*command)
+            else:  # the session's call: it lifts a suspension that would keep the call from running, and
+                try:  # a call that does not return in time never holds the debugger (nothing hangs)
+                    reply = await call.send(*command, timeout=INVOKE_TIMEOUT, what="defining the in-JVM probe")
+                except TimeoutError as exc:
+                    raise DebuggerError(f"defining the probe in the target did not return in time ({exc})") from None
         if reply.exception.value:
             raise DebuggerError(f"the target threw {await self._describe_throwable(reply.exception.value)}")
         return reply.return_value
