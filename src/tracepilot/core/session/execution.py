@@ -326,16 +326,17 @@ class Execution(SessionBase):
                              "pause it first, or wait for the call to return")
         if self.threads.expected_count(tid) == 0:
             raise NotStopped(f"thread {record.name or tid} is running", "pause it, or step a stopped thread")
+        start = None
+        with contextlib.suppress(JdwpError, IndexError):
+            top = (await self.require_vm().send(ThreadReference.Frames, tid, 0, 1)).frames[0].location
+            if not top.method_id:  # on obsolete code: known_version gives its line table back
+                start = await self.require_vm().readable_location(tid, 0, top)
         depth, size = kinds[kind]
         if self._step is not None:
             await self._clear_step_request(self._step)
             await self._clear_exit_request(self._step)
         vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
-        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
-        with contextlib.suppress(JdwpError, IndexError):
-            top = (await self.require_vm().send(ThreadReference.Frames, tid, 0, 1)).frames[0].location
-            if not top.method_id:  # on obsolete code: known_version gives its line table back
-                self._step.start = await self.require_vm().readable_location(tid, 0, top)
+        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide, start=start)
         await self._request_step(self._step)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
