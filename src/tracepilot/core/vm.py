@@ -410,6 +410,11 @@ class Vm:
                 self._replaced_methods[synthetic] = dataclasses.replace(current, id=synthetic, obsolete=True)
                 self._replaced[(thread, len(frames) - 1 - position, loc.class_id)] = synthetic
 
+    @property
+    def replaced_any(self) -> bool:
+        """Did a redefinition leave suspended frames on replaced code (remember_running kept some)?"""
+        return bool(self._replaced)
+
     def known_version(self, thread_id: int, height: int, location: Location) -> Location:
         """An obsolete frame's location (method id 0) with the method version it runs, when the debugger saw
         the frame before the redefinition (remember_running); `height` counts frames from the bottom."""

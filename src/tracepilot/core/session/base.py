@@ -73,7 +73,10 @@ class StepState:
     vm_wide: bool = True  # the step's event suspends all threads (the stop it started from did)
     exit_request_id: int = 0  # method exits with return values on this thread, while the step runs
     returned: tuple[Any, Any] | None = None  # (location, value) of the last method exit seen
-    start: Any = None  # where the step started (a frame on obsolete code steps by instruction: see _on_step)
+    # A step from a frame on obsolete code, which the JVM steps by instruction (see Events._on_step): the line
+    # it started on (of the old version's table) and the method version it steps in.
+    start_line: int | None = None
+    start_method: int | None = None
     instructions: int = 0  # instructions stepped on obsolete code to reach the next line
 
 

@@ -164,10 +164,9 @@ class Events(SessionBase):
                 height = (await vm.send(ThreadReference.FrameCount, event.thread)).frame_count - 1
                 location = vm.known_version(event.thread, height, location)
         method = await vm.line_table(location.class_id, location.method_id)
-        start = step.start
-        if (method.obsolete and method.lines and start is not None and start.method_id == location.method_id
+        if (method.obsolete and method.lines and step.start_method == location.method_id
                 and step.size is StepSize.LINE and step.depth is not StepDepth.OUT and step.instructions < 10_000
-                and method.line_at(location.index) == method.line_at(start.index)):
+                and method.line_at(location.index) == step.start_line):
             # The JVM has no line table for obsolete code and steps it by instruction: on to the next line
             # of the old version's table, as a line step would.
             step.instructions += 1
@@ -185,7 +184,8 @@ class Events(SessionBase):
             return None
         step.remaining -= 1
         if step.remaining > 0:
-            step.start = location if method.obsolete else None  # the next line step starts here
+            if method.obsolete:  # the next line step starts here
+                step.start_line, step.start_method = method.line_at(location.index), location.method_id
             await self._request_step(step)
             return None
         return StopReason(StopKind.STEP, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),

@@ -326,17 +326,14 @@ class Execution(SessionBase):
                              "pause it first, or wait for the call to return")
         if self.threads.expected_count(tid) == 0:
             raise NotStopped(f"thread {record.name or tid} is running", "pause it, or step a stopped thread")
-        start = None
-        with contextlib.suppress(JdwpError, IndexError):
-            top = (await self.require_vm().send(ThreadReference.Frames, tid, 0, 1)).frames[0].location
-            if not top.method_id:  # on obsolete code: known_version gives its line table back
-                start = await self.require_vm().readable_location(tid, 0, top)
+        start = await self._obsolete_start(tid)
         depth, size = kinds[kind]
         if self._step is not None:
             await self._clear_step_request(self._step)
             await self._clear_exit_request(self._step)
         vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
-        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide, start=start)
+        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide, start_line=start[0],
+                               start_method=start[1])
         await self._request_step(self._step)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
@@ -346,6 +343,20 @@ class Execution(SessionBase):
             await self._send_release(self.threads.release_thread(tid))
             self._after_release()
         return await self.wait_for_stop(timeout, new_only=True)
+
+    async def _obsolete_start(self, thread_id: int) -> tuple[int | None, int | None]:
+        """(line, method id) where a step starts when the thread's top frame runs obsolete code whose old
+        version is known (Vm.remember_running); only asked after a hot swap left such frames."""
+        vm = self.require_vm()
+        if not vm.replaced_any:
+            return None, None
+        with contextlib.suppress(JdwpError, IndexError):
+            top = (await vm.send(ThreadReference.Frames, thread_id, 0, 1)).frames[0].location
+            known = await vm.readable_location(thread_id, 0, top)
+            method = await vm.line_table(known.class_id, known.method_id)
+            if method.obsolete and method.lines:
+                return method.line_at(known.index), known.method_id
+        return None, None
 
     async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
         vm = self.require_vm()
