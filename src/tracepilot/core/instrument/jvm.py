@@ -260,6 +260,8 @@ class InJvm:
         if not records or not self.wanted(bp) or self.refusal(bp) or not bp.info.enabled or not bp.info.armed:
             return False
         vm = self.session.require_vm()
+        if await thread_inside(vm, records[0].type_id, set()):  # (set(): is any thread running at all?)
+            return False  # never redefine under running threads (one may be inside the probe's check)
         redefinitions: list[tuple[int, bytes]] = []
         updated: list[tuple[ClassRecord, dict[str, ProbeSpec], Instrumentation]] = []
         for record in records:
