@@ -72,6 +72,9 @@ class CutList(list):
         return self.total - len(self)
 
 
+OBSOLETE_NOTE = "runs the old code: its class was redefined since"
+
+
 @dataclass
 class CodeLocation(Model):
     """A place in the program as people read it."""
@@ -83,10 +86,13 @@ class CodeLocation(Model):
     source_path: str | None = None  # resolved on the source path, if found
     method_signature: str | None = None
     code_index: int = 0
+    obsolete: bool = False  # the frame runs code its class had before a redefinition
 
     def __str__(self) -> str:
         where = f"{self.source_file}:{self.line}" if self.source_file and self.line >= 0 else (
             f"line {self.line}" if self.line >= 0 else "no line info")
+        if self.obsolete:
+            where = f"{where}; {OBSOLETE_NOTE}" if self.line >= 0 else f"{OBSOLETE_NOTE}; no line or locals known"
         return f"{self.class_name}.{self.method}({where})"
 
 

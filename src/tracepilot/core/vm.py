@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,18 @@ class VariableSlot:
         return self.start <= index < self.start + self.length
 
 
+OBSOLETE_METHOD_ID = 0  # what JDWP reports for a frame's method that a redefinition replaced
+REPLACED_IDS = 1 << 62  # our ids for replaced method versions we know (never a JVM's method id)
+OBSOLETE_NAME = "<obsolete>"  # JDI's name for it
+
+
+def obsolete_method(type_id: int) -> MethodInfo:
+    """A frame's method replaced by a redefinition: JDWP knows neither its name nor its tables any more.
+    What can still be read: the class, the code index, `this` and the class's fields and statics."""
+    return MethodInfo(type_id, OBSOLETE_METHOD_ID, OBSOLETE_NAME, "", 0, lines=[], variables=[],
+                      has_variable_table=False, obsolete=True)
+
+
 @dataclass
 class MethodInfo:
     type_id: int
@@ -61,6 +74,9 @@ class MethodInfo:
     variables: list[VariableSlot] | None = None
     arg_count: int = 0
     has_variable_table: bool | None = None
+    # A method version the class had before it was redefined, still run by some frame: JDWP gives it method
+    # id 0 and no name, lines or variables (as JDI's ObsoleteMethodImpl). See Vm.method.
+    obsolete: bool = False
 
     @property
     def is_static(self) -> bool:
@@ -100,10 +116,14 @@ class MethodInfo:
 
     @property
     def arg_types(self) -> list[str]:
+        if self.obsolete:
+            return []
         return [signature_to_java_name(s) for s in parse_method_signature(self.signature)[0]]
 
     @property
     def return_type(self) -> str:
+        if self.obsolete:
+            return "<unknown>"
         return signature_to_java_name(parse_method_signature(self.signature)[1])
 
     def line_at(self, index: int) -> int:
@@ -185,6 +205,13 @@ class Vm:
         self.capabilities: dict[str, bool] = {}
         self.version: Any = None
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        # Code the debugger inserted (in-JVM probe calls), by (class, method id): an index inside a [start,
+        # end) range reads as `start`, the line's own first index (core/instrument/inserted.py).
+        self.inserted: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        # Method versions a redefinition replaced while suspended frames ran them (see remember_running):
+        # (thread, frame height from the bottom, class) -> a method id of our own, and its old tables.
+        self._replaced: dict[tuple[int, int, int], int] = {}
+        self._replaced_methods: dict[int, MethodInfo] = {}
 
     async def send(self, command: Any, *args: Any, **kwargs: Any) -> Any:
         return await self.conn.send(command, *args, **kwargs)
@@ -251,6 +278,10 @@ class Vm:
         return info.methods
 
     async def method(self, type_id: int, method_id: int) -> MethodInfo:
+        if method_id == OBSOLETE_METHOD_ID:
+            return obsolete_method(type_id)
+        if method_id in self._replaced_methods:
+            return self._replaced_methods[method_id]
         for m in await self.methods(type_id):
             if m.id == method_id:
                 return m
@@ -362,6 +393,55 @@ class Vm:
                 method.has_variable_table = False
         return method
 
+    async def remember_running(self, type_ids: set[int]) -> None:
+        """Before redefining these classes: the methods suspended frames run in them, with their line and
+        variable tables, so that a frame left on the replaced (obsolete) code still reads with its method,
+        line and locals afterwards (JDWP forgets all three). A running thread is not looked at."""
+        for thread in (await self.send(VirtualMachine.AllThreads)).threads:
+            try:
+                frames = (await self.send(ThreadReference.Frames, thread, 0, -1)).frames
+            except JdwpError:
+                continue
+            for position, frame in enumerate(frames):
+                loc = frame.location
+                if loc.class_id not in type_ids or not loc.method_id or loc.method_id in self._replaced_methods:
+                    continue
+                await self.line_table(loc.class_id, loc.method_id)
+                current = await self.variables(loc.class_id, loc.method_id)
+                synthetic = REPLACED_IDS + len(self._replaced_methods) + 1
+                self._replaced_methods[synthetic] = dataclasses.replace(current, id=synthetic, obsolete=True)
+                self._replaced[(thread, len(frames) - 1 - position, loc.class_id)] = synthetic
+
+    @property
+    def replaced_any(self) -> bool:
+        """Did a redefinition leave suspended frames on replaced code (remember_running kept some)?"""
+        return bool(self._replaced)
+
+    def known_version(self, thread_id: int, height: int, location: Location) -> Location:
+        """An obsolete frame's location (method id 0) with the method version it runs, when the debugger saw
+        the frame before the redefinition (remember_running); `height` counts frames from the bottom."""
+        if location.method_id != OBSOLETE_METHOD_ID:
+            return location
+        synthetic = self._replaced.get((thread_id, height, location.class_id))
+        return location if synthetic is None else location._replace(method_id=synthetic)
+
+    async def readable_location(self, thread_id: int, index: int, location: Location) -> Location:
+        """Frame `index` (0 = top) of a suspended thread: its location as known_version reads it."""
+        if location.method_id != OBSOLETE_METHOD_ID:
+            return location
+        try:
+            count = (await self.send(ThreadReference.FrameCount, thread_id)).frame_count
+        except JdwpError:
+            return location
+        return self.known_version(thread_id, count - 1 - index, location)
+
+    def shown_index(self, location: Location) -> int:
+        """The code index as the program's own class file has it (an index inside inserted code: the line's)."""
+        for start, end in self.inserted.get((location.class_id, location.method_id), ()):
+            if start <= location.index < end:
+                return start
+        return location.index
+
     async def code_location(self, location: Location) -> CodeLocation:
         method = await self.line_table(location.class_id, location.method_id)
         info = await self.type(location.class_id)
@@ -370,8 +450,9 @@ class Vm:
             method=method.name,
             line=method.line_at(location.index),
             source_file=await self.source_file(location.class_id),
-            method_signature=method.signature,
-            code_index=location.index,
+            method_signature=method.signature or None,
+            code_index=self.shown_index(location),
+            obsolete=method.obsolete,
         )
 
     # -- threads -------------------------------------------------------------------------------------

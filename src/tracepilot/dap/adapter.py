@@ -461,6 +461,9 @@ class Adapter:
                                   "sourceReference": self._sources.get_id(loc.class_name)}
             if frame.is_library or frame.is_native:
                 item["presentationHint"] = "subtle"
+            if loc.obsolete:  # a method version a redefinition replaced (its line and variables if known)
+                item["name"] += " (old code: its class was redefined since)"
+                item["presentationHint"] = "subtle"
             out.append(item)
         body: dict[str, Any] = {"stackFrames": out}
         if not more:

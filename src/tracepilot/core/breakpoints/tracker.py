@@ -421,6 +421,7 @@ class TrackerBase:
     async def clear_in_vm(self) -> None:
         for bp in list(self.by_id.values()):
             await self._uninstall(bp)
+        await self.in_jvm.settle(force=True)  # detaching: every class back to its own bytes
 
     async def reinstall_class(self, type_id: int) -> None:
         """After a class was redefined: re-bind breakpoints that were bound in it."""

@@ -213,9 +213,10 @@ class ContextBase:
         if not reply.frames:
             raise EvalFailure(f"there is no frame {self.frame_index} on thread {self.thread}", None)
         frame = reply.frames[0]
-        if self.location is not None and frame.location != self.location:
+        location = await self.vm.readable_location(self.thread, self.frame_index, frame.location)
+        if self.location is not None and location != self.location:
             raise EvalFailure("the frame changed during the evaluation", None)
-        self.frame_id, self.location = frame.frame_id, frame.location
+        self.frame_id, self.location = frame.frame_id, location
         if self.initial_frame_id is None:
             self.initial_frame_id = frame.frame_id
 

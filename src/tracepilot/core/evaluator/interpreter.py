@@ -320,8 +320,9 @@ class Evaluator:
         if not reply.frames:
             raise EvalFailure(f"thread {ctx.thread} has no frames", None)
         frame = reply.frames[0]
-        ctx.frame_id, ctx.location, ctx.initial_frame_id = frame.frame_id, frame.location, frame.frame_id
-        hit = frame.frame_id == predicted and frame.location == location
+        here = await self.vm.readable_location(ctx.thread, 0, frame.location)
+        ctx.frame_id, ctx.location, ctx.initial_frame_id = frame.frame_id, here, frame.frame_id
+        hit = frame.frame_id == predicted and here == location
         if hit and not any(isinstance(r, BaseException) for r in results[1:]):
             ctx.method, ctx.live = method, live
             rest = list(results[1:])

@@ -124,6 +124,9 @@ class Names(ContextBase):
         return None
 
     async def _symbol_hint(self, n: str) -> str:
+        if self.location is not None and not self.location.method_id:  # JDWP's method id 0: a method version replaced by a redefinition
+            return (" (this frame runs obsolete code: its class was redefined since, so its local variables "
+                    "cannot be named; `this`, fields and statics can still be read)")
         names = sorted((set(self.live) | set(self.bindings)) - {"this"})
         close = [x for x in names if x.lower() == n.lower() or x.startswith(n) or n.startswith(x)]
         close += [x for x in difflib.get_close_matches(n, names, 3, 0.6) if x not in close]

@@ -85,6 +85,10 @@ async def redefine(vm, pairs: list[tuple[str, int, bytes]]) -> dict[str, str]:  
     """Redefine all at once; if the VM refuses, retry one by one so each refusal names its class."""
     if not pairs:
         return {}
+    try:  # frames that run a method now go on running its old code: keep what they need to be read
+        await vm.remember_running({type_id for _, type_id, _ in pairs})
+    except JdwpError:
+        pass
     try:
         await vm.send(VirtualMachine.RedefineClasses, [(t, data) for _, t, data in pairs])
         return {}

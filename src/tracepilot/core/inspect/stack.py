@@ -68,7 +68,7 @@ class Frames:
             else:
                 known = self._cache[(thread_id, generation)][1]
                 for offset, f in enumerate(reply.frames):
-                    known[start + offset] = Frame(start + offset, f.frame_id, f.location)
+                    known[start + offset] = self._frame(thread_id, total, start + offset, f)
         total = await self.count(thread_id, generation)
         _, known = self._cache[(thread_id, generation)]
         end = min(total, start + count) if count >= 0 else total
@@ -80,8 +80,12 @@ class Frames:
             except ThreadNotSuspended:
                 raise NotStopped("that thread is running", "pause it or wait for a stop first") from None
             for offset, f in enumerate(reply.frames):
-                known[start + offset] = Frame(start + offset, f.frame_id, f.location)
+                known[start + offset] = self._frame(thread_id, total, start + offset, f)
         return [known[i] for i in range(start, end) if i in known]
+
+    def _frame(self, thread_id: int, total: int, index: int, f) -> Frame:  # noqa: ANN001 - a Frames reply item
+        # A frame on obsolete code (method id 0) reads as the method version it runs, when that is known.
+        return Frame(index, f.frame_id, self.vm.known_version(thread_id, total - 1 - index, f.location))
 
     async def frame(self, thread_id: int, generation: int, index: int) -> Frame:
         if index < 0:

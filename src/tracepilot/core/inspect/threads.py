@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...jdwp import JdwpError, ThreadGroupReference, ThreadReference, ThreadStatus, VirtualMachine
 from ...jdwp.errors import ErrorCode
-from ..instrument.hidden import top_frame
+from ..instrument.hidden import top_location
 from ..model import ThreadInfo
 from ..vm import Vm
 from .objects import safe
@@ -77,9 +77,9 @@ class Threads:
         info = ThreadInfo(thread_id, name, group, state, suspended, is_virtual=virtual,
                           is_system=is_system(name, group), current=thread_id == current)
         if suspended:
-            top = await safe(top_frame(self.vm, thread_id))  # (an in-JVM probe's frames are not the program's)
+            top = await safe(top_location(self.vm, thread_id))  # (an in-JVM probe's frames are not the program's)
             if top is not None:
-                info.location = await safe(self.vm.code_location(top.location))
+                info.location = await safe(self.vm.code_location(top))
             if with_monitors and self.vm.capabilities.get("can_get_owned_monitor_info"):
                 owned = await safe(self.vm.send(ThreadReference.OwnedMonitors, thread_id))
                 if owned is not None:

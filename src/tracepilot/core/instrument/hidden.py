@@ -23,3 +23,19 @@ async def top_frame(vm: Any, thread: int) -> Any | None:
         if not is_probe_class((await vm.type(frame.location.class_id)).signature):
             return frame
     return None
+
+
+async def top_location(vm: Any, thread: int) -> Any | None:
+    """The location of the thread's top frame that is not a probe's, readable even when that frame runs a
+    method version a redefinition replaced (Vm.readable_location). None: no Java frame."""
+    frames = (await vm.send(ThreadReference.Frames, thread, 0, 1)).frames
+    if not frames:
+        return None
+    index = 0
+    if is_probe_class((await vm.type(frames[0].location.class_id)).signature):
+        frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
+        index = next((i for i, f in enumerate(frames)
+                      if not is_probe_class((await vm.type(f.location.class_id)).signature)), -1)
+        if index < 0:
+            return None
+    return await vm.readable_location(thread, index, frames[index].location)

@@ -4,7 +4,9 @@ The breakpoint tracker asks ``InJvm.bind`` when a conditional breakpoint or logp
 success the breakpoint's only JDWP requests are on its probe (``hit``/``error``, or ``handover`` for a
 logpoint), and the tracker hands their events to ``InJvm.on_event``. Otherwise ``bind`` returns the reason and
 the breakpoint takes the round-trip path. ``release`` restores the original class bytes (or re-instruments
-with the breakpoints that remain) when a breakpoint is removed, disabled, or the session detaches.
+with the breakpoints that remain) when a breakpoint is removed, disabled, or the session detaches; while a
+thread may be inside a method that would change, the probe goes inert instead and ``settle`` restores the
+class later (see safety.py: a redefinition never leaves a frame on obsolete code).
 
 When is it safe to redefine? A frame that is running a method when the method is redefined keeps running the
 old code, and the JVM drops every breakpoint in a redefined class: so a class is instrumented only when no
@@ -50,9 +52,10 @@ from ...jdwp import (
     VirtualMachine,
 )
 from ...jdwp.wire import Location, Value
-from ..errors import DebuggerError, EvaluationError
+from ..errors import DebuggerError
 from ..model import Actor, StopKind
 from . import swap
+from .inserted import inserted_calls
 from .leftovers import restore_leftovers
 from .logring import LogRings
 from .method_probes import (
@@ -66,6 +69,7 @@ from .naming import probe_name, session_token
 from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .resolve import JdwpResolver
+from .safety import changed_methods, thread_inside
 from .skip import skip_once
 
 log = logging.getLogger(__name__)
@@ -94,11 +98,19 @@ class ClassRecord:
     loader: int
     original: bytes
     specs: dict[str, ProbeSpec] = field(default_factory=dict)  # breakpoint id -> spec
+    # Breakpoints gone while a thread was inside their method: their probe calls stay in the bytes, made
+    # inert (FORCE, no request on hit()), until the class can be redefined without an obsolete frame.
+    retired: dict[str, ProbeSpec] = field(default_factory=dict)
     probe_types: dict[str, int] = field(default_factory=dict)  # probe class (internal name) -> type id
     current: Instrumentation | None = None
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
     original_array: int | None = None  # the original bytes in the target, for a later session (leftovers.py)
+
+    @property
+    def data(self) -> bytes:
+        """The class's bytes in the JVM now."""
+        return self.current.data if self.current is not None else self.original
 
     def shapes(self, vm: Any) -> JdwpResolver:
         if self.resolver is None:
@@ -109,12 +121,13 @@ class ClassRecord:
 @dataclass
 class ProbeRequest:
     bp_id: str
-    role: str  # "hit", "error", "handover", "bridge" or "upgrade"
+    role: str  # "hit", "error", "handover" or "upgrade"
     probe_type: int  # an upgrade: the breakpoint's class
     record: ClassRecord | None
-    line: int = 0  # bridges: the line and method (name + descriptor) the probe was placed in
+    line: int = 0  # upgrades: the line of the breakpoint
+    # method breakpoints: the method (name + descriptor) the probe was placed in
     method: str = ""
-    at: str = "line"  # bridges: the spec's place, "line" or a method breakpoint's "entry" / "exit"
+    at: str = "line"  # the spec's place, "line" or a method breakpoint's "entry" / "exit"
 
 
 def _rule(bp: Breakpoint) -> tuple[str, int] | None:
@@ -190,6 +203,9 @@ class InJvm:
         except JdwpError:
             return False
         return any(f.location.class_id in probes for f in frames)
+    def is_probe(self, type_id: int) -> bool:
+        """Is this one of the probe classes the debugger defined (never the program's own code)?"""
+        return any(type_id in record.probe_types.values() for record in self.classes.values())
 
     # -- binding ---------------------------------------------------------------------------------------
 
@@ -245,8 +261,6 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
-            if not at_prepare and await self._running_in(record, line, methods):
-                return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
                 if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
@@ -254,6 +268,8 @@ class InJvm:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
+            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
+                return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             for placed in result.probes:
                 if placed.probe.class_name not in record.probe_types:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
@@ -265,9 +281,11 @@ class InJvm:
             except JdwpError as exc:
                 return f"the JVM refused the instrumented class: {exc}"
             record.specs, record.current = specs, result
+            record.retired.clear()  # their inert calls went with the old bytes
             self.classes[record.type_id] = record
             await self._request_probe_events(bp, record, spec)
             vm.forget(record.type_id)
+            await self._mark_inserted(record)
             await self._rebind_others(record.type_id, bp)
             return None
         except (JdwpError, DebuggerError) as exc:
@@ -281,6 +299,8 @@ class InJvm:
         if not records or not self.wanted(bp) or self.refusal(bp) or not bp.info.enabled or not bp.info.armed:
             return False
         vm = self.session.require_vm()
+        if await thread_inside(vm, records[0].type_id, set()):  # (set(): is any thread running at all?)
+            return False  # never redefine under running threads (one may be inside the probe's check)
         redefinitions: list[tuple[int, bytes]] = []
         updated: list[tuple[ClassRecord, dict[str, ProbeSpec], Instrumentation]] = []
         for record in records:
@@ -308,7 +328,7 @@ class InJvm:
             return False
         # The JVM dropped the breakpoints in the redefined probes: new requests for the new binding.
         conn = self.session.conn
-        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
+        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id]:
             self.requests.pop(request_id, None)
             self.tracker.by_request.pop(request_id, None)
             kind = bp.requests.pop(request_id, None)
@@ -399,21 +419,6 @@ class InJvm:
 
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
         return any(r.bp_id == bp.info.id for r in self.requests.values())
-
-    async def _running_in(self, record: ClassRecord, line: int, chosen: list[Any] | None = None) -> bool:
-        """Is any thread inside a method that has `line` (or one of `chosen`), or not suspended (so it could
-        enter one)?"""
-        vm = self.session.require_vm()
-        methods = {m.id for m in await vm.line_tables(record.type_id) if any(n == line for _, n in m.lines or ())} \
-            if chosen is None else {m.id for m in chosen}
-        for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
-            try:
-                frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-            except JdwpError:
-                return True  # running (not suspended): it could be anywhere
-            if any(f.location.class_id == record.type_id and f.location.method_id in methods for f in frames):
-                return True
-        return False
 
     # -- talking to the target -----------------------------------------------------------------------
 
@@ -555,8 +560,6 @@ class InJvm:
 
     async def on_event(self, bp: Breakpoint, event: Any) -> tuple[Any, bool] | None:
         request = self.requests[event.request_id]
-        if request.role == "bridge":
-            return await self._bridge_event(bp, event, request)
         if request.role == "upgrade":
             await self._upgrade_event(bp, event, request)
             return None
@@ -640,12 +643,13 @@ class InJvm:
         """`bp` is uninstalled: read what its logpoint probes logged, take its probe out of its classes
         (original bytes when it was the last).
 
-        A frame running an instrumented method when it is redefined keeps running the instrumented code,
-        where no JDWP breakpoint can reach it: its probe is switched to FORCE, and a "bridge" request on the
-        probe's hit() lets the debugger decide those hits over JDWP for whatever the breakpoint becomes."""
+        Never under a running frame: when a thread might be inside a method the redefinition would change
+        (the stopped thread of a temporary breakpoint removed at its own stop, a thread running through the
+        line), the probe is made inert instead (its requests cleared, FORCE on, so its call only reaches an
+        empty hit()) and the class is redefined later, when no thread is inside (`settle`, or at detach)."""
         conn = self.session.conn
         await self.logs.close(bp.info.id)
-        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id and p.role != "bridge"]:
+        for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
                 self.tracker.by_request.pop(request_id, None)
                 if conn is not None and not conn.is_closed:
@@ -658,103 +662,79 @@ class InJvm:
             if conn is None or conn.is_closed:
                 continue
             vm = self.session.require_vm()
-            if await self._frames_in(record.type_id):
-                await self._bridge(bp, record, spec)
-            data = record.original
-            if record.specs:
-                try:
-                    result = await instrument(record.original, list(record.specs.values()), record.shapes(vm), record.compiled)
-                    data, record.current = result.data, result
-                except NotCompilable:
-                    data = record.original
-            if not record.specs or data is record.original:
-                self.classes.pop(record.type_id, None)
-            try:
-                await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, data)])
-            except JdwpError as exc:
-                log.warning("restoring %s failed: %s", record.name, exc)
+            data, result = await self._without_retired(record)
+            if await thread_inside(vm, record.type_id, changed_methods(record.data, data)):
+                await self._retire(record, bp.info.id, spec)
                 continue
-            vm.forget(record.type_id)
-            await self._rebind_others(record.type_id, bp)
+            await self._redefine(record, data, result, bp)
 
-    async def _frames_in(self, type_id: int) -> bool:
-        """Might a thread have a frame in the class (a running thread might: it is not looked at)?"""
-        vm = self.session.require_vm()
-        for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
-            try:
-                frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-            except JdwpError:
-                return True
-            if any(f.location.class_id == type_id for f in frames):
-                return True
-        return False
-
-    async def _bridge(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec) -> None:
-        vm = self.session.require_vm()
-        if record.current is None or spec.at == "exit":
-            # (A method exit needs no bridge: a frame inside the method blocks putting it back in the JVM, so
-            # it is re-installed as a round trip, whose method-exit events see old code's returns too.)
+    async def settle(self, *, force: bool = False) -> None:
+        """Redefine the classes that still carry inert probes, where no thread is inside a changed method now
+        (every thread is suspended: the session calls this before it resumes them all). `force`: at detach,
+        whatever runs (a frame left on the old code then only calls an inert probe)."""
+        conn = self.session.conn
+        if conn is None or conn.is_closed:
             return
+        vm = self.session.require_vm()
+        for record in [r for r in self.classes.values() if r.retired]:
+            try:
+                data, result = await self._without_retired(record)
+                if not force and await thread_inside(vm, record.type_id, changed_methods(record.data, data)):
+                    continue
+                await self._redefine(record, data, result, None)
+            except (JdwpError, DebuggerError) as exc:
+                log.debug("restoring %s failed: %s", record.name, exc)
+
+    async def _without_retired(self, record: ClassRecord) -> tuple[bytes, Instrumentation | None]:
+        """The class's bytes with only its live breakpoints' probes (the original bytes when none is left)."""
+        if record.specs:
+            vm = self.session.require_vm()
+            with contextlib.suppress(NotCompilable):
+                result = await instrument(record.original, list(record.specs.values()), record.shapes(vm),
+                                          record.compiled)
+                return result.data, result
+        return record.original, None
+
+    async def _retire(self, record: ClassRecord, bp_id: str, spec: ProbeSpec) -> None:
+        record.retired[bp_id] = spec
+        if record.current is None:
+            return
+        vm = self.session.require_vm()
         for placed in record.current.probes:
-            if placed.spec != spec or any(p.role == "bridge" and p.probe_type == record.probe_types[
-                    placed.probe.class_name] for p in self.requests.values()):
+            if placed.spec != spec:
                 continue
             type_id = record.probe_types[placed.probe.class_name]
             fields = {f.name: f for f in await vm.fields(type_id)}
-            await vm.send(ClassType.SetValues, type_id, [(fields["FORCE"].id, Value.boolean(True))])
-            hit = next(m for m in await vm.methods(type_id) if m.name == "hit")
-            reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
-                                  [Mod.LocationOnly(Location(TypeTag.CLASS, type_id, hit.id, 0))])
-            # Not in bp.requests: it outlives this binding (the tracker re-installs the breakpoint next).
-            self.tracker.by_request[reply.request_id] = bp
-            self.requests[reply.request_id] = ProbeRequest(bp.info.id, "bridge", type_id, record, spec.line,
-                                                           placed.method, spec.at)
+            with contextlib.suppress(JdwpError):
+                await vm.send(ClassType.SetValues, type_id, [(fields["FORCE"].id, Value.boolean(True))])
 
-    async def _bridge_event(self, bp: Breakpoint, event: Any, request: ProbeRequest) -> tuple[Any, bool] | None:
-        """A hit from a frame still running replaced code: pop the probe, then decide as the round trip does."""
-        session = self.session
-        vm = session.require_vm()
-        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or not bp.info.armed:
-            # Removed or disabled since: the old code's hits mean nothing now. Close the bridge (its probe
-            # evaluates its own condition again, with no breakpoint behind hit()) so they cost nothing.
-            await self._close_bridge(event.request_id, request)
-            return None
-        frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
-        user: Any = _Event(event.thread, frames[2].location, event.request_id)
-        if request.at in KINDS.values():  # a method entry or exit, as the round trip reports it
-            user = await probe_stop(vm, request.at, event.thread, frames[1], frames[2].location, event.request_id,
-                                    request.method)
-        extra = {"$return": user.value} if getattr(user, "value", None) is not None else {}
-        await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
-        await self._skip_once(request.probe_type, event.thread)
-        user.location = await self._current_location(request, user.location)
-        message = None
-        if bp.info.condition:
-            try:
-                ok = await session.inspector.evaluate_condition(bp.info.condition, event.thread, extra)
-            except (EvaluationError, DebuggerError) as exc:
-                ok, message = True, f"condition error, stopped: {exc}"
-            if not ok:
-                return None
-        bp.info.hits += 1
-        if bp.hit_rule is not None and not bp.hit_rule.passes(bp.info.hits):
-            return None
-        bp.fired = True
-        await self.tracker.arm_dependants(bp)
-        if bp.info.log:
-            try:
-                text = await session.inspector.format_log(bp.info.log, event.thread, extra)
-            except DebuggerError as exc:
-                text = f"{bp.info.log} [log error: {exc}]"
-            where, details = await session.inspector.log_details(bp.info, user, extra)
-            session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
-                                **details)
-            if message is None:
-                return None
-        reason = await self.tracker.stop_reason(bp, user, extra)
-        session.inspector.keep_stop_values(reason, extra)
-        reason.message = message
-        return reason, bp.info.suspend == "all"
+    async def _redefine(self, record: ClassRecord, data: bytes, result: Instrumentation | None,
+                        released: Breakpoint | None) -> None:
+        vm = self.session.require_vm()
+        try:
+            await vm.send(VirtualMachine.RedefineClasses, [(record.type_id, data)])
+        except JdwpError as exc:
+            log.warning("restoring %s failed: %s", record.name, exc)
+            return
+        record.current = result
+        record.retired.clear()
+        if result is None:
+            self.classes.pop(record.type_id, None)
+        vm.forget(record.type_id)
+        await self._mark_inserted(record)
+        await self._rebind_others(record.type_id, released)
+
+    async def _mark_inserted(self, record: ClassRecord) -> None:
+        """Tell the readers where the probe calls are in the class now (see inserted.py)."""
+        vm = self.session.require_vm()
+        for key in [k for k in vm.inserted if k[0] == record.type_id]:
+            del vm.inserted[key]
+        if record.current is None:
+            return
+        ranges = inserted_calls(record.current.data, set(record.probe_types))
+        for method in await vm.methods(record.type_id):
+            if method.name + method.signature in ranges:
+                vm.inserted[(record.type_id, method.id)] = ranges[method.name + method.signature]
 
     # -- upgrading a round-trip breakpoint ------------------------------------------------------------
 
@@ -830,32 +810,6 @@ class InJvm:
             log.exception("in-JVM upgrade of %s failed", bp.info.id)
             return f"internal error while instrumenting: {exc!r}"
 
-    async def _close_bridge(self, request_id: int, request: ProbeRequest) -> None:
-        vm = self.session.require_vm()
-        self.requests.pop(request_id, None)
-        self.tracker.by_request.pop(request_id, None)
-        with contextlib.suppress(JdwpError):
-            await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
-            fields = {f.name: f for f in await vm.fields(request.probe_type)}
-            await vm.send(ClassType.SetValues, request.probe_type, [(fields["FORCE"].id, Value.boolean(False))])
-
-    async def _current_location(self, request: ProbeRequest, location: Location) -> Location:
-        """The frame runs an obsolete method version (no line table over JDWP): report the same line in the
-        method's current version."""
-        vm = self.session.require_vm()
-        current = {m.id: m for m in await vm.line_tables(location.class_id)}
-        if location.method_id in current:
-            return location
-        for method in current.values():
-            if method.name + method.signature != request.method:
-                continue
-            if request.at == "entry":  # a method entry stands at the method's first code index
-                return Location(location.type_tag, location.class_id, method.id, 0)
-            indices = [index for index, number in method.lines or () if number == request.line]
-            if indices:
-                return Location(location.type_tag, location.class_id, method.id, min(indices))
-        return location
-
     async def hot_swap_bytes(self, type_id: int, data: bytes) -> list[tuple[str, int, bytes]] | None:
         """Hot swap is about to redefine the class with `data`: the redefinitions that keep its probes (the
         class instrumented anew, and probes whose code changed), or None to swap `data` as given."""
@@ -879,6 +833,9 @@ class InJvm:
             kept = False
         if kept:
             self.swapped_in.add(type_id)
+            record = self.classes.get(type_id)
+            if record is not None:
+                await self._mark_inserted(record)  # the probe calls sit elsewhere in the new bytes
 
     def class_redefined(self, type_id: int) -> bool:
         """A class was redefined by hot swap. True when its probes came along (hot_swap_bytes): its in-JVM
@@ -890,6 +847,10 @@ class InJvm:
             return True
         if self.classes.pop(type_id, None) is not None:
             self.hotswapped.add(type_id)
+            with contextlib.suppress(DebuggerError):
+                inserted = self.session.require_vm().inserted
+                for key in [k for k in inserted if k[0] == type_id]:
+                    del inserted[key]
         return False
 
     def runs_in_jvm(self, bp: Breakpoint, type_id: int) -> bool:

@@ -9,8 +9,9 @@
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
 the user's method) and the inserted call runs again on resume; the debugger first puts the thread in
 ``SKIP`` so that second call returns at once instead of evaluating the condition twice. ``FORCE`` makes
-every call go to ``hit`` (the debugger then decides, over JDWP): set for frames that keep running this code
-after the breakpoint changed (a redefined method's running frames keep their old code).
+every call go straight to ``hit`` without evaluating anything: with no request left on ``hit``, that makes
+the probe inert, which is how a removed breakpoint's probe waits until its class can be restored without
+redefining it under a running frame.
 
 Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR; N counts the lines
 added, ever, so hits are exact). A logging thread hands a batch over -- the lines as one String, and their

@@ -77,6 +77,11 @@ class StepState:
     # From a method-exit stop: (class, method) of that exit, already reported. An in-JVM exit stands just
     # before the return, so its exit comes again as the step runs: not what the step returned from.
     seen_exit: tuple[int, int] | None = None
+    # A step from a frame on obsolete code, which the JVM steps by instruction (see Events._on_step): the line
+    # it started on (of the old version's table) and the method version it steps in.
+    start_line: int | None = None
+    start_method: int | None = None
+    instructions: int = 0  # instructions stepped on obsolete code to reach the next line
 
 
 NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",

@@ -13,6 +13,7 @@ from ...jdwp import (
     JdwpConnection,
     JdwpError,
     StepDepth,
+    StepSize,
     SuspendPolicy,
     Tag,
     ThreadReference,
@@ -87,7 +88,9 @@ class Events(SessionBase):
             elif self._step is not None and event.request_id == self._step.exit_request_id and self._step.exit_request_id:
                 if self._step.seen_exit == (event.location.class_id, event.location.method_id):
                     self._step.seen_exit, self._step.returned = None, None  # (see StepState.seen_exit)
-                elif event.value.tag != Tag.VOID:  # no suspension: only remembered (a void method returns nothing)
+                # No suspension: only remembered (a void method returns nothing; an in-JVM probe is not the
+                # program's: its calls sit inside the line, the program never made them).
+                elif event.value.tag != Tag.VOID and not self.breakpoints.in_jvm.is_probe(event.location.class_id):
                     self._step.returned = (event.location, event.value)
             elif kind in STOP_EVENT_KINDS:
                 if self.threads.get(event.thread).call:
@@ -157,11 +160,25 @@ class Events(SessionBase):
         if step is None or event.request_id != step.request_id:
             return None  # a stale step request: ignore it (its thread is resumed by policy)
         vm = self.require_vm()
-        method = await vm.line_table(event.location.class_id, event.location.method_id)
-        class_name = (await vm.type(event.location.class_id)).name
+        location = event.location
+        if not location.method_id:  # on obsolete code: the method version it runs, when known
+            with contextlib.suppress(JdwpError):
+                height = (await vm.send(ThreadReference.FrameCount, event.thread)).frame_count - 1
+                location = vm.known_version(event.thread, height, location)
+        method = await vm.line_table(location.class_id, location.method_id)
+        if (method.obsolete and method.lines and step.start_method == location.method_id
+                and step.size is StepSize.LINE and step.depth is not StepDepth.OUT and step.instructions < 10_000
+                and method.line_at(location.index) == step.start_line):
+            # The JVM has no line table for obsolete code and steps it by instruction: on to the next line
+            # of the old version's table, as a line step would.
+            step.instructions += 1
+            await self._request_step(step)
+            return None
+        class_name = (await vm.type(location.class_id)).name
         skip = (method.is_synthetic and not method.is_lambda_body) or method.is_bridge or method.is_static_initializer
         # Lambda proxies (Feat$$Lambda$1/0x….test) have no line info: go on into the lambda body, as the JDK does.
-        proxy = "$$Lambda" in class_name or (not method.lines and not method.is_native and step.depth is StepDepth.INTO)
+        proxy = "$$Lambda" in class_name or (not method.lines and not method.is_native and not method.obsolete
+                                              and step.depth is StepDepth.INTO)
         if (skip or proxy) and step.skips < 20:
             # IDE behaviour: don't stop in accessors, bridges, lambda proxies or class initialisers.
             step.skips += 1
@@ -169,11 +186,12 @@ class Events(SessionBase):
             return None
         step.remaining -= 1
         if step.remaining > 0:
+            if method.obsolete:  # the next line step starts here
+                step.start_line, step.start_method = method.line_at(location.index), location.method_id
             await self._request_step(step)
             return None
-        location = await self.code_location(event.location)
         return StopReason(StopKind.STEP, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
-                          location=location), False
+                          location=await self.code_location(location)), False
 
     async def _become_stopped(self, reason: StopReason, vm_wide: bool) -> None:
         """A thread is suspended by a stop of its own. It is recorded once in the history now, becomes the

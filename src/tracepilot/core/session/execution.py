@@ -22,7 +22,7 @@ from ...jdwp import (
 )
 from ..errors import InvalidArgument, NotStopped
 from ..inspect.threads import is_system
-from ..instrument.hidden import top_frame
+from ..instrument.hidden import top_location
 from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
 from ..model import (
     Actor,
@@ -215,6 +215,8 @@ class Execution(SessionBase):
     async def _release_all(self) -> None:
         # Stops no call has returned yet stay (the next answer is one of them), the current one too: a stop
         # that arrived while no call waited became current without being answered (issue 25, point 8).
+        if self._all_held():  # nothing runs: the moment to restore classes whose probes went inert
+            await self.breakpoints.in_jvm.settle()
         keep = {r.id for r in self.threads.undelivered()}
         release = self.threads.release_all(keep)
         await self._send_release(release)
@@ -267,8 +269,8 @@ class Execution(SessionBase):
         location = next((loc for t, _n, loc in summaries if t == tid), None)
         if tid and location is None:
             with contextlib.suppress(JdwpError):
-                top = await top_frame(vm, tid)
-                location = await self.code_location(top.location) if top is not None else None
+                top = await top_location(vm, tid)  # (not an in-JVM probe's frame; readable on obsolete code)
+                location = await self.code_location(top) if top is not None else None
         where = "; ".join(f"{name} at {loc}" for _t, name, loc in summaries if loc)
         self.history.add("pause", "paused" + (f": {where[:2000]}" if where else ""), actor)
         tid = tid or next(iter((await vm.send(VirtualMachine.AllThreads)).threads), 0)
@@ -297,8 +299,8 @@ class Execution(SessionBase):
                 group_name = (await vm.send(ThreadGroupReference.Name, group)).group_name if group else None
                 if is_system(name, group_name):
                     return None
-                top = await top_frame(vm, tid)  # (not an in-JVM probe's frame)
-                loc = await self.code_location(top.location) if top is not None else None
+                top = await top_location(vm, tid)  # (not an in-JVM probe's frame; readable on obsolete code)
+                loc = await self.code_location(top) if top is not None else None
                 return tid, name, loc
             except JdwpError as exc:
                 log.debug("no location for thread %s: %s", tid, exc)
@@ -350,6 +352,7 @@ class Execution(SessionBase):
                              "pause it first, or wait for the call to return")
         if self.threads.expected_count(tid) == 0:
             raise NotStopped(f"thread {record.name or tid} is running", "pause it, or step a stopped thread")
+        start = await self._obsolete_start(tid)
         depth, size = kinds[kind]
         if record.stop is not None:
             record.delivered = True  # stepping from a stop answers it: whoever steps knows where the thread is
@@ -357,7 +360,8 @@ class Execution(SessionBase):
             await self._clear_step_request(self._step)
             await self._clear_exit_request(self._step)
         vm_wide = record.stop_vm_wide if record.stop is not None else self.threads.vm_holds > 0
-        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide)
+        self._step = StepState(tid, depth, size, count, kind=kind, vm_wide=vm_wide, start_line=start[0],
+                               start_method=start[1])
         if record.stop is not None and record.stop.kind is StopKind.METHOD_EXIT:
             self._step.seen_exit = await self._frame0_method(tid)
         await self._request_step(self._step)
@@ -375,6 +379,19 @@ class Execution(SessionBase):
             frames = (await self.require_vm().send(ThreadReference.Frames, thread, 0, 1)).frames
             return (frames[0].location.class_id, frames[0].location.method_id) if frames else None
         return None
+    async def _obsolete_start(self, thread_id: int) -> tuple[int | None, int | None]:
+        """(line, method id) where a step starts when the thread's top frame runs obsolete code whose old
+        version is known (Vm.remember_running); only asked after a hot swap left such frames."""
+        vm = self.require_vm()
+        if not vm.replaced_any:
+            return None, None
+        with contextlib.suppress(JdwpError, IndexError):
+            top = (await vm.send(ThreadReference.Frames, thread_id, 0, 1)).frames[0].location
+            known = await vm.readable_location(thread_id, 0, top)
+            method = await vm.line_table(known.class_id, known.method_id)
+            if method.obsolete and method.lines:
+                return method.line_at(known.index), known.method_id
+        return None, None
 
     async def _request_step(self, step: StepState, depth: StepDepth | None = None) -> None:
         vm = self.require_vm()

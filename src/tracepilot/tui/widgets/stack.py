@@ -30,6 +30,8 @@ class StackPane(Table):
             loc = frame.location
             where = f"{loc.source_file}:{loc.line}" if loc.source_file and loc.line >= 0 else (
                 "native" if frame.is_native else "?")
+            if loc.obsolete:
+                where += " (old code: class redefined)"
             short = loc.class_name.rsplit(".", 1)[-1]
             style = "dim" if frame.is_library else ""
             method = Text(f"{short}.{loc.method}", style=style)
