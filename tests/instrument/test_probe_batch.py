@@ -34,7 +34,9 @@ async def test_forty_conditions_in_one_method_each_instrument_in_one_pass_and_al
             decodes = 0
             bps.append(await d.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition=f"i == {100 + 3 * k}"))
             assert bps[-1].mode == "in-JVM", bps[-1].mode
-        assert decodes <= 4, decodes  # one decode of run()'s code and one of its payloads, not 40 of each
+        # A few decodes per breakpoint (run()'s code, its payloads, the check of which methods the new bytes
+        # change), not 40 of each.
+        assert decodes <= 6, decodes
         for k in range(40):
             stop = await d.resume(timeout=30)
             assert stop.stop.breakpoint_id == bps[k].id, (k, stop.stop)

@@ -37,7 +37,7 @@ async def run_bytecodes(d: Debugger) -> bytes:
 @pytest.mark.timeout(120)
 async def test_hot_swapped_new_code_runs_with_the_probe_and_removal_restores_the_new_code(
         jvm_factory, line_of, tmp_path) -> None:
-    jvm = jvm_factory(MAIN, "1000", "3")
+    jvm = jvm_factory(MAIN, "1000", "4")
     new_class = changed_class(tmp_path)
     d = Debugger()
     try:
@@ -54,9 +54,15 @@ async def test_hot_swapped_new_code_runs_with_the_probe_and_removal_restores_the
         assert second.stop.breakpoint_id == bp.id and second.stop.location.line == line
         values = {v.name: v.value.text for v in await d.locals()}
         assert values["i"] == "600" and values["sum"] == str(sum((i ^ 3) * 2 for i in range(600)))
-        await d.breakpoint_remove(bp.id)  # restores the class as hot-swapped, not as first loaded
+        # Removed while this thread runs the method: the probe goes inert, and the class is restored (as
+        # hot-swapped, not as first loaded) once no thread is inside it, at the next resume of all threads.
+        await d.breakpoint_remove(bp.id)
+        after_round = await d.breakpoint_set(f"{MAIN}:{line_of('hc-round')}", suspend="all")
+        assert (await d.resume(timeout=30)).stop.breakpoint_id == after_round.id  # round 1 returned
+        assert (await d.resume(timeout=30)).stop.breakpoint_id == after_round.id  # round 2 ran, restored
         new_run = ClassFile.parse(new_class.read_bytes()).method("run", "(I)J").code.code
         assert await run_bytecodes(d) == new_run
+        await d.breakpoint_remove(after_round.id)
         assert not (await d.resume(timeout=30)).stopped
     finally:
         await d.close()
