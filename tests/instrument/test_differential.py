@@ -1,0 +1,328 @@
+"""The differential test of issue 26: the in-JVM path is invisible.
+
+One random sequence of actions (hypothesis's stateful testing), run against two fresh JVMs of the same
+deterministic program: one debugger compiles conditions and logpoints into the JVM, the other answers every
+hit by round trip (`--no-instrument`). After every action the two answers must be the same: stops (location,
+thread, breakpoint, hit number, condition errors), the stack and the top frame's locals, evaluated values,
+breakpoint_list (hits, enabled, locations), and at the end every log line with its thread. Only the speed
+and the mode line may differ.
+
+The program (tests/java/fixtures/Differential.java) is one thread running a loop; at every gate it prints
+"gate K" and waits, running, for a file: breakpoints are set, changed and removed there "while running" at a
+known place, and at stops. Actions that are known to diverge in an area another change owns are left out
+of the generated set (see KNOWN below) so the test stays strict about everything else.
+
+Bounded: CI runs a few examples per JDK; TRACEPILOT_DIFF_EXAMPLES=N runs N (random, not derandomized).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.core.errors import DebuggerError
+from tracepilot.core.model import SessionState, StopKind
+
+MAIN = "fixtures.Differential"
+ROUNDS, CHUNK = 40, 8  # 5 gates
+LOCAL_EXAMPLES = os.environ.get("TRACEPILOT_DIFF_EXAMPLES")
+EXAMPLES = int(LOCAL_EXAMPLES or 3)
+STEPS = int(os.environ.get("TRACEPILOT_DIFF_STEPS", "18"))
+SHRINK = bool(os.environ.get("TRACEPILOT_DIFF_SHRINK"))
+VERBOSE = bool(os.environ.get("TRACEPILOT_DIFF_VERBOSE"))
+SETTLE = 20.0  # seconds an action may take to reach a stop, a gate or the end
+
+LINES = ["diff-name", "diff-call", "diff-total", "diff-late", "diff-gate", "diff-weigh", "diff-third",
+         "diff-return"]
+CONDITIONS = [
+    "i % 4 == 1",
+    "i > 20",
+    "i % 3 == 0 && total > 50",
+    "name.length() > 5",
+    "late > 3",  # declared late in the loop: out of scope above its line (a condition error)
+    "w % 2 == 0",  # only in weigh, after its declaration
+    "name.charAt(5) == '1'",  # throws for item0..item9: a condition error at a stop
+    "i / (i % 5) > 1",  # divides by zero every fifth round
+]
+LOGS = ["i={i}", "name={name} total={total}", "w={w}", "late={late} of {total}"]
+HIT_COUNTS = [None, "3", "%4", ">=5", "==2"]
+EXPRESSIONS = ["i", "name", "total", "i * 3 + total", "name.length()", "w", "late"]
+TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
+
+# Divergences in areas other changes of issue 26 own: compared loosely until they land (then delete the entry).
+KNOWN = {
+    # In-JVM log lines come in batches per logpoint (not in hit order across logpoints) and without their
+    # thread: compared per breakpoint, without the thread, until helper "logpoints" lands.
+    "log_order_and_thread": True,
+}
+
+
+@dataclass
+class Side:
+    """One debugger and its JVM: in-JVM mode on, or off (the round trip)."""
+
+    label: str
+    debugger: Debugger
+    jvm: Any
+    gate_dir: Path
+    gates_seen: int = 0
+    gate: int = -1  # the gate the program waits at (set_value on i may skip some)
+    exited: bool = False
+
+    @property
+    def session(self) -> Any:
+        return self.debugger.session
+
+    def normal(self, value: Any) -> Any:
+        """The same answer reads the same on both sides: the gate directories differ."""
+        if isinstance(value, str):
+            return value.replace(str(self.gate_dir), "<gate>")
+        if isinstance(value, list | tuple):
+            return type(value)(self.normal(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.normal(v) for k, v in value.items()}
+        return value
+
+
+def where(loc: Any) -> Any:
+    return None if loc is None else (loc.class_name, loc.method, loc.line)
+
+
+def view(value: Any) -> Any:
+    return None if value is None else (value.type, value.text)
+
+
+def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, java_source_root, jdk):
+    lines = {name: line_of(name) for name in LINES}
+
+    class Differential(RuleBasedStateMachine):
+        @initialize()
+        def start(self) -> None:
+            self.loop = asyncio.new_event_loop()
+            self.sides: list[Side] = []
+            for label, in_jvm in (("in-JVM", True), ("round trip", False)):
+                gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
+                jvm = jvm_factory("Differential", str(ROUNDS), str(CHUNK), str(gate_dir), jdk=jdk)
+                debugger = Debugger(sourcepath=[str(java_source_root)])
+                debugger.session.breakpoints.in_jvm.enabled = in_jvm
+                self.sides.append(Side(label, debugger, jvm, gate_dir))
+                self.run(debugger.attach(jvm.address, timeout=10))
+            self.bps: list[str] = []
+            self.trail: list[str] = []  # the actions so far, for the failure message
+
+        def run(self, coro: Any) -> Any:
+            return self.loop.run_until_complete(asyncio.wait_for(coro, 60))
+
+        def teardown(self) -> None:
+            if not hasattr(self, "sides"):
+                return
+            try:
+                # Run both to the end, answer by answer, then compare what was logged and counted.
+                for _ in range(200):
+                    if all(s.exited for s in self.sides):
+                        break
+                    self.both("go", self._go)
+                self.both("final breakpoint_list", self._breakpoints)
+                self.both("log lines", self._logs)
+            finally:
+                for side in self.sides:
+                    self.run(side.debugger.close())
+                    side.jvm.close()
+                self.loop.close()
+
+        # -- comparing -------------------------------------------------------------------------------
+
+        def both(self, action: str, act: Any, *args: Any) -> Any:
+            answers = []
+            for side in self.sides:
+                try:
+                    answer = self.run(act(side, *args))
+                except DebuggerError as exc:
+                    answer = ("error", exc.message)
+                answers.append(side.normal(answer))
+            self.trail.append(f"{action}{args!r}")
+            if VERBOSE:
+                print(f"{time.monotonic():.1f} {action}{args!r} -> {answers[0]!r:.300}", flush=True)
+            assert answers[0] == answers[1], (
+                f"the modes disagree after:\n  " + "\n  ".join(self.trail)
+                + f"\nin-JVM:     {answers[0]!r}\nround trip: {answers[1]!r}")
+            return answers[0]
+
+        async def _stop_answer(self, side: Side, result: Any) -> Any:
+            stop = result.stop
+            if stop is None or stop.kind is StopKind.VM_DEATH:
+                side.exited = True
+                return "exited"
+            answer: dict[str, Any] = {
+                "kind": stop.kind.value, "at": where(stop.location), "thread": stop.thread_name,
+                "breakpoint": stop.breakpoint_id, "hit": stop.hit_count, "message": stop.message,
+                "also": sorted(stop.also), "returned": (stop.returned_from, view(stop.return_value)),
+            }
+            if stop.kind is not StopKind.VM_START:
+                frames = await side.debugger.stack()
+                answer["stack"] = [where(f.location) for f in frames]
+                answer["locals"] = [(v.name, view(v.value)) for v in await side.debugger.locals()]
+            return answer
+
+        async def _settle(self, side: Side) -> Any:
+            """Wait for what the last action led to: a stop, the next gate, or the end."""
+            deadline = time.monotonic() + SETTLE
+            while time.monotonic() < deadline:
+                result = await side.debugger.wait_for_stop(timeout=0.05)
+                if result.stopped:
+                    return await self._stop_answer(side, result)
+                if side.session.state not in (SessionState.RUNNING, SessionState.STOPPED):
+                    side.exited = True
+                    return "exited"
+                gates = re.findall(r"^gate (\d+)$", side.jvm.stdout_text(), re.MULTILINE)
+                if len(gates) > side.gates_seen:
+                    side.gates_seen, side.gate = len(gates), int(gates[-1])
+                    return f"gate {gates[-1]}"
+            raise AssertionError(f"{side.label}: neither a stop nor a gate after {SETTLE:g}s:\n  "
+                                 + "\n  ".join(self.trail))
+
+        # -- actions (one side each) -----------------------------------------------------------------
+
+        async def _go(self, side: Side) -> Any:
+            if side.exited:
+                return "exited"
+            if side.session.state is SessionState.STOPPED:
+                await side.debugger.resume(timeout=0)
+            else:  # waiting at a gate: open it
+                (side.gate_dir / f"go-{side.gate}").touch()
+            return await self._settle(side)
+
+        async def _set(self, side: Side, line: str, condition: str | None, log: str | None,
+                       hit_count: str | None, temporary: bool) -> Any:
+            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, log=log,
+                                                      hit_count=hit_count, temporary=temporary)
+            return info.id
+
+        async def _update(self, side: Side, bp_id: str, options: dict[str, Any]) -> Any:
+            info = await side.debugger.breakpoint_update(bp_id, **options)
+            return (info.id, info.enabled, info.condition, info.log, info.hit_count, info.hits)
+
+        async def _remove(self, side: Side, bp_id: str) -> Any:
+            return await side.debugger.breakpoint_remove(bp_id)
+
+        async def _step(self, side: Side, kind: str) -> Any:
+            result = await side.debugger.step(kind, timeout=SETTLE)
+            if not result.stopped:
+                return ("not stopped", result.message)
+            return await self._stop_answer(side, result)
+
+        async def _evaluate(self, side: Side, expression: str) -> Any:
+            return view(await side.debugger.evaluate(expression))
+
+        async def _set_value(self, side: Side, target: str, value: str) -> Any:
+            result = await side.debugger.set_value(target, value)
+            return getattr(result, "text", str(result))
+
+        async def _breakpoints(self, side: Side) -> Any:
+            return [(b.id, b.spec, b.enabled, b.verified, [where(x) for x in b.locations], b.hits, b.condition,
+                     b.hit_count, b.log, b.temporary, b.message) for b in await side.debugger.breakpoint_list()]
+
+        async def _logs(self, side: Side) -> Any:
+            records = await side.debugger.events(kinds=["log"], limit=100_000)
+            if not KNOWN.get("log_order_and_thread"):
+                return [(r.data.get("breakpoint"), r.text, r.data.get("thread_name")) for r in records]
+            per_breakpoint: dict[str, list[str]] = {}
+            for r in records:
+                per_breakpoint.setdefault(r.data.get("breakpoint"), []).append(re.sub(r" \[[^]]*\]$", "", r.text))
+            return per_breakpoint
+
+        # -- rules -----------------------------------------------------------------------------------
+
+        def alive(self) -> bool:
+            return not self.sides[0].exited
+
+        def at_stop(self) -> bool:
+            stop = self.sides[0].debugger.current_stop
+            return self.alive() and self.sides[0].session.state is SessionState.STOPPED and stop is not None \
+                and stop.kind is not StopKind.VM_START
+
+        @precondition(alive)
+        @rule()
+        def go(self) -> None:
+            self.both("go", self._go)
+
+        @precondition(alive)
+        @rule(line=st.sampled_from(LINES), condition=st.none() | st.sampled_from(CONDITIONS),
+              log=st.none() | st.sampled_from(LOGS), hit_count=st.sampled_from(HIT_COUNTS),
+              temporary=st.booleans())
+        def set_breakpoint(self, line: str, condition: str | None, log: str | None, hit_count: str | None,
+                           temporary: bool) -> None:
+            answer = self.both("breakpoint_set", self._set, line, condition, log, hit_count, temporary)
+            if isinstance(answer, str):
+                self.bps.append(answer)
+
+        @precondition(lambda self: self.alive() and self.bps)
+        @rule(which=st.integers(0, 30), change=st.sampled_from(["condition", "log", "hit_count", "enabled"]),
+              data=st.data())
+        def update_breakpoint(self, which: int, change: str, data: Any) -> None:
+            bp_id = self.bps[which % len(self.bps)]
+            if change == "condition":
+                value: Any = data.draw(st.sampled_from(["", *CONDITIONS]))
+            elif change == "log":
+                value = data.draw(st.sampled_from(["", *LOGS]))
+            elif change == "hit_count":
+                value = data.draw(st.sampled_from(["", *HIT_COUNTS[1:]]))
+            else:
+                value = data.draw(st.booleans())
+            self.both("breakpoint_update", self._update, bp_id, {change: value})
+
+        @precondition(lambda self: self.alive() and self.bps)
+        @rule(which=st.integers(0, 30))
+        def remove_breakpoint(self, which: int) -> None:
+            bp_id = self.bps.pop(which % len(self.bps))
+            self.both("breakpoint_remove", self._remove, bp_id)
+
+        @precondition(at_stop)
+        @rule(kind=st.sampled_from(["over", "into", "out"]))
+        def step(self, kind: str) -> None:
+            self.both("step", self._step, kind)
+
+        @precondition(at_stop)
+        @rule(expression=st.sampled_from(EXPRESSIONS))
+        def evaluate(self, expression: str) -> None:
+            self.both("evaluate", self._evaluate, expression)
+
+        @precondition(at_stop)
+        @rule(assignment=st.sampled_from(TARGETS))
+        def set_value(self, assignment: tuple[str, str]) -> None:
+            self.both("set_value", self._set_value, *assignment)
+
+        @precondition(lambda self: not self.alive())
+        @rule()
+        def ended(self) -> None:
+            """Nothing left to do once the program has exited (teardown compares the logs)."""
+
+        @precondition(alive)
+        @invariant()
+        def same_breakpoints(self) -> None:
+            if hasattr(self, "sides"):
+                self.both("breakpoint_list", self._breakpoints)
+
+    Differential.TestCase.settings = settings(
+        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
+        suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,
+        # Shrinking replays the sequence on two new JVMs per attempt: minutes. The failure message carries
+        # the whole sequence; TRACEPILOT_DIFF_SHRINK=1 shrinks it.
+        phases=[Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else []))
+    Differential.TestCase().runTest()
+
+
+test_in_jvm_and_round_trip_answer_alike_on_one_thread = pytest.mark.timeout(
+    int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))(test_in_jvm_and_round_trip_answer_alike_on_one_thread)
