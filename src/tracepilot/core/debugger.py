@@ -239,6 +239,7 @@ class Debugger:
             suspend=suspend, after=after, enabled=enabled, actor=self._actor(actor))
 
     async def breakpoint_list(self) -> list[BreakpointInfo]:
+        await self.session.breakpoints.in_jvm.refresh_hits()  # hits counted in the JVM, not yet read
         return self.session.breakpoints.list()
 
     async def breakpoint_update(self, id: str, actor: Actor | None = None, **options: Any) -> BreakpointInfo:  # noqa: A002

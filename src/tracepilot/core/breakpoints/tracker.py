@@ -91,8 +91,10 @@ class Breakpoint:
 
     @property
     def jvm_counts(self) -> bool:
-        """A pure hit count (no condition) is left to the JVM's Count modifier."""
-        return self.hit_rule is not None and not self.info.condition
+        """A pure hit count (no condition, no log) is left to the JVM's Count modifier. A logpoint counts its
+        hits itself, as it does in the JVM: a Count modifier reports only the hits it fires at, so "==5"
+        would stay at hits=5 for good."""
+        return self.hit_rule is not None and not self.info.condition and not self.info.log
 
     @property
     def client_filter(self) -> bool:

@@ -208,6 +208,10 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
+            counting = None if at_prepare else self._counting_in(info.id, bp)
+            if counting is not None:
+                return (f"{counting.info.id} counts its hits in the JVM in this class (a Count filter, whose "
+                        "progress JDWP cannot read): redefining the class would restart that count")
             if not at_prepare and await self._running_in(record, line):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp))
@@ -326,6 +330,7 @@ class InJvm:
                     continue
                 if other.info.kind not in ("line", "method_entry"):
                     continue
+                done = other.jvm_counts and other.fired and other.hit_rule is not None and other.hit_rule.mode == "eq"
                 for request_id, mods in list(other.request_mods.items()):
                     if not any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == type_id for m in mods):
                         continue
@@ -338,6 +343,8 @@ class InJvm:
                 other.bound = {key for key in other.bound if key[0] != type_id}
                 other.bound_types.discard(type_id)
                 other.method_ids = {key for key in other.method_ids if key[0] != type_id}
+                if done:  # "==N" fired: its request expired, it never stops again (bound again, it would)
+                    continue
                 other.info.locations = [loc for loc in other.info.locations if loc.class_name != info.name]
                 if other.info.kind == "line":
                     await self.tracker.bind_line(other, info)
@@ -345,6 +352,17 @@ class InJvm:
                     await self.tracker.bind_method(other, info)
         finally:
             self._rebinding = False
+
+    def _counting_in(self, type_id: int, mine: Breakpoint) -> Breakpoint | None:
+        """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
+        redefinition drops its request, and binding it again would count from zero."""
+        for other in self.tracker.by_id.values():
+            if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests:
+                continue
+            rule = other.hit_rule
+            if rule is not None and not (other.fired and rule.mode in ("ge", "eq")):
+                return other
+        return None
 
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
         return any(r.bp_id == bp.info.id for r in self.requests.values())
@@ -488,8 +506,15 @@ class InJvm:
                 session.history.add("log", f"{bp.info.log} [log error: {what}]", Actor.TARGET, breakpoint=bp.info.id,
                                     thread=event.thread)
                 return None
-            message = f"condition error, stopped: {what}"
-            bp.info.hits += 1
+            message = f"condition error, stopped: threw {what}"  # as the round trip words it
+            # As by round trip: a condition that fails counts as a true one, hit rule included (the probe
+            # threw before counting, so it is counted here, in the probe too, for the hits after it).
+            if bp.hit_rule is not None:
+                bp.info.hits = await self._count_hit(request.probe_type)
+                if not bp.hit_rule.passes(bp.info.hits):
+                    return None
+            else:
+                bp.info.hits += 1
         else:  # counted in the probe when a hit rule decides there
             bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         bp.fired = True
@@ -498,6 +523,10 @@ class InJvm:
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
+        if message is not None:
+            message = await self._condition_error(bp, event.thread, message)
+        if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops (round trip)
+            await self._log_at_stop(bp, event.thread)
         reason = await self.tracker.stop_reason(bp, _Event(event.thread, user.location, event.request_id), {})
         reason.message = message
         if bp.info.temporary:
@@ -547,6 +576,49 @@ class InJvm:
         if not obj:
             return ""
         return (await self.session.require_vm().send(StringReference.Value, obj)).string_value
+
+    async def _condition_error(self, bp: Breakpoint, thread: int, message: str) -> str:
+        """The condition threw in the JVM: the round trip's words for it (where in the expression), from the
+        same evaluation in the user's frame; the JVM's own when that one does not throw."""
+        try:
+            await self.session.inspector.evaluate_condition(bp.info.condition, thread, {})
+        except (EvaluationError, DebuggerError) as exc:
+            return f"condition error, stopped: {exc}"
+        return message
+
+    async def _log_at_stop(self, bp: Breakpoint, thread: int) -> None:
+        """The line a logpoint logs at a stop, formatted by round trip in the user's frame."""
+        session = self.session
+        try:
+            text = await session.inspector.format_log(bp.info.log, thread, {})
+        except DebuggerError as exc:
+            text = f"{bp.info.log} [log error: {exc}]"
+        where = log_where(bp.info.locations[0], None) if bp.info.locations else ("", {})
+        session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
+
+    async def _count_hit(self, probe_type: int) -> int:
+        """One more hit in the probe's count (HITS += 1), for a hit the probe could not count itself."""
+        vm = self.session.require_vm()
+        field_id = next(f.id for f in await vm.fields(probe_type) if f.name == "HITS")
+        hits = (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value + 1
+        await vm.send(ClassType.SetValues, probe_type, [(field_id, Value.int(hits))])
+        return hits
+
+    async def refresh_hits(self) -> None:
+        """Hits a probe counted without telling the debugger (a hit rule let them pass by): read them, so
+        breakpoint_list counts what the round trip counts."""
+        conn = self.session.conn
+        if conn is None or conn.is_closed:
+            return
+        seen: set[int] = set()
+        for request in list(self.requests.values()):
+            bp = self.tracker.by_id.get(request.bp_id)
+            if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
+                    or request.probe_type in seen:
+                continue
+            seen.add(request.probe_type)
+            with contextlib.suppress(JdwpError, StopIteration):
+                bp.info.hits = await self._hits(request.probe_type)
 
     async def _hits(self, probe_type: int) -> int:
         """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
