@@ -180,7 +180,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             if VERBOSE:
                 print(f"{time.monotonic():.1f} {action}{args!r} -> {answers[0]!r:.300}", flush=True)
             assert answers[0] == answers[1], (
-                f"the modes disagree after:\n  " + "\n  ".join(self.trail)
+                "the modes disagree after:\n  " + "\n  ".join(self.trail)
                 + f"\nin-JVM:     {answers[0]!r}\nround trip: {answers[1]!r}")
             return answers[0]
 
