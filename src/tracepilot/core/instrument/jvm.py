@@ -365,7 +365,9 @@ class InJvm:
         return None
 
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
-        return any(r.bp_id == bp.info.id for r in self.requests.values())
+        """Bound by its probe now. (Not a pending upgrade or an old binding's bridge: such a breakpoint's
+        round-trip requests die with a redefinition like any other's.)"""
+        return any(r.bp_id == bp.info.id and r.role in ("hit", "error", "handover") for r in self.requests.values())
 
     async def _running_in(self, record: ClassRecord, line: int) -> bool:
         """Is any thread inside a method that has `line`, or not suspended (so it could enter one)?"""
