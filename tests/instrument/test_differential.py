@@ -453,3 +453,91 @@ async def test_hit_rules_condition_errors_and_counts_answer_alike(jvm_factory, l
     round_trip = await _transcript(jvm_factory, line_of, java_source_root, jdk, in_jvm=False)
     for n, (mine, theirs) in enumerate(zip(in_jvm, round_trip, strict=True)):
         assert mine == theirs, f"answer {n}: in-JVM {mine!r}, round trip {theirs!r}"
+
+
+# -- several threads: only what does not depend on their interleaving is compared ------------------------
+
+THREADED = "fixtures.DifferentialThreads"
+THREAD_LINES = ["dt-work", "dt-sq", "dt-return"]
+THREAD_CONDITIONS = ["i % 3 == 0", "t == 1", "v % 2 == 0", "sq > 10 / (i % 4)"]
+THREAD_LOGS = ["t={t} i={i}", "v={v}"]
+THREADS, THREAD_ROUNDS = 3, 9
+
+
+async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path, jdk: str, in_jvm: bool,
+                          breakpoints: list[tuple[str, str | None, str | None, str | None]]) -> dict[str, Any]:
+    """The order-insensitive facts of one run: per thread, the stops of breakpoints without a hit count
+    (where, which, why, the values); per breakpoint, the number of stops, the hits, the logged lines."""
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
+    jvm = jvm_factory("DifferentialThreads", str(THREADS), str(THREAD_ROUNDS), str(gate_dir), jdk=jdk)
+    debugger = Debugger(sourcepath=[str(java_source_root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    per_thread: dict[str, list] = {}
+    stops: dict[str, int] = {}
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        ruled = set()
+        for line, condition, log, hit_count in breakpoints:
+            info = await debugger.breakpoint_set(f"{THREADED}:{line_of(line)}", condition=condition, log=log,
+                                                 hit_count=hit_count)
+            if hit_count:
+                ruled.add(info.id)
+        deadline = time.monotonic() + 60
+        result = await debugger.resume(timeout=0)
+        while "gate 0" not in jvm.stdout_text():
+            assert time.monotonic() < deadline, "the threads did not finish in 60s"
+            if not result.stopped:  # (a resume answers with another thread's stop waiting to be delivered)
+                result = await debugger.wait_for_stop(timeout=0.05)
+                continue
+            stop = result.stop
+            stops[stop.breakpoint_id] = stops.get(stop.breakpoint_id, 0) + 1
+            if stop.breakpoint_id not in ruled:  # which hit passes a rule depends on the interleaving
+                values = [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("t", "i", "v")]
+                per_thread.setdefault(stop.thread_name, []).append(
+                    (where(stop.location), stop.breakpoint_id, stop.message, values))
+            result = await debugger.resume(timeout=0)
+        hits = {b.id: b.hits for b in await debugger.breakpoint_list()}
+        lines: dict[str, list[str]] = {}
+        for record in await debugger.events(kinds=["log"], limit=10_000):
+            text = record.text
+            if KNOWN.get("log_order_and_thread"):  # in-JVM lines have no thread yet: per breakpoint, sorted
+                text = re.sub(r" \[[^]]*\]$", "", text)
+                lines.setdefault(record.data.get("breakpoint"), []).append(text)
+            else:
+                lines.setdefault(f"{record.data.get('breakpoint')} {record.data.get('thread_name')}", []).append(text)
+        if KNOWN.get("log_order_and_thread"):
+            lines = {k: sorted(v) for k, v in lines.items()}
+        return {"per thread": per_thread, "stops": stops, "hits": hits, "log lines": lines}
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+@pytest.mark.timeout(int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))
+def test_in_jvm_and_round_trip_agree_on_what_threads_do_in_any_order(jvm_factory, line_of, java_source_root, jdk):
+    from hypothesis import given
+
+    spec = st.tuples(st.none() | st.sampled_from(THREAD_CONDITIONS), st.none() | st.sampled_from(THREAD_LOGS),
+                     st.sampled_from(HIT_COUNTS))
+    # One breakpoint per line (KNOWN["one_breakpoint_per_line"]).
+    chosen = st.lists(st.tuples(st.sampled_from(THREAD_LINES), spec), min_size=1, max_size=3,
+                      unique_by=lambda item: item[0])
+
+    @settings(max_examples=EXAMPLES, deadline=None,
+              database=None, suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,
+              phases=[Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else []))
+    @given(chosen)
+    def compare(picked: list) -> None:
+        breakpoints = [(line, *rest) for line, rest in picked]
+        loop = asyncio.new_event_loop()
+        try:
+            facts = [loop.run_until_complete(asyncio.wait_for(
+                _threaded_facts(jvm_factory, line_of, java_source_root, jdk, mode, breakpoints), 80))
+                for mode in (True, False)]
+        finally:
+            loop.close()
+        for key in facts[0]:
+            assert facts[0][key] == facts[1][key], (
+                f"{key} differ for {breakpoints!r}:\nin-JVM:     {facts[0][key]!r}\nround trip: {facts[1][key]!r}")
+
+    compare()
