@@ -186,10 +186,14 @@ class Firing(TrackerBase):
         """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""
         if bp.hit_rule is None or bp.hit_rule.mode == "eq":
             return
+        if bp.hit_rule.mode == "ge" and bp.fired:
+            return  # its request has no Count any more: it reports every hit (made again, hits were lost)
         kind = bp.requests.pop(event.request_id, None)
         self.by_request.pop(event.request_id, None)
         if kind is None:
             return
+        with contextlib.suppress(JdwpError):  # expired with its Count
+            await self.session.require_vm().send(EventRequest.Clear, kind, event.request_id)
         mods: list[Any] = []
         if kind == EventKind.BREAKPOINT:
             mods.append(Mod.LocationOnly(event.location))
