@@ -448,6 +448,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
             await go()
             if answers[-2] == "exited":
                 break
+            if answers[-2] == "gate 0":  # the class restored under diff-return's running Count filter
+                answers.append(await debugger.breakpoint_remove("bp-1"))
         # (Without the thread in-JVM lines do not carry yet: KNOWN["log_order_and_thread"].)
         log_lines = [re.sub(r" \[[^]]*\]$", "", r.text) for r in await debugger.events(kinds=["log"], limit=1000)]
         return answers + [sorted(log_lines)]

@@ -417,8 +417,13 @@ class TrackerBase:
         self._next_id = 1
 
     async def clear_in_vm(self) -> None:
-        for bp in list(self.by_id.values()):
-            await self._uninstall(bp)
+        self.in_jvm.leaving = True
+        try:
+            for bp in list(self.by_id.values()):
+                await self._uninstall(bp)
+            await self.in_jvm.restore_leftovers()
+        finally:
+            self.in_jvm.leaving = False
 
     async def reinstall_class(self, type_id: int) -> None:
         """After a class was redefined: re-bind breakpoints that were bound in it."""

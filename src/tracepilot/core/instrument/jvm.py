@@ -137,6 +137,7 @@ class InJvm:
         self.hotswapped: set[int] = set()
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
+        self.leaving = False  # the session detaches: restore every class, whatever it restarts
         self._serial = 0
         self._rebinding = False
 
@@ -660,6 +661,11 @@ class InJvm:
             if conn is None or conn.is_closed:
                 continue
             vm = self.session.require_vm()
+            if not self.leaving and self._counting_in(record.type_id, bp) is not None:
+                # Redefining would restart another breakpoint's Count filter: the probe call stays in the
+                # code, answering nobody (its hit() and handover() have no request any more), until the
+                # class is next instrumented or the session leaves (restore_leftovers).
+                continue
             if await self._frames_in(record.type_id):
                 await self._bridge(bp, record, spec)
             data = record.original
@@ -678,6 +684,19 @@ class InJvm:
                 continue
             vm.forget(record.type_id)
             await self._rebind_others(record.type_id, bp)
+
+    async def restore_leftovers(self) -> None:
+        """The session leaves: classes whose last probe was released without a redefinition get their
+        original bytes back."""
+        conn = self.session.conn
+        for record in [r for r in self.classes.values() if not r.specs]:
+            self.classes.pop(record.type_id, None)
+            if conn is None or conn.is_closed:
+                continue
+            try:
+                await self.session.require_vm().send(VirtualMachine.RedefineClasses, [(record.type_id, record.original)])
+            except JdwpError as exc:
+                log.warning("restoring %s failed: %s", record.name, exc)
 
     async def _frames_in(self, type_id: int) -> bool:
         """Might a thread have a frame in the class (a running thread might: it is not looked at)?"""
