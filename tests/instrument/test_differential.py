@@ -438,6 +438,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
         await debugger.breakpoint_set(at["diff-name"], condition="i % 2 == 1", hit_count="%3")
         await debugger.breakpoint_set(at["diff-total"], condition="i / (i % 5) > 1", hit_count=">=2")
         await debugger.breakpoint_set(at["diff-end"], log="i={i}", hit_count="==2")
+        # A condition naming a local declared further down: a condition error by round trip, so in the JVM.
+        await debugger.breakpoint_set(at["diff-weigh"], condition="w > 0", hit_count="==3")
         await go()  # the VM start -> the first stop
         await debugger.breakpoint_set(at["diff-return"], hit_count="%4")  # a Count filter from now on
         await go()
