@@ -9,10 +9,16 @@ and the mode line may differ.
 
 The program (tests/java/fixtures/Differential.java) is one thread running a loop; at every gate it prints
 "gate K" and waits, running, for a file: breakpoints are set, changed and removed there "while running" at a
-known place, and at stops. Actions that are known to diverge in an area another change owns are left out
-of the generated set (see KNOWN below) so the test stays strict about everything else.
+known place, and at stops. With threads (DifferentialThreads.java) only what does not depend on their
+interleaving is compared: each thread's stops, how often each breakpoint stopped, hits, the lines logged.
+A scripted sequence pins what the random ones found (issue 26 point 7).
 
-Bounded: CI runs a few examples per JDK; TRACEPILOT_DIFF_EXAMPLES=N runs N (random, not derandomized).
+Known divergences (KNOWN below: most in areas other changes of issue 26 own, some found and not fixed yet)
+are left out of the generated actions or compared loosely, so the test stays strict about everything else;
+delete an entry once its fix lands.
+
+Bounded: CI runs a few derandomized examples per JDK (about 20 s each); TRACEPILOT_DIFF_EXAMPLES=N runs N
+random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
 """
 
 from __future__ import annotations
@@ -38,8 +44,8 @@ from tracepilot.core.model import SessionState, StopKind
 MAIN = "fixtures.Differential"
 ROUNDS, CHUNK = 40, 8  # 5 gates
 LOCAL_EXAMPLES = os.environ.get("TRACEPILOT_DIFF_EXAMPLES")
-EXAMPLES = int(LOCAL_EXAMPLES or 3)
-STEPS = int(os.environ.get("TRACEPILOT_DIFF_STEPS", "18"))
+EXAMPLES = int(LOCAL_EXAMPLES or 5)
+STEPS = int(os.environ.get("TRACEPILOT_DIFF_STEPS", "25"))
 SHRINK = bool(os.environ.get("TRACEPILOT_DIFF_SHRINK"))
 VERBOSE = bool(os.environ.get("TRACEPILOT_DIFF_VERBOSE"))
 SETTLE = 20.0  # seconds an action may take to reach a stop, a gate or the end
@@ -61,7 +67,7 @@ HIT_COUNTS = [None, "3", "%4", ">=5", "==2"]
 EXPRESSIONS = ["i", "name", "total", "i * 3 + total", "name.length()", "w", "late"]
 TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
 
-# Divergences in areas other changes of issue 26 own: compared loosely until they land (then delete the entry).
+# Known divergences: compared loosely, or their actions not generated, until they are fixed (then delete the entry).
 KNOWN = {
     # In-JVM log lines come in batches per logpoint (not in hit order across logpoints) and without their
     # thread: compared per breakpoint, without the thread, until helper "logpoints" lands.
