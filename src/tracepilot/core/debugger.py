@@ -264,6 +264,7 @@ class Debugger:
 
     async def breakpoint_list(self) -> list[BreakpointInfo]:
         await self.session.breakpoints.flush_logs()  # in-JVM logpoints' hit counts exact as of now
+        await self.session.breakpoints.in_jvm.refresh_hits()  # hits counted in the JVM, not yet read
         return self.session.breakpoints.list()
 
     async def breakpoint_update(self, id: str, actor: Actor | None = None, **options: Any) -> BreakpointInfo:  # noqa: A002

@@ -78,7 +78,8 @@ class Firing(TrackerBase):
         if bp.info.kind == "method_exit" and (event.location.class_id, event.location.method_id) not in bp.method_ids:
             return None
         session = self.session
-        if bp.info.log and not await self._logpoint_allowed(bp, event):
+        # (A logpoint with a hit count counts every hit: it is throttled below, on the lines its rule lets by.)
+        if bp.info.log and bp.hit_rule is None and not await self._logpoint_allowed(bp, event):
             await self._count_unlogged(bp, event)
             return None
         extra: dict[str, Value] = {}
@@ -117,6 +118,8 @@ class Firing(TrackerBase):
         bp.fired = True
         hit = bp.info.hits  # this event's hit number: other threads' hits may count on during the awaits below
         await self.arm_dependants(bp)
+        if bp.info.log and message is None and bp.hit_rule is not None and not self._line_allowed(bp):
+            return None
         if bp.info.log:
             try:
                 text = await session.inspector.format_log(bp.info.log, event.thread, extra)
@@ -197,6 +200,22 @@ class Firing(TrackerBase):
         bp.info.hits += bp.sample_every
         if bp.sample_every > 1:
             bp.info.hits_estimated = True
+    def _line_allowed(self, bp: Breakpoint) -> bool:
+        """The throttle of a logpoint with a hit count: beyond the rate its lines are dropped (and it says so),
+        never sampled: sampling would skip the hits its rule counts."""
+        rate = self.logpoint_rate
+        if rate <= 0 or bp.internal:
+            return True
+        if bp.bucket is None or bp.bucket.rate != rate:
+            bp.bucket = TokenBucket(rate)
+        if bp.bucket.take():
+            return True
+        if not (bp.info.message or "").startswith("throttled"):
+            bp.info.message = f"throttled: its hit count lets by more than {rate:g} lines/s; the rest are dropped"
+            self.session.history.add(
+                "breakpoint_throttled", f"{bp.info.id} logpoint throttled: {bp.info.message[len('throttled: '):]} "
+                f"(breakpoint_update {bp.info.id} resets it)", Actor.TARGET, breakpoint=bp.info.id, rate=rate)
+        return False
 
     async def _rearm_sample(self, bp: Breakpoint, event: Any) -> None:
         """A Count modifier expires when it fires: re-create the sampled request with the same filters."""
@@ -215,10 +234,14 @@ class Firing(TrackerBase):
         """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""
         if bp.hit_rule is None or bp.hit_rule.mode == "eq":
             return
+        if bp.hit_rule.mode == "ge" and bp.fired:
+            return  # its request has no Count any more: it reports every hit (made again, hits were lost)
         kind = bp.requests.pop(event.request_id, None)
         self.by_request.pop(event.request_id, None)
         if kind is None:
             return
+        with contextlib.suppress(JdwpError):  # expired with its Count
+            await self.session.require_vm().send(EventRequest.Clear, kind, event.request_id)
         mods: list[Any] = []
         if kind == EventKind.BREAKPOINT:
             mods.append(Mod.LocationOnly(event.location))

@@ -89,8 +89,10 @@ class Breakpoint:
 
     @property
     def jvm_counts(self) -> bool:
-        """A pure hit count (no condition) is left to the JVM's Count modifier."""
-        return self.hit_rule is not None and not self.info.condition
+        """A pure hit count (no condition, no log) is left to the JVM's Count modifier. A logpoint counts its
+        hits itself, as it does in the JVM: a Count modifier reports only the hits it fires at, so "==5"
+        would stay at hits=5 for good."""
+        return self.hit_rule is not None and not self.info.condition and not self.info.log
 
     @property
     def client_filter(self) -> bool:
@@ -419,9 +421,13 @@ class TrackerBase:
         self._next_id = 1
 
     async def clear_in_vm(self) -> None:
-        for bp in list(self.by_id.values()):
-            await self._uninstall(bp)
-        await self.in_jvm.settle(force=True)  # detaching: every class back to its own bytes
+        self.in_jvm.leaving = True  # detaching: every class back to its own bytes, whatever it restarts
+        try:
+            for bp in list(self.by_id.values()):
+                await self._uninstall(bp)
+            await self.in_jvm.settle(force=True)
+        finally:
+            self.in_jvm.leaving = False
 
     async def reinstall_class(self, type_id: int) -> None:
         """After a class was redefined: re-bind breakpoints that were bound in it."""

@@ -52,8 +52,9 @@ from ...jdwp import (
     VirtualMachine,
 )
 from ...jdwp.wire import Location, Value
-from ..errors import DebuggerError
+from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
+from ..render import log_where
 from . import swap
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
@@ -151,6 +152,7 @@ class InJvm:
         self.hotswapped: set[int] = set()
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
+        self.leaving = False  # the session detaches: restore every class, whatever it restarts
         self._serial = 0
         self.token = session_token()  # this session's probe names: no earlier session's (issue 26.5)
         self._rebinding = False
@@ -261,6 +263,10 @@ class InJvm:
                 if original is None:
                     return f"the class file {internal}.class was not found through its class loader"
                 record = ClassRecord(info.id, info.tag, internal, loader, original)
+            counting = None if at_prepare else self._counting_in(info.id, bp)
+            if counting is not None:
+                return (f"{counting.info.id} counts its hits in the JVM in this class (a Count filter, whose "
+                        "progress JDWP cannot read): redefining the class would restart that count")
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
                 if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             specs = {**record.specs, bp.info.id: spec}
@@ -397,6 +403,7 @@ class InJvm:
                     continue
                 if other.info.kind not in ("line", "method_entry"):
                     continue
+                done = other.jvm_counts and other.fired and other.hit_rule is not None and other.hit_rule.mode == "eq"
                 for request_id, mods in list(other.request_mods.items()):
                     if not any(isinstance(m, Mod.LocationOnly) and m.loc.class_id == type_id for m in mods):
                         continue
@@ -409,6 +416,8 @@ class InJvm:
                 other.bound = {key for key in other.bound if key[0] != type_id}
                 other.bound_types.discard(type_id)
                 other.method_ids = {key for key in other.method_ids if key[0] != type_id}
+                if done:  # "==N" fired: its request expired, it never stops again (bound again, it would)
+                    continue
                 other.info.locations = [loc for loc in other.info.locations if loc.class_name != info.name]
                 if other.info.kind == "line":
                     await self.tracker.bind_line(other, info)
@@ -417,8 +426,21 @@ class InJvm:
         finally:
             self._rebinding = False
 
+    def _counting_in(self, type_id: int, mine: Breakpoint) -> Breakpoint | None:
+        """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
+        redefinition drops its request, and binding it again would count from zero."""
+        for other in self.tracker.by_id.values():
+            if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests:
+                continue
+            rule = other.hit_rule
+            if rule is not None and not (other.fired and rule.mode in ("ge", "eq")):
+                return other
+        return None
+
     def _is_in_jvm(self, bp: Breakpoint) -> bool:
-        return any(r.bp_id == bp.info.id for r in self.requests.values())
+        """Bound by its probe now. (Not a pending upgrade or an old binding's bridge: such a breakpoint's
+        round-trip requests die with a redefinition like any other's.)"""
+        return any(r.bp_id == bp.info.id and r.role in ("hit", "error", "handover") for r in self.requests.values())
 
     # -- talking to the target -----------------------------------------------------------------------
 
@@ -595,8 +617,15 @@ class InJvm:
                 session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
                                     **details)
                 return None
-            message = f"condition error, stopped: {what}"
-            bp.info.hits += 1
+            message = f"condition error, stopped: threw {what}"  # as the round trip words it
+            # As by round trip: a condition that fails counts as a true one, hit rule included (the probe
+            # threw before counting, so it is counted here, in the probe too, for the hits after it).
+            if bp.hit_rule is not None:
+                bp.info.hits = await self._count_hit(request.probe_type)
+                if not bp.hit_rule.passes(bp.info.hits):
+                    return None
+            else:
+                bp.info.hits += 1
         else:  # counted in the probe when a hit rule decides there
             bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         bp.fired = True
@@ -610,6 +639,10 @@ class InJvm:
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
+        if message is not None:
+            message = await self._condition_error(bp, event.thread, message)
+        if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops (round trip)
+            await self._log_at_stop(bp, event.thread)
         extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
         reason = await self.tracker.stop_reason(bp, stands_for, extra)
         session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
@@ -624,6 +657,50 @@ class InJvm:
         vm = self.session.require_vm()
         values = (await vm.send(StackFrame.GetValues, thread, frame_id, [(0, ord("L"))])).values
         return values[0].value or 0
+
+    async def _condition_error(self, bp: Breakpoint, thread: int, message: str) -> str:
+        """The condition threw in the JVM: the round trip's words for it (where in the expression), from the
+        same evaluation in the user's frame; the JVM's own when that one does not throw."""
+        try:
+            await self.session.inspector.evaluate_condition(bp.info.condition, thread, {})
+        except (EvaluationError, DebuggerError) as exc:
+            return f"condition error, stopped: {exc}"
+        return message
+
+    async def _log_at_stop(self, bp: Breakpoint, thread: int) -> None:
+        """The line a logpoint logs at a stop, formatted by round trip in the user's frame."""
+        session = self.session
+        try:
+            text = await session.inspector.format_log(bp.info.log, thread, {})
+        except DebuggerError as exc:
+            text = f"{bp.info.log} [log error: {exc}]"
+        name = await session.require_vm().thread_name(thread)
+        where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
+        session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
+
+    async def _count_hit(self, probe_type: int) -> int:
+        """One more hit in the probe's count (HITS += 1), for a hit the probe could not count itself."""
+        vm = self.session.require_vm()
+        field_id = next(f.id for f in await vm.fields(probe_type) if f.name == "HITS")
+        hits = (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value + 1
+        await vm.send(ClassType.SetValues, probe_type, [(field_id, Value.int(hits))])
+        return hits
+
+    async def refresh_hits(self) -> None:
+        """Hits a probe counted without telling the debugger (a hit rule let them pass by): read them, so
+        breakpoint_list counts what the round trip counts."""
+        conn = self.session.conn
+        if conn is None or conn.is_closed:
+            return
+        seen: set[int] = set()
+        for request in list(self.requests.values()):
+            bp = self.tracker.by_id.get(request.bp_id)
+            if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
+                    or request.probe_type in seen:
+                continue
+            seen.add(request.probe_type)
+            with contextlib.suppress(JdwpError, StopIteration):
+                bp.info.hits = await self._hits(request.probe_type)
 
     async def _hits(self, probe_type: int) -> int:
         """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
@@ -662,6 +739,11 @@ class InJvm:
             if conn is None or conn.is_closed:
                 continue
             vm = self.session.require_vm()
+            if not self.leaving and self._counting_in(record.type_id, bp) is not None:
+                # Redefining would restart another breakpoint's Count filter: the probe goes inert, its call
+                # stays in the code answering nobody, until the class is next instrumented or it is safe.
+                await self._retire(record, bp.info.id, spec)
+                continue
             data, result = await self._without_retired(record)
             if await thread_inside(vm, record.type_id, changed_methods(record.data, data)):
                 await self._retire(record, bp.info.id, spec)
@@ -679,8 +761,9 @@ class InJvm:
         for record in [r for r in self.classes.values() if r.retired]:
             try:
                 data, result = await self._without_retired(record)
-                if not force and await thread_inside(vm, record.type_id, changed_methods(record.data, data)):
-                    continue
+                if not force and (self._counting_in(record.type_id, None) is not None or await thread_inside(
+                        vm, record.type_id, changed_methods(record.data, data))):
+                    continue  # (a redefinition would restart another breakpoint's Count filter, or run under a frame)
                 await self._redefine(record, data, result, None)
             except (JdwpError, DebuggerError) as exc:
                 log.debug("restoring %s failed: %s", record.name, exc)

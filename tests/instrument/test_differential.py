@@ -1,0 +1,593 @@
+"""The differential test of issue 26: the in-JVM path is invisible.
+
+One random sequence of actions (hypothesis's stateful testing), run against two fresh JVMs of the same
+deterministic program: one debugger compiles conditions and logpoints into the JVM, the other answers every
+hit by round trip (`--no-instrument`). After every action the two answers must be the same: stops (location,
+thread, breakpoint, hit number, condition errors), the stack and the top frame's locals, evaluated values,
+breakpoint_list (hits, enabled, locations), and at the end every log line with its thread. Only the speed
+and the mode line may differ.
+
+The program (tests/java/fixtures/Differential.java) is one thread running a loop; at every gate it prints
+"gate K" and waits, running, for a file: breakpoints are set, changed and removed there "while running" at a
+known place, and at stops. With threads (DifferentialThreads.java) only what does not depend on their
+interleaving is compared: each thread's stops, how often each breakpoint stopped, hits, the lines logged.
+A scripted sequence pins what the random ones found (issue 26 point 7).
+
+Known divergences (KNOWN below: most in areas other changes of issue 26 own, some found and not fixed yet)
+are left out of the generated actions or compared loosely, so the test stays strict about everything else;
+delete an entry once its fix lands.
+
+Bounded: CI runs a few derandomized examples per JDK (about 20 s each); TRACEPILOT_DIFF_EXAMPLES=N runs N
+random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.core.errors import DebuggerError
+from tracepilot.core.model import SessionState, StopKind
+
+MAIN = "fixtures.Differential"
+ROUNDS, CHUNK = 40, 8  # 5 gates
+LOCAL_EXAMPLES = os.environ.get("TRACEPILOT_DIFF_EXAMPLES")
+EXAMPLES = int(LOCAL_EXAMPLES or 5)
+STEPS = int(os.environ.get("TRACEPILOT_DIFF_STEPS", "25"))
+SHRINK = bool(os.environ.get("TRACEPILOT_DIFF_SHRINK"))
+VERBOSE = bool(os.environ.get("TRACEPILOT_DIFF_VERBOSE"))
+SETTLE = 20.0  # seconds an action may take to reach a stop, a gate or the end
+
+LINES = ["diff-name", "diff-call", "diff-total", "diff-late", "diff-end", "diff-weigh", "diff-third",
+         "diff-return", "diff-gate"]
+CONDITIONS = [
+    "i % 4 == 1",
+    "i > 20",
+    "i % 3 == 0 && total > 50",
+    "name.length() > 5",
+    "late > 3",  # declared late in the loop: out of scope above its line (a condition error)
+    "w % 2 == 0",  # only in weigh, after its declaration
+    "name.charAt(5) == '1'",  # throws for item0..item9: a condition error at a stop
+    "i / (i % 5) > 1",  # divides by zero every fifth round
+]
+LOGS = ["i={i}", "name={name} total={total}", "w={w}", "late={late} of {total}"]
+HIT_COUNTS = [None, "3", "%4", ">=5", "==2"]
+EXPRESSIONS = ["i", "name", "total", "i * 3 + total", "name.length()", "w", "late"]
+TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
+
+# Known divergences: compared loosely, or their actions not generated, until they are fixed (then delete the entry).
+KNOWN = {
+    # In-JVM log lines come in batches per logpoint (not in hit order across logpoints) and without their
+    # thread: compared per breakpoint, without the thread, until helper "logpoints" lands.
+    "log_order_and_thread": True,
+    # An in-JVM logpoint's hits count the lines handed over: those still buffered in the probe (up to 50 ms,
+    # or until its next line) are not counted yet, so its hits lag at a gate: helper "logpoints". Until
+    # then the hits of a logpoint without a hit count are left out of breakpoint_list (its lines are
+    # compared at the end).
+    "buffered_log_hits": True,
+    # Lines an in-JVM logpoint still buffers when it is changed or removed are lost (never handed over):
+    # helper "logpoints". Until then the final log lines of a breakpoint changed or removed are not compared.
+    "buffered_lines_lost_on_change": True,
+    # A redefinition (a probe removed, disabled, re-instrumented; a temporary breakpoint removed at its stop)
+    # under a thread's frame in the method leaves that frame obsolete, and reading it answers
+    # INVALID_METHODID: helper "obsolete". Until then: in-JVM breakpoints change only where no frame is in
+    # an instrumented method (at a gate, where only main and gate run; main's gate line stays round trip),
+    # and only breakpoints without condition or log are temporary.
+    "obsolete_frames": True,
+    # A step over a line with a probe answers the probe's method ("skipped() returned true"): helper "probe".
+    # Until then a step's return value from a probe method is not compared.
+    "probe_in_steps": True,
+    # Several breakpoints on one line: by round trip they are one JDWP event (one stop, the others in `also`,
+    # a logpoint's line logged before the stop); in the JVM each probe (and a plain breakpoint at the line's
+    # first index, before the probe calls) acts on its own: two stops, or a stop before the line is logged.
+    # Not fixed by this change (see the report): one breakpoint per line until it is.
+    "one_breakpoint_per_line": True,
+    # Likewise a step that ends at a line with an in-JVM logpoint: by round trip the step's event and the
+    # logpoint's are one (the line is logged and counted at the step's stop); in the JVM the probe runs
+    # when the thread goes on. Not fixed by this change: breakpoint_list is not compared between a step
+    # and the next resume until it is.
+    "probe_after_step_stop": True,
+    # Not in-JVM at all: with several threads, a plain breakpoint with a hit count (a JDWP Count filter, the
+    # same request in both modes) sometimes misses other threads' hits after it first fires (">=5" on 27
+    # hits: 23 stops in one run, 5 in the next). Left out of the threaded test until the round trip is fixed.
+    "threads_count_filter": True,
+    # With several threads, an in-JVM condition that throws stops the same thread again at the same hit
+    # (worker-1 at i=0 five times; once by round trip): the probe's skip-once after a stop does not hold when
+    # threads race through the probe (also on the tree before issue 26's changes; the probe's skip logic is
+    # point 6 / helper "probe"). Left out of the threaded test: no throwing condition there.
+    "threads_error_repeats": True,
+    # With three threads, in-JVM conditional stops sometimes hang: after a stop and resume no stop comes and
+    # the threads never finish (about 1 run in 25, JDK 17 and 25; `v % 2 == 0` with ">=5" at dt-sq alone
+    # does it, and so does the tree before issue 26's changes). Not diagnosed (the execution model with
+    # probes and threads: issue 26 point 2). Until it is, every breakpoint of the threaded test logs (a
+    # conditional logpoint does not stop), so it compares hits and lines, not stops.
+    "threads_probe_stops_hang": True,
+}
+PROBE_METHODS = {"check", "skipped", "hit", "error", "handover", "count", "take", "log"}
+
+
+@dataclass
+class Side:
+    """One debugger and its JVM: in-JVM mode on, or off (the round trip)."""
+
+    label: str
+    debugger: Debugger
+    jvm: Any
+    gate_dir: Path
+    gates_seen: int = 0
+    gate: int = -1  # the gate the program waits at (set_value on i may skip some)
+    exited: bool = False
+
+    @property
+    def session(self) -> Any:
+        return self.debugger.session
+
+    def normal(self, value: Any) -> Any:
+        """The same answer reads the same on both sides: the gate directories differ."""
+        if isinstance(value, str):
+            return value.replace(str(self.gate_dir), "<gate>")
+        if isinstance(value, list | tuple):
+            return type(value)(self.normal(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.normal(v) for k, v in value.items()}
+        return value
+
+
+def where(loc: Any) -> Any:
+    return None if loc is None else (loc.class_name, loc.method, loc.line)
+
+
+def shown_hits(info: Any) -> Any:
+    """A breakpoint's hits as compared (see KNOWN["buffered_log_hits"])."""
+    return None if KNOWN.get("buffered_log_hits") and info.log and not info.hit_count else info.hits
+
+
+def view(value: Any) -> Any:
+    return None if value is None else (value.type, value.text)
+
+
+def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, java_source_root, jdk):
+    lines = {name: line_of(name) for name in LINES}
+
+    class Differential(RuleBasedStateMachine):
+        @initialize()
+        def start(self) -> None:
+            self.loop = asyncio.new_event_loop()
+            self.sides: list[Side] = []
+            for label, in_jvm in (("in-JVM", True), ("round trip", False)):
+                gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
+                jvm = jvm_factory("Differential", str(ROUNDS), str(CHUNK), str(gate_dir), jdk=jdk)
+                debugger = Debugger(sourcepath=[str(java_source_root)])
+                debugger.session.breakpoints.in_jvm.enabled = in_jvm
+                self.sides.append(Side(label, debugger, jvm, gate_dir))
+                self.run(debugger.attach(jvm.address, timeout=10))
+            self.bps: list[str] = []
+            self.temporary: set[str] = set()
+            self.lines_used: dict[str, str] = {}  # breakpoint id -> line marker
+            self.stepped = False  # since the last go (see KNOWN["probe_after_step_stop"])
+            self.changed: set[str] = set()  # breakpoints changed or removed (KNOWN["buffered_lines_lost_on_change"])
+            self.trail: list[str] = []  # the actions so far, for the failure message
+
+        def run(self, coro: Any) -> Any:
+            return self.loop.run_until_complete(asyncio.wait_for(coro, 60))
+
+        def teardown(self) -> None:
+            if not hasattr(self, "sides"):
+                return
+            try:
+                # Run both to the end, answer by answer, then compare what was logged and counted.
+                for _ in range(200):
+                    if all(s.exited for s in self.sides):
+                        break
+                    self.both("breakpoint_list", self._breakpoints)
+                    self.both("go", self._go)
+                # (Not breakpoint_list once the JVM is gone: a probe's count of the hits its rule let pass by
+                # is read while the JVM runs; the hits after the last read die with it.)
+                self.both("log lines", self._logs, sorted(self.changed))
+            finally:
+                for side in self.sides:
+                    self.run(side.debugger.close())
+                    side.jvm.close()
+                self.loop.close()
+
+        # -- comparing -------------------------------------------------------------------------------
+
+        def both(self, action: str, act: Any, *args: Any) -> Any:
+            answers = []
+            for side in self.sides:
+                try:
+                    answer = self.run(act(side, *args))
+                except DebuggerError as exc:
+                    answer = ("error", exc.message)
+                answers.append(side.normal(answer))
+            self.trail.append(f"{action}{args!r}")
+            if VERBOSE:
+                print(f"{time.monotonic():.1f} {action}{args!r} -> {answers[0]!r:.300}", flush=True)
+            assert answers[0] == answers[1], (
+                "the modes disagree after:\n  " + "\n  ".join(self.trail)
+                + f"\nin-JVM:     {answers[0]!r}\nround trip: {answers[1]!r}")
+            return answers[0]
+
+        async def _stop_answer(self, side: Side, result: Any) -> Any:
+            stop = result.stop
+            if stop is None or stop.kind is StopKind.VM_DEATH:
+                side.exited = True
+                return "exited"
+            answer: dict[str, Any] = {
+                "kind": stop.kind.value, "at": where(stop.location), "thread": stop.thread_name,
+                "breakpoint": stop.breakpoint_id, "hit": stop.hit_count, "message": stop.message,
+                "also": sorted(stop.also), "returned": (stop.returned_from, view(stop.return_value)),
+            }
+            if KNOWN.get("probe_in_steps") and stop.returned_from in PROBE_METHODS:
+                answer["returned"] = (None, None)
+            if stop.kind is not StopKind.VM_START:
+                frames = await side.debugger.stack()
+                answer["stack"] = [where(f.location) for f in frames]
+                answer["locals"] = [(v.name, view(v.value)) for v in await side.debugger.locals()]
+            return answer
+
+        async def _settle(self, side: Side) -> Any:
+            """Wait for what the last action led to: a stop, the next gate, or the end."""
+            deadline = time.monotonic() + SETTLE
+            while time.monotonic() < deadline:
+                result = await side.debugger.wait_for_stop(timeout=0.05)
+                if result.stopped:
+                    return await self._stop_answer(side, result)
+                if side.session.state not in (SessionState.RUNNING, SessionState.STOPPED):
+                    side.exited = True
+                    return "exited"
+                gates = re.findall(r"^gate (\d+)$", side.jvm.stdout_text(), re.MULTILINE)
+                if len(gates) > side.gates_seen:
+                    side.gates_seen, side.gate = len(gates), int(gates[-1])
+                    return f"gate {gates[-1]}"
+            raise AssertionError(f"{side.label}: neither a stop nor a gate after {SETTLE:g}s:\n  "
+                                 + "\n  ".join(self.trail))
+
+        # -- actions (one side each) -----------------------------------------------------------------
+
+        async def _go(self, side: Side) -> Any:
+            if side.exited:
+                return "exited"
+            if side.session.state is SessionState.STOPPED:
+                await side.debugger.resume(timeout=0)
+            else:  # waiting at a gate: open it
+                (side.gate_dir / f"go-{side.gate}").touch()
+            return await self._settle(side)
+
+        async def _set(self, side: Side, line: str, condition: str | None, log: str | None,
+                       hit_count: str | None, temporary: bool) -> Any:
+            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, log=log,
+                                                      hit_count=hit_count, temporary=temporary)
+            return info.id
+
+        async def _update(self, side: Side, bp_id: str, options: dict[str, Any]) -> Any:
+            info = await side.debugger.breakpoint_update(bp_id, **options)
+            return (info.id, info.enabled, info.condition, info.log, info.hit_count, shown_hits(info))
+
+        async def _remove(self, side: Side, bp_id: str) -> Any:
+            return await side.debugger.breakpoint_remove(bp_id)
+
+        async def _step(self, side: Side, kind: str) -> Any:
+            result = await side.debugger.step(kind, timeout=SETTLE)
+            if not result.stopped:
+                return ("not stopped", result.message)
+            return await self._stop_answer(side, result)
+
+        async def _evaluate(self, side: Side, expression: str) -> Any:
+            return view(await side.debugger.evaluate(expression))
+
+        async def _set_value(self, side: Side, target: str, value: str) -> Any:
+            result = await side.debugger.set_value(target, value)
+            return getattr(result, "text", str(result))
+
+        async def _breakpoints(self, side: Side) -> Any:
+            return [(b.id, b.spec, b.enabled, b.verified, [where(x) for x in b.locations], shown_hits(b), b.condition,
+                     b.hit_count, b.log, b.temporary, b.message) for b in await side.debugger.breakpoint_list()]
+
+        async def _logs(self, side: Side, left_out: list[str]) -> Any:
+            records = [r for r in await side.debugger.events(kinds=["log"], limit=100_000)
+                       if r.data.get("breakpoint") not in left_out]
+            if not KNOWN.get("log_order_and_thread"):
+                return [(r.data.get("breakpoint"), r.text, r.data.get("thread_name")) for r in records]
+            per_breakpoint: dict[str, list[str]] = {}
+            for r in records:
+                per_breakpoint.setdefault(r.data.get("breakpoint"), []).append(re.sub(r" \[[^]]*\]$", "", r.text))
+            return per_breakpoint
+
+        # -- rules -----------------------------------------------------------------------------------
+
+        def alive(self) -> bool:
+            return not self.sides[0].exited
+
+        def may_change(self) -> bool:
+            """May breakpoints be changed or removed now (see KNOWN["obsolete_frames"])?"""
+            stop = self.sides[0].debugger.current_stop
+            return self.alive() and bool(self.bps) and (
+                not KNOWN.get("obsolete_frames") or stop is None or stop.kind is StopKind.VM_START)
+
+        def at_stop(self) -> bool:
+            stop = self.sides[0].debugger.current_stop
+            return self.alive() and self.sides[0].session.state is SessionState.STOPPED and stop is not None \
+                and stop.kind is not StopKind.VM_START
+
+        @precondition(alive)
+        @rule()
+        def go(self) -> None:
+            self.both("go", self._go)
+            self.stepped = False
+
+        @precondition(alive)
+        @rule(line=st.sampled_from(LINES), condition=st.none() | st.sampled_from(CONDITIONS),
+              log=st.none() | st.sampled_from(LOGS), hit_count=st.sampled_from(HIT_COUNTS),
+              temporary=st.booleans())
+        def set_breakpoint(self, line: str, condition: str | None, log: str | None, hit_count: str | None,
+                           temporary: bool) -> None:
+            if KNOWN.get("obsolete_frames") and (condition or log):
+                temporary = False
+                if line == "diff-gate":
+                    line = "diff-end"
+            if KNOWN.get("one_breakpoint_per_line") and line in self.lines_used.values():
+                return
+            answer = self.both("breakpoint_set", self._set, line, condition, log, hit_count, temporary)
+            if isinstance(answer, str):
+                self.bps.append(answer)
+                self.lines_used[answer] = line
+                if temporary:
+                    self.temporary.add(answer)
+
+        @precondition(may_change)
+        @rule(which=st.integers(0, 30), change=st.sampled_from(["condition", "log", "hit_count", "enabled"]),
+              data=st.data())
+        def update_breakpoint(self, which: int, change: str, data: Any) -> None:
+            bp_id = self.bps[which % len(self.bps)]
+            if change == "condition":
+                value: Any = data.draw(st.sampled_from(["", *CONDITIONS]))
+            elif change == "log":
+                value = data.draw(st.sampled_from(["", *LOGS]))
+            elif change == "hit_count":
+                value = data.draw(st.sampled_from(["", *HIT_COUNTS[1:]]))
+            else:
+                value = data.draw(st.booleans())
+            if KNOWN.get("obsolete_frames") and bp_id in self.temporary and change in ("condition", "log") and value:
+                return  # a temporary in-JVM breakpoint: see KNOWN
+            self.both("breakpoint_update", self._update, bp_id, {change: value})
+            if KNOWN.get("buffered_lines_lost_on_change"):
+                self.changed.add(bp_id)
+
+        @precondition(may_change)
+        @rule(which=st.integers(0, 30))
+        def remove_breakpoint(self, which: int) -> None:
+            bp_id = self.bps.pop(which % len(self.bps))
+            self.lines_used.pop(bp_id, None)
+            self.both("breakpoint_remove", self._remove, bp_id)
+            if KNOWN.get("buffered_lines_lost_on_change"):
+                self.changed.add(bp_id)
+
+        @precondition(at_stop)
+        @rule(kind=st.sampled_from(["over", "into", "out"]))
+        def step(self, kind: str) -> None:
+            self.both("step", self._step, kind)
+            self.stepped = True
+
+        @precondition(at_stop)
+        @rule(expression=st.sampled_from(EXPRESSIONS))
+        def evaluate(self, expression: str) -> None:
+            self.both("evaluate", self._evaluate, expression)
+
+        @precondition(at_stop)
+        @rule(assignment=st.sampled_from(TARGETS))
+        def set_value(self, assignment: tuple[str, str]) -> None:
+            self.both("set_value", self._set_value, *assignment)
+
+        @precondition(lambda self: not self.alive())
+        @rule()
+        def ended(self) -> None:
+            """Nothing left to do once the program has exited (teardown compares the logs)."""
+
+        @precondition(alive)
+        @invariant()
+        def same_breakpoints(self) -> None:
+            if hasattr(self, "sides") and not (KNOWN.get("probe_after_step_stop") and self.stepped):
+                self.both("breakpoint_list", self._breakpoints)
+
+    Differential.TestCase.settings = settings(
+        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
+        suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,
+        # Shrinking replays the sequence on two new JVMs per attempt: minutes. The failure message carries
+        # the whole sequence; TRACEPILOT_DIFF_SHRINK=1 shrinks it.
+        phases=[Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else []))
+    Differential.TestCase().runTest()
+
+
+test_in_jvm_and_round_trip_answer_alike_on_one_thread = pytest.mark.timeout(
+    int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))(test_in_jvm_and_round_trip_answer_alike_on_one_thread)
+
+
+# -- point 7, scripted: the divergences the random sequences found, each once, deterministically -----------
+
+
+async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jdk: str, in_jvm: bool) -> list:
+    """One script, one mode: what a user of either mode would read, answer by answer."""
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
+    jvm = jvm_factory("Differential", "24", "8", str(gate_dir), jdk=jdk)
+    debugger = Debugger(sourcepath=[str(java_source_root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    at = {name: f"{MAIN}:{line_of(name)}" for name in LINES}
+    answers: list = []
+    gates = 0
+
+    async def settle() -> Any:
+        nonlocal gates
+        deadline = time.monotonic() + SETTLE
+        while time.monotonic() < deadline:
+            result = await debugger.wait_for_stop(timeout=0.05)
+            if result.stopped:
+                stop = result.stop
+                if stop.kind is StopKind.VM_DEATH:
+                    return "exited"
+                return (where(stop.location), stop.breakpoint_id, stop.hit_count, stop.message,
+                        [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("i", "w")])
+            found = re.findall(r"^gate (\d+)$", jvm.stdout_text(), re.MULTILINE)
+            if len(found) > gates:
+                gates = len(found)
+                return f"gate {found[-1]}"
+        raise AssertionError(f"neither a stop nor a gate after {SETTLE:g}s")
+
+    async def go() -> None:
+        if debugger.session.state is SessionState.STOPPED:
+            await debugger.resume(timeout=0)
+        else:
+            (gate_dir / f"go-{gates - 1}").touch()
+        answers.append(await settle())
+        answers.append([(b.id, b.hits) for b in await debugger.breakpoint_list()])
+
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        # A condition with a hit rule (its count lives in the probe), a condition that throws every fifth
+        # round under a hit rule (an error counts as a hit, in the round trip's words), a logpoint with a
+        # hit count (every hit counts), a plain hit count whose JVM Count filter a redefinition would restart.
+        await debugger.breakpoint_set(at["diff-name"], condition="i % 2 == 1", hit_count="%3")
+        await debugger.breakpoint_set(at["diff-total"], condition="i / (i % 5) > 1", hit_count=">=2")
+        await debugger.breakpoint_set(at["diff-end"], log="i={i}", hit_count="==2")
+        # A condition naming a local declared further down: a condition error by round trip, so in the JVM.
+        await debugger.breakpoint_set(at["diff-weigh"], condition="w > 0", hit_count="==3")
+        await go()  # the VM start -> the first stop
+        await debugger.breakpoint_set(at["diff-return"], hit_count="%4")  # a Count filter from now on
+        await go()
+        # Set at a stop in weigh: in-JVM only once weigh returns, where the class would be redefined under
+        # diff-return's running Count filter.
+        await debugger.breakpoint_set(at["diff-third"], condition="w > 0")
+        for _ in range(12):
+            await go()
+            if answers[-2] == "exited":
+                break
+            if answers[-2] == "gate 0":  # the class restored under diff-return's running Count filter
+                answers.append(await debugger.breakpoint_remove("bp-1"))
+        # (Without the thread in-JVM lines do not carry yet: KNOWN["log_order_and_thread"].)
+        log_lines = [re.sub(r" \[[^]]*\]$", "", r.text) for r in await debugger.events(kinds=["log"], limit=1000)]
+        return answers + [sorted(log_lines)]
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+@pytest.mark.timeout(90)
+async def test_hit_rules_condition_errors_and_counts_answer_alike(jvm_factory, line_of, java_source_root, jdk):
+    in_jvm = await _transcript(jvm_factory, line_of, java_source_root, jdk, in_jvm=True)
+    round_trip = await _transcript(jvm_factory, line_of, java_source_root, jdk, in_jvm=False)
+    for n, (mine, theirs) in enumerate(zip(in_jvm, round_trip, strict=True)):
+        assert mine == theirs, f"answer {n}: in-JVM {mine!r}, round trip {theirs!r}"
+
+
+# -- several threads: only what does not depend on their interleaving is compared ------------------------
+
+THREADED = "fixtures.DifferentialThreads"
+THREAD_LINES = ["dt-work", "dt-sq", "dt-return"]
+THREAD_CONDITIONS = ["i % 3 == 0", "t == 1", "v % 2 == 0", "sq > 10 / (i % 4)"]  # the last throws: see KNOWN
+THREAD_LOGS = ["t={t} i={i}", "v={v}"]
+THREADS, THREAD_ROUNDS = 3, 9
+
+
+async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path, jdk: str, in_jvm: bool,
+                          breakpoints: list[tuple[str, str | None, str | None, str | None]]) -> dict[str, Any]:
+    """The order-insensitive facts of one run: per thread, the stops of breakpoints without a hit count
+    (where, which, why, the values); per breakpoint, the number of stops, the hits, the logged lines."""
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
+    jvm = jvm_factory("DifferentialThreads", str(THREADS), str(THREAD_ROUNDS), str(gate_dir), jdk=jdk)
+    debugger = Debugger(sourcepath=[str(java_source_root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    per_thread: dict[str, list] = {}
+    stops: dict[str, int] = {}
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        ruled = set()
+        for line, condition, log, hit_count in breakpoints:
+            info = await debugger.breakpoint_set(f"{THREADED}:{line_of(line)}", condition=condition, log=log,
+                                                 hit_count=hit_count)
+            if hit_count:
+                ruled.add(info.id)
+        deadline = time.monotonic() + 60
+        result = await debugger.resume(timeout=0)
+        while "gate 0" not in jvm.stdout_text():
+            assert time.monotonic() < deadline, "the threads did not finish in 60s"
+            if not result.stopped:  # (a resume answers with another thread's stop waiting to be delivered)
+                result = await debugger.wait_for_stop(timeout=0.05)
+                continue
+            stop = result.stop
+            stops[stop.breakpoint_id] = stops.get(stop.breakpoint_id, 0) + 1
+            if stop.breakpoint_id not in ruled:  # which hit passes a rule depends on the interleaving
+                values = [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("t", "i", "v")]
+                per_thread.setdefault(stop.thread_name, []).append(
+                    (where(stop.location), stop.breakpoint_id, stop.message, values))
+            result = await debugger.resume(timeout=0)
+        hits = {b.id: shown_hits(b) for b in await debugger.breakpoint_list()}
+        # The log lines once the JVM has exited: an in-JVM logpoint hands its last lines over at exit.
+        (gate_dir / "go-0").touch()
+        while (result := await debugger.wait_for_stop(timeout=1)).stop is None \
+                or result.stop.kind is not StopKind.VM_DEATH:
+            assert time.monotonic() < deadline, "the program did not exit after its gate"
+            if result.stopped:
+                await debugger.resume(timeout=0)
+        lines: dict[str, list[str]] = {}
+        for record in await debugger.events(kinds=["log"], limit=10_000):
+            text = record.text
+            if KNOWN.get("log_order_and_thread"):  # in-JVM lines have no thread yet: per breakpoint, sorted
+                text = re.sub(r" \[[^]]*\]$", "", text)
+                lines.setdefault(record.data.get("breakpoint"), []).append(text)
+            else:
+                lines.setdefault(f"{record.data.get('breakpoint')} {record.data.get('thread_name')}", []).append(text)
+        if KNOWN.get("log_order_and_thread"):
+            lines = {k: sorted(v) for k, v in lines.items()}
+        # Which hits a hit count lets through depends on the interleaving: only how many.
+        lines = {k: v if k.split()[0] not in ruled else len(v) for k, v in lines.items()}
+        return {"per thread": per_thread, "stops": stops, "hits": hits, "log lines": lines}
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+@pytest.mark.timeout(int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))
+def test_in_jvm_and_round_trip_agree_on_what_threads_do_in_any_order(jvm_factory, line_of, java_source_root, jdk):
+    from hypothesis import given
+
+    conditions = [c for c in THREAD_CONDITIONS if not (KNOWN.get("threads_error_repeats") and "/" in c)]
+    spec = st.tuples(st.none() | st.sampled_from(conditions), st.none() | st.sampled_from(THREAD_LOGS),
+                     st.sampled_from(HIT_COUNTS))
+    # One breakpoint per line (KNOWN["one_breakpoint_per_line"]).
+    chosen = st.lists(st.tuples(st.sampled_from(THREAD_LINES), spec), min_size=1, max_size=3,
+                      unique_by=lambda item: item[0])
+
+    @settings(max_examples=EXAMPLES, deadline=None,
+              database=None, suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,
+              phases=[Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else []))
+    @given(chosen)
+    def compare(picked: list) -> None:
+        breakpoints = [(line, condition, log, hit_count if condition or log or not KNOWN.get("threads_count_filter")
+                        else None) for line, (condition, log, hit_count) in picked]
+        if KNOWN.get("threads_probe_stops_hang"):
+            breakpoints = [(line, condition, log or THREAD_LOGS[1], hit_count)
+                           for line, condition, log, hit_count in breakpoints]
+        loop = asyncio.new_event_loop()
+        try:
+            facts = [loop.run_until_complete(asyncio.wait_for(
+                _threaded_facts(jvm_factory, line_of, java_source_root, jdk, mode, breakpoints), 80))
+                for mode in (True, False)]
+        finally:
+            loop.close()
+        for key in facts[0]:
+            assert facts[0][key] == facts[1][key], (
+                f"{key} differ for {breakpoints!r}:\nin-JVM:     {facts[0][key]!r}\nround trip: {facts[1][key]!r}")
+
+    compare()
