@@ -69,26 +69,6 @@ TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
 
 # Known divergences: compared loosely, or their actions not generated, until they are fixed (then delete the entry).
 KNOWN = {
-    # In-JVM log lines come in batches per logpoint (not in hit order across logpoints) and without their
-    # thread: compared per breakpoint, without the thread, until helper "logpoints" lands.
-    "log_order_and_thread": True,
-    # An in-JVM logpoint's hits count the lines handed over: those still buffered in the probe (up to 50 ms,
-    # or until its next line) are not counted yet, so its hits lag at a gate: helper "logpoints". Until
-    # then the hits of a logpoint without a hit count are left out of breakpoint_list (its lines are
-    # compared at the end).
-    "buffered_log_hits": True,
-    # Lines an in-JVM logpoint still buffers when it is changed or removed are lost (never handed over):
-    # helper "logpoints". Until then the final log lines of a breakpoint changed or removed are not compared.
-    "buffered_lines_lost_on_change": True,
-    # A redefinition (a probe removed, disabled, re-instrumented; a temporary breakpoint removed at its stop)
-    # under a thread's frame in the method leaves that frame obsolete, and reading it answers
-    # INVALID_METHODID: helper "obsolete". Until then: in-JVM breakpoints change only where no frame is in
-    # an instrumented method (at a gate, where only main and gate run; main's gate line stays round trip),
-    # and only breakpoints without condition or log are temporary.
-    "obsolete_frames": True,
-    # A step over a line with a probe answers the probe's method ("skipped() returned true"): helper "probe".
-    # Until then a step's return value from a probe method is not compared.
-    "probe_in_steps": True,
     # Several breakpoints on one line: by round trip they are one JDWP event (one stop, the others in `also`,
     # a logpoint's line logged before the stop); in the JVM each probe (and a plain breakpoint at the line's
     # first index, before the probe calls) acts on its own: two stops, or a stop before the line is logged.
@@ -550,8 +530,16 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
                 lines.setdefault(f"{record.data.get('breakpoint')} {record.data.get('thread_name')}", []).append(text)
         if KNOWN.get("log_order_and_thread"):
             lines = {k: sorted(v) for k, v in lines.items()}
-        # Which hits a hit count lets through depends on the interleaving: only how many.
-        lines = {k: v if k.split()[0] not in ruled else len(v) for k, v in lines.items()}
+        # Which hits a hit count lets through depends on the interleaving (and so which thread logs them):
+        # only how many, per breakpoint.
+        counted: dict[str, Any] = {}
+        for key, texts in lines.items():
+            bp_id = key.split()[0]
+            if bp_id in ruled:
+                counted[bp_id] = counted.get(bp_id, 0) + len(texts)
+            else:
+                counted[key] = texts
+        lines = counted
         return {"per thread": per_thread, "stops": stops, "hits": hits, "log lines": lines}
     finally:
         await debugger.close()
