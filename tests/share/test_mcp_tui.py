@@ -52,7 +52,9 @@ async def test_agent_session_followed_and_joined_from_the_tui(jvm_factory, java_
             stop = next(r for r in reversed(remote.history.since(0)) if r.kind == "stop")
             print(f"\nstop in the host -> watcher: record {1000 * (remote.arrived[stop.seq] - stop.time):.2f} ms, "
                   f"screen (source line, stack, locals) {1000 * (screen_at - stop.time):.0f} ms")
-            assert [bp.spec for bp in app.view.breakpoints] == [f"fixtures.Playground:{loop_body}"]
+            # (the breakpoints pane refreshes on its own event, which may come just after the stop's repaint)
+            await wait_for(pilot, lambda: [bp.spec for bp in app.view.breakpoints] == [f"fixtures.Playground:{loop_body}"],
+                           what="the agent's breakpoint in the watcher's list")
 
             # the person takes part: F10 and a breakpoint from the command line, attributed to them
             await pilot.press("f10")
