@@ -356,7 +356,7 @@ class Tally:
         if ok:
             self.ok[op] = self.ok.get(op, 0) + 1
         else:
-            key = f"{op}: {detail[:80]}"
+            key = f"{op}: {detail[:160]}"
             self.errors[key] = self.errors.get(key, 0) + 1
 
 
