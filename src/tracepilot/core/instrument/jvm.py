@@ -639,11 +639,11 @@ class InJvm:
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)
-        if message is not None:
-            message = await self._condition_error(bp, event.thread, message)
-        if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops (round trip)
-            await self._log_at_stop(bp, event.thread)
         extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+        if message is not None:
+            message = await self._condition_error(bp, event.thread, message, extra)
+        if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops (round trip)
+            await self._log_at_stop(bp, event.thread, extra)
         reason = await self.tracker.stop_reason(bp, stands_for, extra)
         session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
         reason.message = message
@@ -658,20 +658,20 @@ class InJvm:
         values = (await vm.send(StackFrame.GetValues, thread, frame_id, [(0, ord("L"))])).values
         return values[0].value or 0
 
-    async def _condition_error(self, bp: Breakpoint, thread: int, message: str) -> str:
+    async def _condition_error(self, bp: Breakpoint, thread: int, message: str, extra: dict[str, Any]) -> str:
         """The condition threw in the JVM: the round trip's words for it (where in the expression), from the
         same evaluation in the user's frame; the JVM's own when that one does not throw."""
         try:
-            await self.session.inspector.evaluate_condition(bp.info.condition, thread, {})
+            await self.session.inspector.evaluate_condition(bp.info.condition, thread, extra)
         except (EvaluationError, DebuggerError) as exc:
             return f"condition error, stopped: {exc}"
         return message
 
-    async def _log_at_stop(self, bp: Breakpoint, thread: int) -> None:
+    async def _log_at_stop(self, bp: Breakpoint, thread: int, extra: dict[str, Any]) -> None:
         """The line a logpoint logs at a stop, formatted by round trip in the user's frame."""
         session = self.session
         try:
-            text = await session.inspector.format_log(bp.info.log, thread, {})
+            text = await session.inspector.format_log(bp.info.log, thread, extra)
         except DebuggerError as exc:
             text = f"{bp.info.log} [log error: {exc}]"
         name = await session.require_vm().thread_name(thread)
