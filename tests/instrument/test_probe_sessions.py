@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from instrument.test_in_jvm import original_bytecodes, run_bytecodes
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.instrument.naming import MARK
 from tracepilot.core.instrument.probe import RING_LINES
-from tracepilot.jdwp import Method, ReferenceType, VirtualMachine
+from tracepilot.jdwp import ReferenceType, VirtualMachine
 
 MAIN = "fixtures.HotCondition"
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -53,18 +54,6 @@ async def listening_again(jvm, timeout: float = 20) -> str:  # noqa: ANN001
     raise AssertionError("the JVM did not listen again after the first debugger died")
 
 
-async def run_bytecodes(d: Debugger) -> bytes:
-    vm = d.session.require_vm()
-    info = (await vm.classes_by_name(MAIN))[0]
-    method = next(m for m in await vm.methods(info.id) if m.name == "run")
-    return (await vm.send(Method.Bytecodes, info.id, method.id)).bytecodes
-
-
-def original_bytecodes(java_classes: Path) -> bytes:
-    from tracepilot.core.instrument.classfile import ClassFile
-
-    cf = ClassFile.parse((java_classes / "fixtures" / "HotCondition.class").read_bytes())
-    return cf.method("run", "(I)J").code.code
 
 
 @pytest.mark.timeout(120)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from instrument.test_in_jvm import run_bytecodes
 from support import jvm as jvm_support
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.instrument.classfile import ClassFile
-from tracepilot.jdwp import Method
 
 MAIN = "fixtures.HotCondition"
 
@@ -26,12 +26,6 @@ def changed_class(tmp: Path) -> Path:
                     str(tmp / "fixtures" / "HotCondition.java")], check=True, capture_output=True, timeout=60)
     return tmp / "out" / "fixtures" / "HotCondition.class"
 
-
-async def run_bytecodes(d: Debugger) -> bytes:
-    vm = d.session.require_vm()
-    info = (await vm.classes_by_name(MAIN))[0]
-    method = next(m for m in await vm.methods(info.id) if m.name == "run")
-    return (await vm.send(Method.Bytecodes, info.id, method.id)).bytecodes
 
 
 @pytest.mark.timeout(120)

@@ -22,7 +22,7 @@ from ..instrument.naming import is_probe_class
 from ..model import Actor, CodeLocation, ExceptionInfo, StopKind, StopReason
 from ..session_view import SessionView
 from . import hot_conditions
-from .throttle import MAX_SAMPLING, TokenBucket
+from .throttle import MAX_SAMPLING, bucket_at
 from .tracker import Breakpoint, TrackerBase
 
 
@@ -164,8 +164,7 @@ class Firing(TrackerBase):
         rate = self.logpoint_rate
         if rate <= 0 or bp.internal:
             return True
-        if bp.bucket is None or bp.bucket.rate != rate:
-            bp.bucket = TokenBucket(rate)
+        bp.bucket = bucket_at(bp.bucket, rate)
         if bp.bucket.take():
             return True
         if bp.sample_every >= MAX_SAMPLING or bp.jvm_counts:
@@ -206,8 +205,7 @@ class Firing(TrackerBase):
         rate = self.logpoint_rate
         if rate <= 0 or bp.internal:
             return True
-        if bp.bucket is None or bp.bucket.rate != rate:
-            bp.bucket = TokenBucket(rate)
+        bp.bucket = bucket_at(bp.bucket, rate)
         if bp.bucket.take():
             return True
         if not (bp.info.message or "").startswith("throttled"):

@@ -38,6 +38,7 @@ from ...jdwp.wire import Value
 from ..errors import DebuggerError
 from ..inspect.values import NESTED_STRING, quote_string
 from ..model import Actor, CodeLocation
+from ..rate import bucket_at
 from ..render import log_where
 from .method_probes import exit_line, logged_at
 from .owner import Breakpoint, InJvmHost
@@ -370,10 +371,7 @@ class LogRings:
         rate = self.in_jvm.tracker.logpoint_rate
         if rate <= 0:
             return count
-        if bp.bucket is None or bp.bucket.rate != rate:
-            from ..breakpoints.throttle import TokenBucket
-
-            bp.bucket = TokenBucket(rate)
+        bp.bucket = bucket_at(bp.bucket, rate)
         return bp.bucket.take_up_to(count)
 
     def _record(self, lines: list[Line]) -> None:
