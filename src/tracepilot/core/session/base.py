@@ -82,6 +82,9 @@ class StepState:
     start_line: int | None = None
     start_method: int | None = None
     instructions: int = 0  # instructions stepped on obsolete code to reach the next line
+    # A step from native or filtered code (a pause in Thread.sleep) first steps out until the thread's frame
+    # count is this, the program's frame the person sees (step_origin.py); 0 once there (or never needed).
+    leave_to: int = 0
 
 
 NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",

@@ -160,6 +160,17 @@ class Events(SessionBase):
         if step is None or event.request_id != step.request_id:
             return None  # a stale step request: ignore it (its thread is resumed by policy)
         vm = self.require_vm()
+        if step.leave_to:
+            # Stepping out of native or filtered code to the program's frame first (step_origin.py): out again
+            # until there, then the step asked for starts from that frame (a step out ends there).
+            height = (await vm.send(ThreadReference.FrameCount, event.thread)).frame_count
+            if height > step.leave_to:
+                await self._request_step(step, StepDepth.OUT)
+                return None
+            step.leave_to = 0
+            if step.depth is not StepDepth.OUT:
+                await self._request_step(step)
+                return None
         location = event.location
         if not location.method_id:  # on obsolete code: the method version it runs, when known
             with contextlib.suppress(JdwpError):

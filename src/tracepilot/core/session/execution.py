@@ -35,6 +35,7 @@ from ..model import (
 from ..states import session_move
 from ..threads import Release
 from .base import SessionBase, StepState
+from .step_origin import program_frame_height
 
 log = logging.getLogger(__name__)
 
@@ -364,7 +365,10 @@ class Execution(SessionBase):
                                start_method=start[1])
         if record.stop is not None and record.stop.kind is StopKind.METHOD_EXIT:
             self._step.seen_exit = await self._frame0_method(tid)
-        await self._request_step(self._step)
+        if size is StepSize.LINE:
+            paused = record.stop is None or record.stop.kind is StopKind.PAUSE
+            self._step.leave_to = await program_frame_height(self.require_vm(), tid, self.step_filters, paused) or 0
+        await self._request_step(self._step, StepDepth.OUT if self._step.leave_to else None)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
         if vm_wide:
