@@ -75,13 +75,16 @@ def build_parser() -> argparse.ArgumentParser:
     _common(attach)
 
     launch = _subcommand(sub, "launch", "TUI on a JVM it starts",
-                         "Start a Java program under the terminal UI (suspended, breakpoints set, then run).\n"
+                         "Start a Java program under the terminal UI (suspended, breakpoints set, then run). Given no\n"
+                         "--break it stops at the first line of main, as jdb and pudb do (--no-stop-at-main runs it).\n"
                          "Everything after -- is what you would give `java`; a single Foo.java is compiled first.",
                          "examples:\n  tracepilot launch --break com.acme.Main:42 -- -cp build/classes com.acme.Main arg1\n"
                          "  tracepilot launch -- -jar app.jar\n  tracepilot launch Hello.java")
     launch.add_argument("--break", dest="breaks", action="append", default=[], metavar="LOCATION",
                         help="a breakpoint set before the program runs: Foo:42, Foo.java:42, com.acme.Foo.bar "
                              "(repeatable)")
+    launch.add_argument("--no-stop-at-main", action="store_true",
+                        help="given no --break, run the program instead of stopping at the first line of main")
     launch.add_argument("java_args", nargs=argparse.REMAINDER, help="-- JAVA-ARGS... or Foo.java")
     _person_facing(launch)
     _common(launch)

@@ -218,6 +218,9 @@ class FakeDebugger:
                      actor: Actor | None = None) -> WaitResult:
         raise NotFound("the fake debugger does not script run_to")
 
+    async def run_to_main(self, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
+        raise NotFound("the fake debugger does not script run_to_main")
+
     async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
         raise NotFound("the fake debugger does not script wait_for_stop")
 

@@ -103,6 +103,10 @@ class DebuggerApi(Protocol):
         """Resume until `location` (deferred until its class loads); the stop says "run to LOCATION"."""
         ...
 
+    async def run_to_main(self, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
+        """Run a launched program to the first line of its main method; the stop says "run to Main.main"."""
+        ...
+
     async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
         """The next stop no call has returned yet; the current one at once when every thread is suspended."""
         ...

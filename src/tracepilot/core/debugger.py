@@ -231,6 +231,16 @@ class Debugger:
         """Resume until `location` (deferred until its class loads); the stop says "run to LOCATION"."""
         return await self.session.run_to(location, thread, timeout, self._actor(actor))
 
+    async def run_to_main(self, timeout: float = 0.0, actor: Actor | None = None) -> WaitResult:
+        """Run a launched program to the first line of its main method (where jdb and pudb start a program
+        given no breakpoint); the stop says "run to Main.main"."""
+        launched = self.session.launched
+        main = launched.plan.main_class if launched is not None else None
+        if not main:
+            raise InvalidArgument("the program's main class is not known (it was not launched by this debugger, "
+                                  "or its jar names no Main-Class)", "set a breakpoint and resume instead")
+        return await self.run_to(f"{main}.main", None, timeout, actor)
+
     async def wait_for_stop(self, timeout: float = 5.0) -> WaitResult:
         """The next stop no call has returned yet; the current one at once when every thread is suspended."""
         return await self.session.wait_for_stop(timeout)

@@ -51,6 +51,21 @@ class LaunchPlan:
     env: dict[str, str] | None
     description: str
     sourcepath: list[str] = field(default_factory=list)
+    main_class: str | None = None  # the class whose main runs (a jar's from its manifest), when known
+
+
+def jar_main_class(jar: str) -> str | None:
+    """The Main-Class of a jar's manifest (None when the jar or the entry is missing)."""
+    import zipfile  # noqa: PLC0415 - only launches of a jar read one
+
+    with contextlib.suppress(OSError, KeyError, zipfile.BadZipFile):
+        with zipfile.ZipFile(jar) as archive:
+            manifest = archive.read("META-INF/MANIFEST.MF").decode("utf-8", errors="replace")
+        for line in manifest.splitlines():
+            name, _, value = line.partition(":")
+            if name.strip().lower() == "main-class" and value.strip():
+                return value.strip()
+    return None
 
 
 async def compile_source(source: str, java: str | None = None) -> tuple[str, str, Path]:
@@ -83,9 +98,10 @@ async def plan_launch(
         main_class, classes_dir, source_dir = await compile_source(source, java)
         sourcepath.append(str(source_dir))
         command = [java_bin, AGENT, *jvm_args, "-cp", classes_dir, main_class, *args]
-        return LaunchPlan(command, cwd, _env(env), f"{Path(source).name} ({main_class})", sourcepath)
+        return LaunchPlan(command, cwd, _env(env), f"{Path(source).name} ({main_class})", sourcepath, main_class)
     if jar:
-        return LaunchPlan([java_bin, AGENT, *jvm_args, "-jar", jar, *args], cwd, _env(env), jar)
+        return LaunchPlan([java_bin, AGENT, *jvm_args, "-jar", jar, *args], cwd, _env(env), jar,
+                          main_class=jar_main_class(jar))
     if not main:
         raise InvalidArgument("nothing to launch", "give main (+ classpath), jar, or source (a .java file)")
     command = [java_bin, AGENT, *jvm_args]
@@ -93,7 +109,7 @@ async def plan_launch(
         cp = classpath if isinstance(classpath, str) else os.pathsep.join(classpath)
         command += ["-cp", cp]
     command += [main, *args]
-    return LaunchPlan(command, cwd, _env(env), main)
+    return LaunchPlan(command, cwd, _env(env), main, main_class=main)
 
 
 def launch_options(java_args: Sequence[str]) -> dict[str, Any]:

@@ -97,6 +97,7 @@ class TracepilotApp(App[int]):
         self.debugger = debugger
         self.startup = startup
         self.launched = launched
+        self.stop_at_main = False  # set by the start-up of `tracepilot launch` given no --break (startup.py)
         self.sourcepath = [Path(p) for p in sourcepath]
         self.clock = clock  # wall-clock times in the event log (off for snapshot tests)
         self.target_label = target_label

@@ -64,7 +64,8 @@ def build(ns: argparse.Namespace) -> TracepilotApp:
         sourcepath.append(str(Path(options["source"]).resolve().parent))
     options["sourcepath"] = sourcepath
     breaks = list(ns.breaks)
-    return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks, uncaught), launched=True,
+    at_main = not breaks and not ns.no_stop_at_main  # (jdb and pudb start a program stopped at its beginning)
+    return TracepilotApp(debugger, lambda app: launch_and_run(app, options, breaks, uncaught, at_main), launched=True,
                          sourcepath=sourcepath, target_label=" ".join(java_args))
 
 

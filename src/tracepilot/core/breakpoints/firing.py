@@ -277,7 +277,7 @@ class Firing(TrackerBase):
         reason = StopReason(StopKind.BREAKPOINT, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
                             location=location, breakpoint_id=None if bp.internal else bp.info.id,
                             hit_count=bp.info.hits)
-        if bp.info.kind == "method_entry":
+        if bp.info.kind == "method_entry" and not bp.internal:  # (run_to a method: a stop "run to Foo.bar")
             reason.kind = StopKind.METHOD_ENTRY
         if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
             reason.kind = StopKind.METHOD_EXIT

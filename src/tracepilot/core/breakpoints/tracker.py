@@ -195,7 +195,7 @@ class TrackerBase:
         if isinstance(spec, MethodSpec):
             return await self.set_method(location, on="entry", condition=condition, log=log, thread=thread,
                                          actor=actor, hit_count=hit_count, temporary=temporary, suspend=suspend,
-                                         after=after, enabled=enabled)
+                                         after=after, enabled=enabled, internal=internal)
         spec = self._normalise_line_spec(spec)
         _check_suspend(suspend)
         bp_id = self._new_id() if not internal else f"run-to-{self._next_id}"
@@ -264,17 +264,17 @@ class TrackerBase:
     async def set_method(self, method: str, *, on: str = "entry", condition: str | None = None,
                          log: str | None = None, thread: str | int | None = None, actor: Actor = Actor.PERSON,
                          hit_count: str | int | None = None, temporary: bool = False, suspend: str = "all",
-                         after: str | None = None, enabled: bool = True) -> BreakpointInfo:
+                         after: str | None = None, enabled: bool = True, internal: bool = False) -> BreakpointInfo:
         if on not in ("entry", "exit"):
             raise InvalidArgument(f"on='{on}'", "use on='entry' or on='exit'")
         spec = parse_method(method)
         _check_suspend(suspend)
-        bp_id = self._new_id()
+        bp_id = self._new_id() if not internal else f"run-to-{self._next_id}"  # (run_to to a method's first line)
         self._check_chain(bp_id, after)
         info = BreakpointInfo(id=bp_id, kind=f"method_{on}", spec=str(spec), enabled=enabled,
                               condition=condition or None, log=log or None, temporary=temporary, suspend=suspend,
                               after=after or None)
-        bp = Breakpoint(info, spec, HitRule.parse(hit_count))
+        bp = Breakpoint(info, spec, HitRule.parse(hit_count), internal=internal)
         info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
         bp.thread_id = await self._resolve_thread_filter(thread)
         info.thread = str(thread) if thread not in (None, "") else None
