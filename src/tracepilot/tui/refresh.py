@@ -47,6 +47,17 @@ from .widgets.variables import VariablesPane
 from .widgets.watches import WatchesPane
 
 
+def driver_of(records: Iterable[EventRecord]) -> str:
+    """Who acted last in a history ("agent" or "you"): a watcher that joins an agent's session names the
+    agent from the start, not only after the agent's next action."""
+    for record in reversed(list(records)):
+        if record.actor is Actor.AGENT:
+            return "agent"
+        if record.actor is Actor.PERSON:
+            return "you"
+    return "you"
+
+
 class Refresher:
     """Keeps the panes in step with the core: the App (tui/app.py) hands it each core event; it asks the
     debugger what changed (in the App's workers) and fills the panes."""
@@ -56,7 +67,7 @@ class Refresher:
         self.sources = SourceCache()
         self.pending = False  # a refresh is scheduled and has not started
         self.wanted: dict[str, int] = {}  # parts asked for -> requests so far (a refresh clears what it did)
-        self.driving = "you"  # who acted last (the status bar says)
+        self.driving = driver_of(app.debugger.history.since(0))  # who acted last (the status bar says)
         self.prefer_user_frame = False  # after a pause: select the nearest frame of the program's own code
         self._reset_selection = False
         self._worker: Any = None
@@ -65,6 +76,7 @@ class Refresher:
         self._revealed: tuple[Any, ...] | None = None  # the stop/frame/line last scrolled into view
         self._output_offsets = {"stdout": 0, "stderr": 0}
         self._shown_state: Any = None  # the session state the footer's keys were chosen for
+        self._focused_stop: Any = None  # the stop whose program frame was selected (time of the stop)
 
     def core_event(self, record: EventRecord) -> None:
         self.app.view.events.append(record)
@@ -248,6 +260,14 @@ class Refresher:
             v.frames = list(getattr(snapshot, "frames", None) or [])
             if v.frames:
                 variables = v.frames[0].locals
+                # The snapshot's locals are those of the frame the core shows for the stop: the program's own
+                # below JDK code (a pause in Thread.sleep). Select it once per stop, as every front end does.
+                focus = next((f for f in v.frames if f.locals is not None), None)
+                stop_key = getattr(self.app.debugger.current_stop, "time", None)
+                if focus is not None and focus.index and self.app.frame == 0 and self._focused_stop != stop_key:
+                    self.app.frame, variables = focus.index, focus.locals
+                    self.prefer_user_frame = False
+                self._focused_stop = stop_key
             if snapshot is not None and watches_from_snapshot:
                 v.watches = list(snapshot.watches or [])
                 self.app.query_one(WatchesPane).show(v.watches)
@@ -416,7 +436,7 @@ class Refresher:
             self.app.label_keys()
 
     async def poll_output(self) -> None:
-        if not self.app.launched:
+        if not (self.app.launched or getattr(self.app, "follows_output", False)):  # (watch: the host's program)
             return
         with contextlib.suppress(NoMatches):  # (the screen is being torn down: quitting)
             await self._poll_output_once()

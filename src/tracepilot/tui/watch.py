@@ -27,6 +27,7 @@ class WatchApp(TracepilotApp):
         super().__init__(remote, None, sourcepath=list(remote.sourcepath), clock=clock,
                          target_label=label)
         self.remote = remote
+        self.follows_output = True  # the Console shows the output of the program the host launched
         self.title = "tracepilot watch"
         self.sub_title = label
 

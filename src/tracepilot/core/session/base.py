@@ -136,6 +136,10 @@ class SessionBase:
         self._taps: list[Any] = []
         self._stopping = False
         self._step: StepState | None = None
+        # Pauses so far and who made the last one: a pause is a stop for everyone, so it answers every call
+        # waiting for a new stop (an agent's resume while a person pauses in `tracepilot watch`).
+        self.pauses = 0
+        self.paused_by: Actor | None = None
         self._detaching = False
         self.exit_code: int | None = None
         self._source_cache: dict[tuple[Any, ...], tuple[str | None, float]] = {}

@@ -56,6 +56,7 @@ class Execution(SessionBase):
         every other call does, and says so."""
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
+        pauses = self.pauses
         if self.state is SessionState.EXITED and self.target and self.launched is None and timeout > 0:
             # The VM died: try the remembered target once, as every other call does (and say so if it answers).
             # A zero timeout only asks for the state: it does not reconnect.
@@ -68,6 +69,9 @@ class Execution(SessionBase):
                     return await self._deliver(pending[0], started)
                 if self.state is SessionState.STOPPED and self.stop is not None and not new_only and self._all_held():
                     return self._result(True, started, self.stop)  # already stopped, and nothing else can stop
+                if self.pauses != pauses and self.state is SessionState.STOPPED and self.stop is not None:
+                    who = self.paused_by.value if self.paused_by is not None else "someone"
+                    return self._result(True, started, self.stop, f"the {who} paused the program while this call waited")
             if self.state in (SessionState.EXITED, SessionState.DISCONNECTED):
                 break
             remaining = deadline - time.monotonic()
@@ -279,11 +283,14 @@ class Execution(SessionBase):
         reason = StopReason(StopKind.PAUSE, thread_id=tid or None, thread_name=await vm.thread_name(tid) if tid else None,
                             location=location)
         record = self.threads.get(tid)
-        if record.stop is None or record.call:
+        new_stop = record.stop is None or record.call
+        if new_stop:
             self.threads.add_stop(tid, reason, vm_wide, "pause")
-            self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         record.delivered = True
         await self._select(record.stop)
+        if new_stop:  # (after the selection: a watcher reads the state and the stop with the record)
+            self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
+        self.pauses, self.paused_by = self.pauses + 1, actor
         self._notify_waiters()
         return self._result(True, started, record.stop)
 

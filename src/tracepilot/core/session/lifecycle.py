@@ -228,12 +228,14 @@ class Lifecycle(SessionBase):
             await self.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the history is cleared
         launched = self.launched
         if keep_running and not terminate and launched is not None:  # asked to leave the JVM we started running
-            self.history.add("detach", f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
             await self._teardown(clean=True, terminate=False)
             launched.release()
+            self.history.add("detach", f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
             return await self.status()
-        self.history.add("detach", "detached" + (" and terminated the target" if terminate else ""), actor)
         await self._teardown(clean=True, terminate=terminate or launched is not None)
+        # Recorded once the session is clean (the history starts again with it): whoever follows the history
+        # (a watcher) reads the state with the record, and sees the end, not the stop before it.
+        self.history.add("detach", "detached" + (" and terminated the target" if terminate else ""), actor)
         return await self.status()
 
     async def close(self) -> None:
