@@ -18,6 +18,7 @@ import socket
 import stat
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,6 +178,24 @@ def resolve(name: str | None) -> SessionInfo:
             raise ShareError(f"{name!r} matches {len(found)} sessions: {', '.join(s.id for s in found)}",
                              "give the full session id (tracepilot sessions lists them)")
     raise ShareError(f"no live session {name!r}", "live ones: " + ", ".join(s.label() for s in sessions))
+
+
+def choose(name: str | None, ask: Callable[[list[SessionInfo]], str] | None) -> SessionInfo:
+    """The session a person means (`tracepilot watch`): as `resolve`, but with no name and several live
+    sessions never silently the newest: `ask` (a terminal's prompt) picks one by number or name, and with no
+    way to ask the error lists them."""
+    sessions = list_sessions() if not name else []
+    if len(sessions) <= 1:
+        return resolve(name)
+    if ask is None:
+        raise ShareError(f"{len(sessions)} live sessions; say which one:\n{format_sessions(sessions)}",
+                         "give its id (or its pid, or part of its target)")
+    answer = ask(sessions).strip()
+    if answer.isdigit() and 1 <= int(answer) <= len(sessions):
+        return sessions[int(answer) - 1]
+    if not answer:
+        raise ShareError("no session chosen", "run it again and pick one, or give its id")
+    return resolve(answer)
 
 
 def _age(since: float) -> str:

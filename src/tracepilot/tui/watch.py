@@ -46,8 +46,13 @@ class WatchApp(TracepilotApp):
 async def watch(ns: argparse.Namespace) -> int:
     from ..share.client import RemoteDebugger  # noqa: PLC0415
 
+    from ..share import registry  # noqa: PLC0415
+
+    session = ns.session
     try:
-        remote = await RemoteDebugger.join(ns.session, actor=Actor.PERSON, follow_only=ns.follow_only,
+        if not (session or "").startswith("tcp://"):
+            session = registry.choose(session, _ask if sys.stdin.isatty() else None).id
+        remote = await RemoteDebugger.join(session, actor=Actor.PERSON, follow_only=ns.follow_only,
                                            client="watch", token=getattr(ns, "token", None))
     except DebuggerError as e:
         print(f"tracepilot watch: {e}", file=sys.stderr)
@@ -56,6 +61,17 @@ async def watch(ns: argparse.Namespace) -> int:
         return await WatchApp(remote).run_async() or 0
     finally:
         await remote.close()
+
+
+def _ask(sessions: list[Any]) -> str:
+    """Several live sessions and no name given: which one (a terminal is there to ask)."""
+    print("Live tracepilot sessions:")
+    for number, info in enumerate(sessions, 1):
+        print(f"  {number}. {info.label()}")
+    try:
+        return input(f"Watch which one? [1-{len(sessions)} or a session id] ")
+    except EOFError:
+        return ""
 
 
 def run_watch(ns: argparse.Namespace) -> int:
