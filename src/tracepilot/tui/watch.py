@@ -44,9 +44,8 @@ class WatchApp(TracepilotApp):
 
 
 async def watch(ns: argparse.Namespace) -> int:
-    from ..share.client import RemoteDebugger  # noqa: PLC0415
-
     from ..share import registry  # noqa: PLC0415
+    from ..share.client import RemoteDebugger  # noqa: PLC0415
 
     session = ns.session
     try:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 
 from ...jdwp import JdwpError, ThreadReference
-from ..instrument.naming import is_probe_class
 from ..inspect.stack import is_library
+from ..instrument.naming import is_probe_class
 from ..vm import Vm
 
 MAX_FRAMES = 64  # a program frame deeper than this under library code: step as the JVM does
