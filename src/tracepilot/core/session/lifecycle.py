@@ -228,15 +228,23 @@ class Lifecycle(SessionBase):
             await self.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the history is cleared
         launched = self.launched
         if keep_running and not terminate and launched is not None:  # asked to leave the JVM we started running
-            await self._teardown(clean=True, terminate=False)
+            await self._teardown(clean=False, terminate=False)
             launched.release()
-            self.history.add("detach", f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
+            self._detached(f"detached; the launched JVM (pid {launched.pid}) keeps running", actor)
             return await self.status()
-        await self._teardown(clean=True, terminate=terminate or launched is not None)
-        # Recorded once the session is clean (the history starts again with it): whoever follows the history
-        # (a watcher) reads the state with the record, and sees the end, not the stop before it.
-        self.history.add("detach", "detached" + (" and terminated the target" if terminate else ""), actor)
+        await self._teardown(clean=False, terminate=terminate or launched is not None)
+        self._detached("detached" + (" and terminated the target" if terminate else ""), actor)
         return await self.status()
+
+    def _detached(self, text: str, actor: Actor) -> None:
+        """The connection is gone: record the detach, then leave a clean slate (the history too). Recorded once
+        the state says so, because whoever follows the history (a watcher) reads the state with the record:
+        it must see the end, not the stop before it."""
+        self._set_state(SessionState.DISCONNECTED, "detach")
+        self.stop = None
+        self.history.add("detach", text, actor)
+        self._clean_slate()
+        self._notify_waiters()
 
     async def close(self) -> None:
         if self.conn is not None or self.launched is not None:
