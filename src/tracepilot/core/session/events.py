@@ -169,6 +169,7 @@ class Events(SessionBase):
                 return None
             step.leave_to = 0
             if step.depth is not StepDepth.OUT:
+                step.returned = None  # (what the JDK code stepped out of returned is not this step's answer)
                 await self._request_step(step)
                 return None
         location = event.location
