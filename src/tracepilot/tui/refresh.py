@@ -247,7 +247,7 @@ class Refresher:
         finally:
             for task in tasks:
                 task.cancel()
-        if errors:
+        if errors and d.state is state:  # (a call that failed because the program ended meanwhile: the status says it)
             self.app.notify(errors[0], severity="warning", timeout=6)
         return True
 
