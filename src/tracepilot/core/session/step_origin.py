@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ...jdwp import JdwpError, ThreadReference
+from ...jdwp import JdwpError, Location, ThreadReference
 from ..inspect.stack import is_library
 from ..instrument.naming import is_probe_class
 from ..vm import Vm
@@ -37,20 +37,25 @@ async def program_frame_height(vm: Vm, thread: int, filters: list[str] | tuple[s
     leave the frames above it first (its top frame is native or filtered, or, for a pause, library code);
     None when the step starts where the thread is (its top frame is the program's, or none of the first
     frames is)."""
+
+    async def foreign(location: Location) -> tuple[bool, bool]:
+        """(not the program's to step in, the program's own code with lines) for a frame's location."""
+        if not location.method_id:  # obsolete code (a redefined method still running): the program's own
+            return False, True
+        info = await vm.type(location.class_id)
+        method = await vm.line_table(location.class_id, location.method_id)
+        name = info.name
+        outside = (method.is_native or filtered(name, filters) or is_probe_class(info.signature)
+                   or (paused and is_library(name)))
+        return outside, not outside and bool(method.lines) and not is_library(name)
+
     with contextlib.suppress(JdwpError):
+        top = (await vm.send(ThreadReference.Frames, thread, 0, 1)).frames
+        if not top or not (await foreign(top[0].location))[0]:
+            return None  # (the common case, every step from the program's code: one frame read)
         total = (await vm.send(ThreadReference.FrameCount, thread)).frame_count
         frames = (await vm.send(ThreadReference.Frames, thread, 0, min(total, MAX_FRAMES))).frames
-        for index, frame in enumerate(frames):
-            location = frame.location
-            if not location.method_id:  # obsolete code (a redefined method still running): the program's own
-                return total - index if index else None
-            info = await vm.type(location.class_id)
-            method = await vm.line_table(location.class_id, location.method_id)
-            name = info.name
-            foreign = (method.is_native or filtered(name, filters) or is_probe_class(info.signature)
-                       or (paused and is_library(name)))
-            if index == 0 and not foreign:
-                return None  # the step starts in a frame the JVM steps from
-            if not foreign and method.lines and not is_library(name):
+        for index, frame in enumerate(frames[1:], 1):
+            if (await foreign(frame.location))[1]:
                 return total - index
     return None
