@@ -115,18 +115,32 @@ class ValueView(Model):
 class Variable(Model):
     name: str
     value: ValueView
-    kind: str = "local"  # local | argument | this | field | static | element | entry | watch
+    kind: str = "local"  # local | argument | this | field | static | element | entry | watch | exception
     changed: bool = False  # changed since the last stop in the same frame
+
+
+@dataclass
+class ExceptionCause(Model):
+    """One link of an exception's cause chain: what Java prints after "Caused by:"."""
+
+    class_name: str
+    message: str | None
+    top_frame: str | None  # "com.acme.Shop.city(Shop.java:42)", as a Java stack trace prints it
+
+    def __str__(self) -> str:
+        text = self.class_name + (f": {self.message}" if self.message else "")
+        return text + (f" at {self.top_frame}" if self.top_frame else "")
 
 
 @dataclass
 class ExceptionInfo(Model):
     class_name: str
-    message: str | None
+    message: str | None  # getMessage(): the JDK's helpful NullPointerException text too
     handle: str | None
     thrown_at: CodeLocation | None
     catch_location: CodeLocation | None  # None = uncaught
     caught: bool
+    causes: list[ExceptionCause] = field(default_factory=list)  # getCause(), getCause().getCause(), ...
 
 
 @dataclass

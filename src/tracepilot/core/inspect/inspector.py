@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -235,6 +236,15 @@ class Inspector(CodeChanges, Conditions):
         if frame == 0:
             for v in variables:
                 v.changed = v.name in self.changed
+            # At an exception stop the exception is the first thing to look at (IntelliJ lists it first too);
+            # `$exception` is also its name in expressions there.
+            thrown = (self._values_at_stop(tid) or {}).get("$exception")
+            exc = self.session.stop.exception if self.session.stop is not None else None
+            if thrown is not None and exc is not None:
+                view = await p.values.view(thrown, None, 0, None)
+                if view.kind == "object":  # what Java prints for it, not its backtrace fields (expand for those)
+                    view = dataclasses.replace(view, text=exc.class_name + (f": {exc.message}" if exc.message else ""))
+                variables.insert(0, Variable("$exception", view, kind="exception"))
         return variables
 
     async def snapshot(self, thread: Any) -> Snapshot:
@@ -360,6 +370,12 @@ class Inspector(CodeChanges, Conditions):
         p = await self._ready()
         value, static = await self._target_value(target, frame, thread)
         return await p.values.inspect(target, value, static, max(0, start), max(0, count), self._secret(target))
+
+    async def exception_details(self, thread_id: int, exception: Value) -> tuple[str | None, list[Any]]:
+        """An exception's message (helpful NPE text included) and cause chain, at its stop (inspect/exceptions.py)."""
+        from .exceptions import exception_details  # noqa: PLC0415 - only exception stops need it
+
+        return await exception_details(self.session, thread_id, exception)
 
     def keep_stop_values(self, reason: Any, values: dict[str, Value]) -> None:
         """The event's own values ($return, $exception, $old, $new) of a stop, for expressions at that stop."""

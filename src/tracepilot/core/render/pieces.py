@@ -68,6 +68,8 @@ def exception(exc: ExceptionInfo) -> str:
     if exc.thrown_at:
         text += f"\n  thrown at {exc.thrown_at}"
     text += f"\n  caught at {exc.catch_location}" if exc.catch_location else "\n  not caught (uncaught)"
+    for cause in exc.causes:
+        text += f"\n  caused by {cause}"
     return text
 
 
