@@ -66,6 +66,7 @@ from .owners import via
 from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
 from .threads import Threads
+from .threads import is_system as is_system_thread
 from .trace import Tracer, tap_events
 from .values import Values, is_secret_name
 from .watchers import Watchers
@@ -190,6 +191,13 @@ class Inspector(CodeChanges, Conditions):
                 self.changed.append(watch.expression)
 
     # -- threads and stacks --------------------------------------------------------------------------
+
+    async def thread_is_system(self, thread_id: int, name: str) -> bool:
+        """Is this one of the JVM's own threads, which `threads` leaves out unless asked (inspect/threads.py)?"""
+        try:
+            return is_system_thread(name, await self._p().threads.group_name(thread_id))
+        except (DebuggerError, JdwpError):
+            return is_system_thread(name, None)
 
     async def threads(self, include_system: bool, with_locks: bool = False) -> list[ThreadInfo]:
         """Threads; with_locks adds what each holds and waits for (monitors and j.u.c. locks, named by their

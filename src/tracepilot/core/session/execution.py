@@ -366,7 +366,8 @@ class Execution(SessionBase):
             self._step.seen_exit = await self._frame0_method(tid)
         await self._request_step(self._step)
         await self._request_return_values(self._step)
-        self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
+        self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid,
+                         all_threads=vm_wide)  # a step from a suspend-all stop lets every thread run
         if vm_wide:
             await self._release_all()
         else:
