@@ -120,16 +120,10 @@ class Variable(Model):
 
 
 @dataclass
-class ExceptionCause(Model):
-    """One link of an exception's cause chain: what Java prints after "Caused by:"."""
-
+class ExceptionCause(Model):  # one link of a cause chain: what Java prints after "Caused by:"
     class_name: str
     message: str | None
     top_frame: str | None  # "com.acme.Shop.city(Shop.java:42)", as a Java stack trace prints it
-
-    def __str__(self) -> str:
-        text = self.class_name + (f": {self.message}" if self.message else "")
-        return text + (f" at {self.top_frame}" if self.top_frame else "")
 
 
 @dataclass

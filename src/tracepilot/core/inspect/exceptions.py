@@ -14,12 +14,13 @@ causes' frames are left out there, the rest is read.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from typing import Any
 
 from ...jdwp import JdwpError, ObjectReference, StringReference, Value
 from ..errors import DebuggerError
-from ..model import ExceptionCause
+from ..model import ExceptionCause, ExceptionInfo, Variable
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,15 @@ async def exception_details(session: Any, thread_id: int, exception: Value) -> t
                                      await _top_frame(session, thread_id, current)))
         current = await _throwable_field(session, current.value, "cause")
     return message, causes
+
+
+async def exception_variable(values: Any, thrown: Value, info: ExceptionInfo) -> Variable:
+    """The exception as the first of the locals at its stop (IntelliJ lists it first too): `$exception`, its name
+    in expressions there, summarised as Java prints it rather than by its backtrace fields (expand for those)."""
+    view = await values.view(thrown, None, 0, None)
+    if view.kind == "object":
+        view = dataclasses.replace(view, text=info.class_name + (f": {info.message}" if info.message else ""))
+    return Variable("$exception", view, kind="exception")
 
 
 async def message_of(session: Any, thread_id: int, exception: Value) -> str | None:

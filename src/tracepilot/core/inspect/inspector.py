@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -58,6 +57,7 @@ from . import paths
 from .changes import CodeChanges
 from .class_list import list_classes
 from .conditions import Conditions
+from .exceptions import exception_details, exception_variable
 from .handles import HandleTable
 from .heap import instance_counts, referring
 from .locks import Locks
@@ -244,15 +244,10 @@ class Inspector(CodeChanges, Conditions):
         if frame == 0:
             for v in variables:
                 v.changed = v.name in self.changed
-            # At an exception stop the exception is the first thing to look at (IntelliJ lists it first too);
-            # `$exception` is also its name in expressions there.
             thrown = (self._values_at_stop(tid) or {}).get("$exception")
-            exc = self.session.stop.exception if self.session.stop is not None else None
-            if thrown is not None and exc is not None:
-                view = await p.values.view(thrown, None, 0, None)
-                if view.kind == "object":  # what Java prints for it, not its backtrace fields (expand for those)
-                    view = dataclasses.replace(view, text=exc.class_name + (f": {exc.message}" if exc.message else ""))
-                variables.insert(0, Variable("$exception", view, kind="exception"))
+            stop = self.session.stop
+            if thrown is not None and stop is not None and stop.exception is not None:
+                variables.insert(0, await exception_variable(p.values, thrown, stop.exception))
         return variables
 
     async def snapshot(self, thread: Any) -> Snapshot:
@@ -381,8 +376,6 @@ class Inspector(CodeChanges, Conditions):
 
     async def exception_details(self, thread_id: int, exception: Value) -> tuple[str | None, list[Any]]:
         """An exception's message (helpful NPE text included) and cause chain, at its stop (inspect/exceptions.py)."""
-        from .exceptions import exception_details  # noqa: PLC0415 - only exception stops need it
-
         return await exception_details(self.session, thread_id, exception)
 
     def keep_stop_values(self, reason: Any, values: dict[str, Value]) -> None:
