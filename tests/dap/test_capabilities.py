@@ -31,6 +31,7 @@ CAPABILITY_USES = {
     "supportsDelayedStackTraceLoading": "startFrame: 1",
     "supportsRestartFrame": "restartFrameRequest(",
     "supportsDataBreakpoints": "setDataBreakpointsRequest(",
+    "supportsExceptionInfoRequest": "customRequest('exceptionInfo'",
 }
 
 

@@ -115,18 +115,26 @@ class ValueView(Model):
 class Variable(Model):
     name: str
     value: ValueView
-    kind: str = "local"  # local | argument | this | field | static | element | entry | watch
+    kind: str = "local"  # local | argument | this | field | static | element | entry | watch | exception
     changed: bool = False  # changed since the last stop in the same frame
+
+
+@dataclass
+class ExceptionCause(Model):  # one link of a cause chain: what Java prints after "Caused by:"
+    class_name: str
+    message: str | None
+    top_frame: str | None  # "com.acme.Shop.city(Shop.java:42)", as a Java stack trace prints it
 
 
 @dataclass
 class ExceptionInfo(Model):
     class_name: str
-    message: str | None
+    message: str | None  # getMessage(): the JDK's helpful NullPointerException text too
     handle: str | None
     thrown_at: CodeLocation | None
     catch_location: CodeLocation | None  # None = uncaught
     caught: bool
+    causes: list[ExceptionCause] = field(default_factory=list)  # getCause(), getCause().getCause(), ...
 
 
 @dataclass

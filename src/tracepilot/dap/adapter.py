@@ -21,6 +21,7 @@ from typing import Any
 from ..core.errors import DebuggerError
 from ..core.model import Actor, BreakpointInfo, EventRecord, SessionState, ValueView, Variable
 from . import auth
+from .exception_info import exception_info_body
 from .handles import Handles
 from .launch_args import attach_kwargs, check_arguments, launch_kwargs
 from .outline import outline_text
@@ -57,8 +58,13 @@ CAPABILITIES: dict[str, Any] = {
     "supportsDelayedStackTraceLoading": True,
     "supportsRestartFrame": True,
     "supportsDataBreakpoints": True,
+    "supportsExceptionInfoRequest": True,
     "exceptionBreakpointFilters": EXCEPTION_FILTERS,
 }
+# A logpoint's line is the program's output as far as people reading it are concerned (IntelliJ prints it in
+# the program's console): "stdout", which VS Code and dap-mode both show by default ("console" is hidden by
+# dap-mode's default dap-output-buffer-filter). Its source and line go with it, so the editor links it.
+LOGPOINT_CATEGORY = "stdout"
 OUTPUT_POLL_SECONDS = 0.1  # program output is captured by the core; forwarded in small batches
 
 
@@ -101,6 +107,10 @@ class Adapter:
         self._data_breakpoints: list[str] = []
         self._sources = Handles()  # sourceReference <-> class name (kept across stops: editors cache them)
         self._bp_numbers = Handles()  # core breakpoint id <-> the number DAP shows
+        self._told_bp_numbers: set[int] = set()  # the numbers this client was given (hitBreakpointIds names no other)
+        self._thread_stops: dict[int, dict[str, Any]] = {}  # thread -> its stop as last sent (exceptionInfo reads it)
+        self._last_stop_thread: int | None = None
+        self._hidden_threads: set[int] = set()  # threads `threads` never lists: no thread events for them
         self._output_task: asyncio.Task[None] | None = None
         self._output_since = {"stdout": 0, "stderr": 0}
         self._terminated_sent = False
@@ -212,7 +222,10 @@ class Adapter:
             return None
         kwargs = attach_kwargs(args)
         sourcepath = launch_kwargs({"mainClass": "-", "sourcePaths": args.get("sourcePaths")})["sourcepath"]
-        await self.debugger.attach(**kwargs, sourcepath=sourcepath, actor=Actor.PERSON)
+        try:
+            await self.debugger.attach(**kwargs, sourcepath=sourcepath, actor=Actor.PERSON)
+        except DebuggerError as exc:
+            raise RequestFailed(_attach_failure(exc, kwargs["address"])) from None
         self._attached = True
         return None
 
@@ -273,8 +286,13 @@ class Adapter:
 
     # -- breakpoints ---------------------------------------------------------------------------------
 
+    def _bp_number(self, bp_id: str) -> int:
+        number = self._bp_numbers.get_id(bp_id)
+        self._told_bp_numbers.add(number)
+        return number
+
     def _bp_body(self, info: BreakpointInfo, line: int | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"id": self._bp_numbers.get_id(info.id), "verified": bool(info.verified)}
+        body: dict[str, Any] = {"id": self._bp_number(info.id), "verified": bool(info.verified)}
         if info.locations and info.locations[0].line > 0:
             body["line"] = info.locations[0].line
         elif line is not None:
@@ -349,7 +367,8 @@ class Adapter:
                     results.append({"verified": False, "message": str(exc)})
                     continue
                 self._exception_breakpoints.append(info.id)
-                results.append({"verified": True})
+                # Its id, so the stops it makes (hitBreakpointIds) name a breakpoint the client knows.
+                results.append({"id": self._bp_number(info.id), "verified": True})
         return {"breakpoints": results}
 
     async def on_dataBreakpointInfo(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
@@ -420,6 +439,21 @@ class Adapter:
         thread, _index = self._frame(args.get("frameId"), missing_ok=True)
         self.handles.clear()
         self.event("stopped", {"reason": "restart", "threadId": thread, "allThreadsStopped": True})
+
+    async def on_exceptionInfo(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+        thread = _int(args, "threadId")
+        stop = self._thread_stops.get(thread)
+        if stop is None:
+            status = await self.debugger.status()
+            if status.stop is not None and status.stop.thread_id == thread:
+                stop = status.stop.to_dict()
+        exception = (stop or {}).get("exception")
+        if not isinstance(exception, dict):
+            raise RequestFailed(f"thread {thread} is not stopped at an exception")
+        with contextlib.suppress(DebuggerError):
+            frames = [str(f.location) for f in await self.debugger.stack(thread, 0, 50)]
+            return exception_info_body(exception, frames)
+        return exception_info_body(exception, [])
 
     # -- threads and frames --------------------------------------------------------------------------
 
@@ -545,6 +579,11 @@ class Adapter:
         return {"result": view.text, **fields}
 
     async def on_setVariable(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+        if not args.get("variablesReference"):
+            raise RequestFailed(
+                "setVariable needs the variablesReference of the scope or the expanded value that holds the "
+                f"variable, got {args.get('variablesReference')!r} (0 marks a value with no children); "
+                "use setExpression to set a value by its expression")
         key = self.handles.lookup(args.get("variablesReference"))
         if key is None:
             raise RequestFailed("unknown variablesReference: the program ran since; expand the value again")
@@ -579,17 +618,11 @@ class Adapter:
             self._send_stopped(record.data.get("stop") or {}, queued=True)
         elif kind in ("resume", "step"):
             self.handles.clear()
-            body: dict[str, Any] = {"allThreadsContinued": True}
-            thread = record.data.get("thread")
-            body["threadId"] = thread if isinstance(thread, int) else 0
-            if kind == "step" and isinstance(thread, int):
-                body["allThreadsContinued"] = False
-            self.event("continued", body)
+            self._continued(kind, record.data)
         elif kind in ("thread_start", "thread_death") and isinstance(record.data.get("thread"), int):
-            self.event("thread", {"reason": "started" if kind == "thread_start" else "exited",
-                                  "threadId": record.data["thread"]})
+            self._thread_event(kind, record.data)
         elif kind == "log":
-            self.event("output", {"category": "console", "output": record.text + "\n"})
+            self.event("output", self._log_output(record))
         elif kind == "breakpoint_verified":
             asyncio.get_running_loop().create_task(self._announce_breakpoint(record.data.get("breakpoint")))
         elif kind == "vm_death":
@@ -597,8 +630,54 @@ class Adapter:
         elif kind == "session_ended":
             asyncio.get_running_loop().create_task(self._announce_exit(session_ended=True))
 
+    def _continued(self, kind: str, data: dict[str, Any]) -> None:
+        """`continued` with the thread that runs on: the one resumed or stepped, or (all resumed) the thread of
+        the last stop. Nothing when the client was never told of a stop (the run after configurationDone)."""
+        thread = data.get("thread")
+        if isinstance(thread, int):  # one thread resumed, or stepped (a step releases all when its stop held all)
+            all_threads = bool(data.get("all_threads")) if kind == "step" else False
+        else:
+            thread, all_threads = self._last_stop_thread, True
+        if all_threads:
+            self._thread_stops.clear()
+        elif isinstance(thread, int):
+            self._thread_stops.pop(thread, None)
+        if isinstance(thread, int):
+            self.event("continued", {"threadId": thread, "allThreadsContinued": all_threads})
+
+    def _thread_event(self, kind: str, data: dict[str, Any]) -> None:
+        """Thread events for the threads `threads` lists (not the JVM's own: Common-Cleaner, Attach Listener...)."""
+        thread = data["thread"]
+        if data.get("system"):
+            self._hidden_threads.add(thread)
+        if thread in self._hidden_threads:
+            if kind == "thread_death":
+                self._hidden_threads.discard(thread)
+            return
+        if kind == "thread_death":
+            self._thread_stops.pop(thread, None)
+        self.event("thread", {"reason": "started" if kind == "thread_start" else "exited", "threadId": thread})
+
+    def _log_output(self, record: EventRecord) -> dict[str, Any]:
+        body: dict[str, Any] = {"category": LOGPOINT_CATEGORY, "output": record.text + "\n"}
+        # The file is the one this client set the logpoint in; the line is where it fired.
+        bp_id = record.data.get("breakpoint")
+        path = next((p for p, ids in self._source_breakpoints.items() if bp_id in ids), None)
+        location = record.data.get("location")
+        line = location.get("line") if isinstance(location, dict) else None
+        if path is not None:
+            body["source"] = {"name": os.path.basename(path), "path": path}
+            if isinstance(line, int) and line > 0:
+                body["line"] = line
+        return body
+
     def _send_stopped(self, stop: dict[str, Any], queued: bool = False) -> None:
         kind = str(stop.get("kind", ""))
+        thread = stop.get("thread_id")
+        if isinstance(thread, int) and thread:
+            self._thread_stops[thread] = stop
+            if not queued:
+                self._last_stop_thread = thread
         # A suspend-thread stop leaves the other threads running: the editor must not show them all stopped.
         body: dict[str, Any] = {"reason": STOP_REASONS.get(kind, "pause"),
                                 "allThreadsStopped": bool(stop.get("all_threads", True))}
@@ -607,8 +686,11 @@ class Adapter:
         if queued:
             body["preserveFocusHint"] = True
         if stop.get("breakpoint_id"):
+            # Only breakpoints this client set (another front end's, in a shared session, mean nothing to it).
             ids = [stop["breakpoint_id"], *(stop.get("also") or [])]
-            body["hitBreakpointIds"] = [self._bp_numbers.get_id(i) for i in ids]
+            known = [n for n in (self._bp_numbers.get_id(i) for i in ids) if n in self._told_bp_numbers]
+            if known:
+                body["hitBreakpointIds"] = known
         exception = stop.get("exception")
         if exception:
             body["description"] = f"{exception.get('class_name')}" + (
@@ -667,3 +749,10 @@ class Adapter:
     async def close(self) -> None:
         self._stop_forwarding()
 
+
+
+def _attach_failure(exc: DebuggerError, address: str) -> str:
+    """A failed attach in an editor's words: what to put in the attach configuration, no MCP tool names."""
+    return (f"{exc.message}. Start the JVM with -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=*:PORT "
+            f"and set \"hostName\" and \"port\" of the attach configuration to it (now {address}); `jps -lv` "
+            "lists the local JVMs with their -agentlib options")

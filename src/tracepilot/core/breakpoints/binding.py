@@ -22,6 +22,7 @@ from ..errors import DebuggerError, InvalidArgument, NotFound
 from ..locations import LineSpec, MethodSpec, suggest
 from ..model import CodeLocation
 from ..vm import TypeInfo
+from . import nested
 from .codelines import locations_of_line, method_line, next_line_with_code
 from .tracker import Breakpoint, TrackerBase
 
@@ -119,6 +120,8 @@ class Binding(TrackerBase):
             simple = name.rsplit(".", 1)[-1]
             if simple == spec.class_name or simple.startswith(spec.class_name + "$"):
                 return True
+            if bp.nested_simple and nested.nested_in(name, spec.class_name):
+                return True
             return "$" not in spec.class_name and source_file == f"{spec.class_name}.java"
         return source_file == spec.file
 
@@ -143,8 +146,15 @@ class Binding(TrackerBase):
                 # A class of the default package declared in a file of another name.
                 await self._watch_prepare(bp, [Mod.ClassMatch(spec.class_name)])
             all_types = await vm.all_classes(refresh=True)
+            if spec.class_name and "$" not in spec.class_name:
+                # No top-level class of that name: `Inner:N` means the (one) nested class Inner.
+                bp.nested_simple = not nested.has_top_level(
+                    spec.class_name, [t.name for t in all_types if not t.is_array], self.session.sources)
+                if bp.nested_simple:
+                    await self._watch_prepare(bp, [Mod.ClassMatch(f"*${spec.class_name}")])
             candidates = [t for t in all_types if t.tag != TypeTag.ARRAY and t.status & ClassStatus.PREPARED
-                          and self._maybe_same_source(t, spec)]
+                          and (self._maybe_same_source(t, spec)
+                               or (bp.nested_simple and nested.nested_in(t.name, spec.class_name or "")))]
         for info in candidates:
             if info.status and not info.status & ClassStatus.PREPARED:
                 continue
@@ -165,6 +175,9 @@ class Binding(TrackerBase):
         vm = self.session.require_vm()
         if spec.file and not spec.class_name:
             bp.info.message = f"pending: no loaded class comes from {spec.file} yet"
+            return
+        if bp.nested_simple:
+            bp.info.message = f"pending: no class {name} (nor a nested class {name}) is loaded yet; binds when one loads"
             return
         names = [t.name for t in await vm.all_classes(refresh=True) if not t.is_array]
         loaded = [n for n in names if n == name or n.rsplit(".", 1)[-1] == name]

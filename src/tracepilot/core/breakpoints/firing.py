@@ -13,7 +13,6 @@ from ...jdwp import (
     Mod,
     ObjectReference,
     ReferenceType,
-    StringReference,
     Value,
 )
 from ..errors import DebuggerError, EvaluationError
@@ -302,22 +301,17 @@ class Firing(TrackerBase):
     async def _exception_info(self, event: Any, thrown_at: CodeLocation) -> ExceptionInfo:
         session = self.session
         vm = session.require_vm()
-        exc_id = event.exception.value
-        ref = await vm.send(ObjectReference.ReferenceType, exc_id)
+        ref = await vm.send(ObjectReference.ReferenceType, event.exception.value)
         info = await vm.type(ref.type_id, ref.ref_type_tag)
-        message = None
+        message, causes = None, []
         try:
-            for f in await vm.all_fields(ref.type_id):
-                if f.name == "detailMessage":
-                    value = (await vm.send(ObjectReference.GetValues, exc_id, [f.id])).values[0]
-                    if value.value:
-                        message = (await vm.send(StringReference.Value, value.value)).string_value
-                    break
-        except JdwpError:
+            message, causes = await session.inspector.exception_details(event.thread, event.exception)
+        except (JdwpError, DebuggerError):
             pass
         catch = None if event.catch_location.is_null else await session.code_location(event.catch_location)
         view = await _view(session, event.exception)
-        return ExceptionInfo(info.name, message, view.handle if view else None, thrown_at, catch, catch is not None)
+        return ExceptionInfo(info.name, message, view.handle if view else None, thrown_at, catch, catch is not None,
+                             causes)
 
 
 async def _view(session: SessionView, value: Value, name: str | None = None) -> Any:

@@ -14,6 +14,7 @@ from ..locations import LineSpec, MethodSpec, parse_location, parse_method, sugg
 from ..model import Actor, BreakpointInfo
 from ..session_view import SessionView
 from ..sources import class_name_for_file
+from . import nested
 from .codelines import looks_code_free
 from .hot_conditions import ConditionRate
 from .throttle import DEFAULT_LOGPOINT_RATE, MAX_SAMPLING, TokenBucket
@@ -75,6 +76,7 @@ class Breakpoint:
     bucket: TokenBucket | None = None  # logpoint throttle
     sample_every: int = 1  # > 1: a throttled logpoint (or sampled condition): the JVM's Count modifier
     condition_rate: ConditionRate = field(default_factory=ConditionRate)  # hot-condition measurement
+    nested_simple: bool = False  # a bare `Inner:N` with no top-level class Inner: it means the nested one
 
     def unbind(self) -> None:
         """Forget every binding in the VM (its requests were cleared, or died with the VM)."""
@@ -210,7 +212,34 @@ class TrackerBase:
         info.thread = str(thread) if thread not in (None, "") else None
         self._validate_expressions(bp)
         self._refuse_line_without_code(spec)
+        await self._refuse_ambiguous_nested(spec)
         return await self._add(bp, actor)
+
+    async def _loaded_class_names(self) -> list[str]:
+        if self.session.conn is None or self.session.conn.is_closed:
+            return []
+        try:
+            vm = self.session.require_vm()
+        except DebuggerError:
+            return []
+        return [t.name for t in await vm.all_classes(refresh=True) if not t.is_array]
+
+    async def _refuse_ambiguous_nested(self, spec: LineSpec) -> None:
+        """A bare `Inner:N` with no top-level class Inner means the program's one nested class Inner; with two
+        or more it cannot be told which: say so at once, with the spellings that can."""
+        if not spec.is_simple_name or "$" in (spec.class_name or ""):
+            return
+        name = spec.class_name or ""
+        loaded = await self._loaded_class_names()
+        sources = self.session.sources
+        if nested.has_top_level(name, loaded, sources):
+            return
+        found = nested.nested_candidates(name, loaded, sources)
+        if len(found) > 1:
+            spellings = [f"{nested.outer_spelling(c)}:{spec.line}" for c in found]
+            raise InvalidArgument(f"{name}:{spec.line} is ambiguous: {name} is a nested class in "
+                                  f"{len(found)} classes ({', '.join(found[:6])})",
+                                  f"name its outer class: {' or '.join(spellings[:3])}")
 
     def _refuse_line_without_code(self, spec: LineSpec) -> None:
         """A line past the end of its file, or after the file's last code, can never bind: say so at once,
@@ -257,8 +286,11 @@ class TrackerBase:
             return LineSpec(spec.line, file=spec.file.replace("\\", "/").rsplit("/", 1)[-1])
         if spec.file:
             return spec
-        if spec.is_simple_name:
-            return spec
+        if spec.class_name and "." in spec.class_name:  # `Bank.Account` is the nested class Bank$Account
+            written = spec.class_name
+            binary = nested.binary_name(written, lambda n: self.session.sources.find(n) is not None)
+            if binary != written:
+                return LineSpec(spec.line, class_name=binary)
         return spec
 
     async def set_method(self, method: str, *, on: str = "entry", condition: str | None = None,
@@ -268,6 +300,9 @@ class TrackerBase:
         if on not in ("entry", "exit"):
             raise InvalidArgument(f"on='{on}'", "use on='entry' or on='exit'")
         spec = parse_method(method)
+        binary = nested.binary_name(spec.class_name, lambda n: self.session.sources.find(n) is not None)
+        if binary != spec.class_name:  # `Bank.Account.deposit`: a method of the nested class Bank$Account
+            spec = MethodSpec(binary, spec.method, spec.arg_types)
         _check_suspend(suspend)
         bp_id = self._new_id() if not internal else f"run-to-{self._next_id}"  # (run_to to a method's first line)
         self._check_chain(bp_id, after)

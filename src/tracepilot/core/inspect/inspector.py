@@ -57,6 +57,7 @@ from . import paths
 from .changes import CodeChanges
 from .class_list import list_classes
 from .conditions import Conditions
+from .exceptions import exception_details, exception_variable
 from .handles import HandleTable
 from .heap import instance_counts, referring
 from .locks import Locks
@@ -65,6 +66,7 @@ from .owners import via
 from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
 from .threads import Threads
+from .threads import is_system as is_system_thread
 from .trace import Tracer, tap_events
 from .values import Values, is_secret_name
 from .watchers import Watchers
@@ -190,6 +192,13 @@ class Inspector(CodeChanges, Conditions):
 
     # -- threads and stacks --------------------------------------------------------------------------
 
+    async def thread_is_system(self, thread_id: int, name: str) -> bool:
+        """Is this one of the JVM's own threads, which `threads` leaves out unless asked (inspect/threads.py)?"""
+        try:
+            return is_system_thread(name, await self._p().threads.group_name(thread_id))
+        except (DebuggerError, JdwpError):
+            return is_system_thread(name, None)
+
     async def threads(self, include_system: bool, with_locks: bool = False) -> list[ThreadInfo]:
         """Threads; with_locks adds what each holds and waits for (monitors and j.u.c. locks, named by their
         owners), which means suspending a running VM for the look: asked for, never on a front end's refresh."""
@@ -235,6 +244,10 @@ class Inspector(CodeChanges, Conditions):
         if frame == 0:
             for v in variables:
                 v.changed = v.name in self.changed
+            thrown = (self._values_at_stop(tid) or {}).get("$exception")
+            stop = self.session.stop
+            if thrown is not None and stop is not None and stop.exception is not None:
+                variables.insert(0, await exception_variable(p.values, thrown, stop.exception))
         return variables
 
     async def snapshot(self, thread: Any) -> Snapshot:
@@ -360,6 +373,10 @@ class Inspector(CodeChanges, Conditions):
         p = await self._ready()
         value, static = await self._target_value(target, frame, thread)
         return await p.values.inspect(target, value, static, max(0, start), max(0, count), self._secret(target))
+
+    async def exception_details(self, thread_id: int, exception: Value) -> tuple[str | None, list[Any]]:
+        """An exception's message (helpful NPE text included) and cause chain, at its stop (inspect/exceptions.py)."""
+        return await exception_details(self.session, thread_id, exception)
 
     def keep_stop_values(self, reason: Any, values: dict[str, Value]) -> None:
         """The event's own values ($return, $exception, $old, $new) of a stop, for expressions at that stop."""

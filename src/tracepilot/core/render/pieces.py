@@ -68,6 +68,9 @@ def exception(exc: ExceptionInfo) -> str:
     if exc.thrown_at:
         text += f"\n  thrown at {exc.thrown_at}"
     text += f"\n  caught at {exc.catch_location}" if exc.catch_location else "\n  not caught (uncaught)"
+    for cause in exc.causes:  # as Java prints "Caused by:", with the cause's top frame
+        text += f"\n  caused by {cause.class_name}" + (f": {cause.message}" if cause.message else "") + (
+            f" at {cause.top_frame}" if cause.top_frame else "")
     return text
 
 

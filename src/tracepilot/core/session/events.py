@@ -79,7 +79,8 @@ class Events(SessionBase):
             elif kind == EventKind.THREAD_START:
                 name = await vm.thread_name(event.thread)
                 self.threads.thread_started(event.thread, name)
-                self.history.add("thread_start", f"thread {name} started", Actor.TARGET, thread=event.thread)
+                self.history.add("thread_start", f"thread {name} started", Actor.TARGET, thread=event.thread,
+                                 system=await self.inspector.thread_is_system(event.thread, name))
             elif kind == EventKind.THREAD_DEATH:
                 self.history.add("thread_death", f"thread {await vm.thread_name(event.thread)} ended", Actor.TARGET,
                                  thread=event.thread)

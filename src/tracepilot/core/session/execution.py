@@ -377,7 +377,8 @@ class Execution(SessionBase):
             self._step.leave_to = await program_frame_height(self.require_vm(), tid, self.step_filters, paused) or 0
         await self._request_step(self._step, StepDepth.OUT if self._step.leave_to else None)
         await self._request_return_values(self._step)
-        self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid)
+        self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid,
+                         all_threads=vm_wide)  # a step from a suspend-all stop lets every thread run
         if vm_wide:
             await self._release_all()
         else:

@@ -22,7 +22,21 @@ def render_event(record: EventRecord, clock: bool = True) -> Text:
     text.append(f"{record.actor.value:<6} ", style=ACTOR_STYLE.get(record.actor.value, ""))
     text.append(f"{record.kind:<14} ", style=KIND_STYLE.get(record.kind, "blue"))
     text.append(record.text)
+    for cause in _causes(record):  # an exception stop's cause chain, as Java prints "Caused by:"
+        text.append(f"\n    caused by {cause}", style="red")
     return text
+
+
+def _causes(record: EventRecord) -> list[str]:
+    exception = (record.data.get("stop") or {}).get("exception") if record.kind == "stop" else None
+    if not isinstance(exception, dict):
+        return []
+    out = []
+    for cause in exception.get("causes") or []:
+        if isinstance(cause, dict):
+            text = str(cause.get("class_name", "?")) + (f": {cause['message']}" if cause.get("message") else "")
+            out.append(text + (f" at {cause['top_frame']}" if cause.get("top_frame") else ""))
+    return out
 
 
 class EventsPane(Vertical):

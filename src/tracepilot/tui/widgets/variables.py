@@ -34,7 +34,8 @@ class VarNode:
 def label_for(var: Variable) -> Text:
     value = var.value
     text = Text()
-    text.append(var.name, style="bold" if var.kind in ("local", "argument") else "")
+    # `$exception` (at an exception stop) in the color of exceptions in the Events pane
+    text.append(var.name, style="bold red" if var.kind == "exception" else "bold" if var.kind in ("local", "argument") else "")
     text.append(" = ")
     value_style = "bold yellow" if var.changed else {
         "string": "green", "null": "dim", "primitive": "cyan", "boxed": "cyan", "enum": "magenta"}.get(value.kind, "")
