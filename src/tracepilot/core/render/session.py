@@ -26,7 +26,6 @@ from ..model import (
     WatchInfo,
 )
 from .pieces import (
-    MAX_EVENTS,
     MAX_FRAMES,
     MAX_LOCALS,
     STILL_RUNNING,
@@ -251,13 +250,26 @@ def event(e: EventRecord) -> str:
     return f"#{e.seq} {stamp} [{e.actor.value if hasattr(e.actor, 'value') else e.actor}] {e.kind}: {clip(e.text)}"
 
 
-def events(es: Sequence[EventRecord], limit: int = MAX_EVENTS) -> str:
+def events(es: Sequence[EventRecord], limit: int | None = None) -> str:
+    """One line per event. An answer of the `events` tool (commands/observation.py EventPage) shows every
+    event it holds, and says how to reach the matching ones it left out: `earlier` (cut by tail) and `later`
+    (cut by limit). Other callers may cap the lines at `limit` (the latest kept)."""
     if not es:
         return "no new events"
-    lines = [event(e) for e in es[-limit:]]
-    if len(es) > limit:
-        lines.insert(0, f"... {len(es) - limit} earlier event(s) not shown")
-    lines.append(f"(pass since={es[-1].seq} to see only newer events)")
+    shown = es[-limit:] if limit is not None else es
+    lines = [event(e) for e in shown]
+    earlier = getattr(es, "earlier", 0)
+    later = getattr(es, "later", 0)
+    if earlier:
+        since = getattr(es, "since", 0)
+        lines.insert(0, f"... {earlier} earlier event(s) not shown: tail={len(es) + earlier} shows them too, or "
+                        f"page from the oldest with since={since} and limit")
+    elif len(es) > len(shown):
+        lines.insert(0, f"... {len(es) - len(shown)} earlier event(s) not shown")
+    if later:
+        lines.append(f"... {later} later event(s) not shown: pass since={es[-1].seq} for the next ones")
+    else:
+        lines.append(f"(pass since={es[-1].seq} to see only newer events)")
     return "\n".join(lines)
 
 
