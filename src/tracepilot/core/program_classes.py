@@ -31,20 +31,28 @@ _cache: dict[tuple[Any, ...], tuple[float, frozenset[str]]] = {}
 def program_classes(sources: Any) -> frozenset[str]:
     """Binary names ("com.acme.Order", "com.acme.Order$Line") on the source path and class path of `sources`
     (a core.sources.SourcePath; anything without roots gives nothing)."""
+    return source_path_classes(sources) | class_path_classes(sources)
+
+
+def source_path_classes(sources: Any) -> frozenset[str]:
+    """The classes whose source files are on the source path (by file: one name per .java file)."""
     roots = [Path(r) for r in getattr(sources, "roots", None) or ()]
-    classpath = [Path(p) for p in getattr(sources, "classpath", None) or ()]
-    key = (tuple(roots), tuple(classpath))
+    return _listed(("sources", *roots), lambda deadline: (n for r in roots for n in _source_classes(r, deadline)))
+
+
+def class_path_classes(sources: Any) -> frozenset[str]:
+    """The classes on the target's class path (directories and jars), once the debugger knows it."""
+    entries = [Path(p) for p in getattr(sources, "classpath", None) or ()]
+    return _listed(("classes", *entries), lambda deadline: (
+        n for e in entries for n in (_jar_classes(e) if e.suffix == ".jar" else _directory_classes(e, deadline))))
+
+
+def _listed(key: tuple[Any, ...], names: Any) -> frozenset[str]:
     now = time.monotonic()
     seen = _cache.get(key)
     if seen is not None and now - seen[0] < FRESH_FOR:
         return seen[1]
-    deadline = now + MAX_SECONDS
-    names: set[str] = set()
-    for root in roots:
-        names.update(_source_classes(root, deadline))
-    for entry in classpath:
-        names.update(_jar_classes(entry) if entry.suffix == ".jar" else _directory_classes(entry, deadline))
-    found = frozenset(n for n in names if not n.startswith(_LIBRARY))
+    found = frozenset(n for n in names(now + MAX_SECONDS) if not n.startswith(_LIBRARY))
     if len(_cache) > 16:
         _cache.clear()
     _cache[key] = (time.monotonic(), found)

@@ -128,8 +128,13 @@ def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
 
 
 def breakpoint_info(bp: BreakpointInfo) -> str:
-    """A breakpoint with what its hit does to the threads (the suspend policy)."""
+    """A breakpoint with what its hit does to the threads (the suspend policy) and, for a condition the
+    debugger evaluates itself, what that costs the program."""
     text = bp.describe()
+    if bp.condition and (bp.mode or "").startswith("round trip"):
+        held = "its thread" if bp.suspend == "thread" else "the program"
+        text += (f"\nround trip: every hit pauses {held} while the debugger evaluates the condition, true or not "
+                 "(slower, and it widens race windows: timing bugs may hide or change)")
     if bp.log and not bp.condition:
         return text
     if bp.suspend == "thread":
