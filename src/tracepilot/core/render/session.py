@@ -131,6 +131,8 @@ def breakpoint_info(bp: BreakpointInfo) -> str:
     """A breakpoint with what its hit does to the threads (the suspend policy) and, for a condition the
     debugger evaluates itself, what that costs the program."""
     text = bp.describe()
+    if bp.log_values:
+        text += f"\nlog {bp.log_values}"
     if bp.condition and (bp.mode or "").startswith("round trip"):
         held = "its thread" if bp.suspend == "thread" else "the program"
         text += (f"\nround trip: every hit pauses {held} while the debugger evaluates the condition, true or not "
