@@ -45,6 +45,7 @@ def test_frames_from_one_locals_split_and_a_script_that_goes_on(jvm_factory, lin
         "down",
         "frame 2",
         "frame 0",  # no frame 0 in jdb's numbering
+        "frame 9",
         "down",
         "where",
     ]) + "\n"
@@ -76,6 +77,8 @@ def test_frames_from_one_locals_split_and_a_script_that_goes_on(jvm_factory, lin
         "[2] fixtures.Playground.main(",
         "> frame 0",
         "frames are numbered from 1",
+        "> frame 9",
+        "no frame 9: use `where`",
         "> down",
         "[1] fixtures.Playground.compute(",
         "> where",

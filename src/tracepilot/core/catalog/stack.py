@@ -88,7 +88,12 @@ def render_frames(frames: list[FrameInfo], selected: int = -1) -> str:
 
 
 async def _select_frame(ctx: Context, index: int) -> CommandResult:
-    frames = await ctx.debugger.stack(ctx.thread, index, 1)
+    try:
+        frames = await ctx.debugger.stack(ctx.thread, index, 1)
+    except InvalidArgument as e:
+        if not e.message.startswith(f"frame {index} "):
+            raise
+        frames = []  # (the core's words count from 0: say it in the numbers `where` shows)
     if not frames:
         raise InvalidArgument(f"no frame {frame_number(index)}", "use `where` to see the frames of this thread")
     ctx.selection.frame = index
