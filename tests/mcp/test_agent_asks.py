@@ -94,9 +94,26 @@ async def test_a_log_template_shows_the_programs_own_to_string(mcp_session, java
     async with mcp_session("memory") as s:
         lines, answer = await _log_lines(s, java_classes, line_of)
     # QuoteKey has its own toString (what "" + key gives); Plain has Object's: its fields are shown
-    assert lines[:3] == ["key=BOLT-0/BULK price=Quotes$Plain{cents=100} i=0", "key=BOLT-1/RETAIL price=Quotes$Plain{cents=101} i=1",
+    assert lines[:3] == ["key=BOLT-0/BULK price=Quotes$Plain{cents=100} i=0",
+                         "key=BOLT-1/RETAIL price=Quotes$Plain{cents=101} i=1",
                          "key=BOLT-2/BULK price=Quotes$Plain{cents=102} i=2"], lines
-    assert "toString" in answer, answer  # the breakpoint says which view its {parts} use
+    assert "log toString:" in answer, answer  # the breakpoint says which view its {parts} use
+
+
+async def test_under_redact_a_log_template_shows_fields(tmp_path, java_classes, line_of):
+    from mcp.client import Client
+    from mcp_harness import McpSession
+
+    from tracepilot.mcp.server import build_server
+
+    server, app = build_server(redact=True, log_file=str(tmp_path / "mcp.log"))
+    try:
+        async with Client(server, mode="auto") as client:
+            lines, answer = await _log_lines(McpSession(client, app), java_classes, line_of)
+    finally:
+        await app.close()
+    assert lines[0] == 'key=Quotes$QuoteKey{sku="BOLT-0", tier=BULK} price=Quotes$Plain{cents=100} i=0', lines
+    assert "log field view:" in answer and "--redact" in answer, answer
 
 
 def _connections(jvm) -> list[str]:
