@@ -11,6 +11,7 @@ that names a method is refused rather than invoked.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -198,12 +199,12 @@ async def _type_by_name(debugger: DebuggerApi, name: str) -> Any:
     return found[0] if found else None
 
 
-def _programs_classes(debugger: DebuggerApi, loaded: Iterable[str]) -> set[str]:
+async def _programs_classes(debugger: DebuggerApi, loaded: Iterable[str]) -> set[str]:
     """The program's classes: on its source path or class path (loaded or not), or loaded from outside the
-    JDK and the common libraries."""
+    JDK and the common libraries. (The listing reads the disk: in a worker thread, so typing never waits.)"""
     from .inspect.stack import is_library  # noqa: PLC0415 (the one list of library packages)
 
-    ours = set(program_classes(getattr(debugger.session, "sources", None)))
+    ours = set(await asyncio.to_thread(program_classes, getattr(debugger.session, "sources", None)))
     return ours | {n for n in loaded if not is_library(n)}
 
 
@@ -223,7 +224,7 @@ async def _complete_class_or_member(debugger: DebuggerApi, kind: str, word: str)
     if ":" in word:
         return []
     loaded = await _class_names(debugger)
-    ours = _programs_classes(debugger, loaded)
+    ours = await _programs_classes(debugger, loaded)
     names = sorted(set(loaded) | ours)
     if "$" not in word:
         names = [n for n in names if "$" not in n]

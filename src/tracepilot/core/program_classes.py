@@ -19,7 +19,7 @@ from typing import Any
 
 MAX_ENTRIES = 20_000  # directory entries looked at per root: a huge tree is listed in part, never walked whole
 MAX_SECONDS = 0.5  # per listing, over every root
-FRESH_FOR = 5.0  # seconds a listing is reused
+FRESH_FOR = 30.0  # seconds a listing is reused (callers run it in a worker thread: it reads the disk)
 _SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".gradle", ".idea", "target",
                  "build", "out"})  # (in source trees: build output and tools' folders)
 _PACKAGE = re.compile(rb"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)

@@ -172,7 +172,7 @@ class Binding(TrackerBase):
         if loaded:
             bp.info.message = f"pending: line {spec.line} has no code in {loaded[0]} (yet)"
             return
-        bp.info.message = not_loaded_message(name, names, self.session.sources)
+        bp.info.message = await not_loaded_message(name, names, self.session.sources)
 
     async def bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: LineSpec = bp.spec
@@ -239,7 +239,7 @@ class Binding(TrackerBase):
             await self.bind_method(bp, info)
         if not bp.info.verified and not bp.info.message:
             names = [t.name for t in await vm.all_classes() if not t.is_array and "$" not in t.name]
-            bp.info.message = not_loaded_message(spec.class_name, names, self.session.sources)
+            bp.info.message = await not_loaded_message(spec.class_name, names, self.session.sources)
 
     async def bind_method(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: MethodSpec = bp.spec

@@ -5,6 +5,7 @@ program's own classes. The JDK's classes are never suggested: `java.nio.ByteOrde
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ..inspect.stack import is_library
@@ -12,10 +13,11 @@ from ..locations import suggest
 from ..program_classes import class_path_classes, is_ours, source_path_classes
 
 
-def not_loaded_message(name: str, loaded: list[str], sources: Any) -> str:
-    """The pending message of a breakpoint on class `name` (as typed), given the loaded class names."""
-    on_source_path = source_path_classes(sources)
-    on_class_path = class_path_classes(sources)
+async def not_loaded_message(name: str, loaded: list[str], sources: Any) -> str:
+    """The pending message of a breakpoint on class `name` (as typed), given the loaded class names. (The
+    listings read the disk: in a worker thread, so the session's events keep flowing meanwhile.)"""
+    on_source_path = await asyncio.to_thread(source_path_classes, sources)
+    on_class_path = await asyncio.to_thread(class_path_classes, sources)
     where = [label for label, names in (("source path", on_source_path), ("class path", on_class_path))
              if is_ours(name, names)]
     if where:
