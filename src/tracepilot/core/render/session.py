@@ -127,16 +127,23 @@ def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
 # -- breakpoints, threads, frames ----------------------------------------------------------------------
 
 
+def breakpoint_notes(bp: BreakpointInfo) -> list[str]:
+    """What a new breakpoint's options mean for the program: how its log template's {parts} read, and what
+    a condition the debugger evaluates itself costs. Said when the breakpoint is set, not in every list."""
+    notes = []
+    if bp.log_values:
+        notes.append(f"log {bp.log_values}")
+    if bp.condition and (bp.mode or "").startswith("round trip"):
+        held = "its thread" if bp.suspend == "thread" else "the program"
+        notes.append(f"round trip: every hit pauses {held} while the debugger evaluates the condition, true or "
+                     "not (slower, and it widens race windows: timing bugs may hide or change)")
+    return notes
+
+
 def breakpoint_info(bp: BreakpointInfo) -> str:
     """A breakpoint with what its hit does to the threads (the suspend policy) and, for a condition the
     debugger evaluates itself, what that costs the program."""
-    text = bp.describe()
-    if bp.log_values:
-        text += f"\nlog {bp.log_values}"
-    if bp.condition and (bp.mode or "").startswith("round trip"):
-        held = "its thread" if bp.suspend == "thread" else "the program"
-        text += (f"\nround trip: every hit pauses {held} while the debugger evaluates the condition, true or not "
-                 "(slower, and it widens race windows: timing bugs may hide or change)")
+    text = "\n".join([bp.describe(), *breakpoint_notes(bp)])
     if bp.log and not bp.condition:
         return text
     if bp.suspend == "thread":
