@@ -120,7 +120,7 @@ async def test_diagnose_does_not_offer_a_jvm_http_port(mcp_session, jvm_factory)
     async with mcp_session("memory") as s:
         text = (await s.ok("diagnose")).text
         assert f"{http_port} (not JDWP)" in text, text
-        assert f"{jvm.port} (JDWP, answered the handshake)" in text, text
+        assert f"{jvm.port} (JDWP, the agent's listening address)" in text, text  # read, never probed (issue 29)
         assert f"localhost:{http_port}'" not in text
 
 

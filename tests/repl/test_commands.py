@@ -30,7 +30,7 @@ async def test_attach_break_continue_where_locals_print(drive, line_of):
     assert (await drive("p i")).text == "i = 2"
     assert (await drive("print i * 10 + 1")).text == "i * 10 + 1 = 21"
     where = await drive("where")
-    assert where.text.splitlines()[0].startswith("* [0] fixtures.Playground.main(Playground.java:")
+    assert where.text.splitlines()[0].startswith("* [1] fixtures.Playground.main(Playground.java:")
     locals_ = await drive("locals")
     names = [v.name for v in locals_.data]
     assert {"args", "iterations", "p", "i"} <= set(names)
@@ -45,12 +45,12 @@ async def test_step_next_finish_and_frames(drive, line_of):
     assert into.stop.kind is StopKind.STEP and into.stop.location.method == "compute"
     assert into.stop.location.line == line_of("compute-body")
     up = await drive("up")
-    assert up.text.startswith("[1] fixtures.Playground.main(") and drive.selection.frame == 1
+    assert up.text.startswith("[2] fixtures.Playground.main(") and drive.selection.frame == 1  # jdb's numbers
     assert "p.compute(i)" in up.text
     assert "i = " in (await drive("locals")).text  # main's locals now
     down = await drive("down")
-    assert down.text.startswith("[0] fixtures.Playground.compute(")
-    assert (await drive("frame")).text.startswith("[0] ")
+    assert down.text.startswith("[1] fixtures.Playground.compute(")
+    assert (await drive("frame")).text.startswith("[1] ")
     await drive.fails("down")
     over = await drive("next")
     assert over.stop.location.line == line_of("compute-return")

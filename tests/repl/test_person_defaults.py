@@ -35,7 +35,7 @@ def test_an_uncaught_exception_stops_where_it_is_thrown(jvm_factory, line_of, tm
     throw = line_of("throw-uncaught")
     assert f"STOPPED at fixtures.Exceptions.main(Exceptions.java:{throw}) — exception fixtures.Exceptions$ExceptionB" \
         in out, out
-    assert f"* [0] fixtures.Exceptions.main(Exceptions.java:{throw})" in out
+    assert f"* [1] fixtures.Exceptions.main(Exceptions.java:{throw})" in out  # jdb numbers frames from 1
     assert "bp-1 exception * [enabled, verified] hits=1 uncaught only" in out  # the list says so
     assert "EXITED" not in out
 
@@ -163,8 +163,8 @@ async def test_where_lock_force_return_and_display_answers(repl, jvm_factory, li
     assert stop.stop is not None and stop.stop.location.method == "risky"
 
     where = (await ok(repl, "where")).text.splitlines()
-    assert where[0].startswith("* [0] fixtures.Playground.risky(")
-    assert where[1].startswith("  [1] fixtures.Playground.main(")
+    assert where[0].startswith("* [1] fixtures.Playground.risky(")  # jdb numbers frames from 1
+    assert where[1].startswith("  [2] fixtures.Playground.main(")
 
     refused = await repl.execute("force-return 3")  # risky is void
     assert not refused.ok and "returns void" in refused.text and "with no value" in refused.text

@@ -53,8 +53,8 @@ def test_stdin_script_session(jvm_factory, line_of, tmp_path, java_source_root):
         "> step",
         f"STOPPED at fixtures.Playground.compute(Playground.java:{compute})",
         "> where",
-        f"* [0] fixtures.Playground.compute(Playground.java:{compute})",
-        f"  [1] fixtures.Playground.main(Playground.java:{loop})",
+        f"* [1] fixtures.Playground.compute(Playground.java:{compute})",
+        f"  [2] fixtures.Playground.main(Playground.java:{loop})",
         "> locals",
         "x = 1",
         "> clear 3",
@@ -74,7 +74,7 @@ def test_stdin_script_session(jvm_factory, line_of, tmp_path, java_source_root):
     assert "\x1b[" not in out  # plain when piped
 
 
-def test_dash_c_runs_commands_in_order_and_fails_on_error(jvm_factory, line_of, tmp_path, java_source_root):
+def test_dash_c_runs_commands_in_order_and_exits_non_zero_after_an_error(jvm_factory, line_of, tmp_path, java_source_root):
     jvm = jvm_factory("Playground", "50")
     line = line_of("loop-body")
     done = repl(jvm.address, "-c", f"stop at fixtures.Playground:{line}; cont; where; p p.counter + 1",
@@ -87,7 +87,7 @@ def test_dash_c_runs_commands_in_order_and_fails_on_error(jvm_factory, line_of, 
     failing = repl(other.address, "-c", "print nosuchvariable; where", home=str(tmp_path), source_root=java_source_root)
     assert failing.returncode == 1
     assert "nosuchvariable" in failing.stdout
-    assert "> where" not in failing.stdout  # the script stops at the first failed command
+    assert "> where" in failing.stdout  # the script goes on after a failed command, as jdb's does (issue 29)
 
 
 def test_unreachable_target_exits_non_zero(tmp_path, java_source_root, free_port):

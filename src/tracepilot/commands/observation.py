@@ -2,20 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from .spec import Param, Spec
+from .spec import Arguments, Param, Spec
+
+ALL_EVENTS = 1_000_000  # more than the history ring holds: "every record after `since`"
+
+
+class EventPage(list):
+    """The events of one answer, and how many records that matched were left out before them (`earlier`, cut
+    by `tail`) and after them (`later`, cut by `limit`): the text says how to reach those. Stays a plain list
+    in the structured answer."""
+
+    def __init__(self, items: Any, earlier: int = 0, later: int = 0, since: int = 0) -> None:
+        super().__init__(items)
+        self.earlier, self.later, self.since = earlier, later, since
+
+
+async def event_page(d: Any, a: Arguments) -> EventPage:
+    """`tail`: the last N records after `since` (`limit` does not cut them); else the first `limit` records
+    after `since`, oldest first."""
+    records = await d.events(a.since, a.kinds, ALL_EVENTS)
+    if a.tail is not None:
+        kept = records[-a.tail:]
+        return EventPage(kept, earlier=len(records) - len(kept), since=a.since)
+    kept = records[: a.limit]
+    return EventPage(kept, later=len(records) - len(kept), since=a.since)
 
 SPECS = (
     Spec(
         "events", "The event history (stops, logpoints, thread starts, class loads, ...) with who caused each.",
         tool="events", method="events", render="events", data_key="events", commands=("events",),
-        call=lambda d, a: d.events(a.since, a.kinds, a.limit),
+        call=event_page,
         params=(
             Param("since", int, 0, "only events after this sequence number", ge=0),
             Param("kinds", list[str] | None, None,
                   'only these kinds, e.g. ["stop", "log", "thread_start", "exception", "output"]'),
-            Param("limit", int, 100, "at most this many", ge=1, le=10_000),
+            Param("limit", int, 100, "at most this many (the oldest first after `since`)", ge=1, le=10_000),
+            Param("tail", int | None, None, "only the last N events (after `since`, of `kinds`)", ge=1, le=10_000),
         )),
     Spec(
         "output", "Output of a launched program (stdout/stderr), read from an offset.",

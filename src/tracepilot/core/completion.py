@@ -11,11 +11,13 @@ that names a method is refused rather than invoked.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..commands.syntax import BREAK_OPTIONS, tokenize
+from .program_classes import program_classes, simple_name
 from .session import no_side_effects
 
 if TYPE_CHECKING:
@@ -197,10 +199,33 @@ async def _type_by_name(debugger: DebuggerApi, name: str) -> Any:
     return found[0] if found else None
 
 
+async def _programs_classes(debugger: DebuggerApi, loaded: Iterable[str]) -> set[str]:
+    """The program's classes: on its source path or class path (loaded or not), or loaded from outside the
+    JDK and the common libraries. (The listing reads the disk: in a worker thread, so typing never waits.)"""
+    from .inspect.stack import is_library  # noqa: PLC0415 (the one list of library packages)
+
+    ours = set(await asyncio.to_thread(program_classes, getattr(debugger.session, "sources", None)))
+    return ours | {n for n in loaded if not is_library(n)}
+
+
+def _ranked(names: Iterable[str], ours: set[str], by_depth: bool) -> list[str]:
+    """The program's names first (a simple name is the program's when one of its classes has it), then the
+    rest; within each, shorter names (fewer dots) first when `by_depth`, then alphabetical."""
+    simple_ours = {simple_name(n) for n in ours}
+
+    def key(name: str) -> tuple[bool, int, str]:
+        mine = name in ours if "." in name else name in simple_ours
+        return (not mine, name.count(".") if by_depth else 0, name)
+
+    return sorted(set(names), key=key)
+
+
 async def _complete_class_or_member(debugger: DebuggerApi, kind: str, word: str) -> list[str]:
     if ":" in word:
         return []
-    names = await _class_names(debugger)
+    loaded = await _class_names(debugger)
+    ours = await _programs_classes(debugger, loaded)
+    names = sorted(set(loaded) | ours)
     if "$" not in word:
         names = [n for n in names if "$" not in n]
     out = [n for n in names if n.startswith(word)]
@@ -217,7 +242,7 @@ async def _complete_class_or_member(debugger: DebuggerApi, kind: str, word: str)
                 members = [m.name for m in await vm.methods(info.id)
                            if not m.is_synthetic and not m.name.startswith("lambda$") and m.name != "<clinit>"]
             out += sorted({f"{owner}.{m}" for m in members if m.startswith(partial)})
-    return sorted(set(out), key=lambda n: (n.count("."), n)) if "." not in word else sorted(set(out))
+    return _ranked(out, ours, by_depth="." not in word)
 
 
 async def _expression_names(debugger: DebuggerApi, selection: SelectionShape) -> list[str]:

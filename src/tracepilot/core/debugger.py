@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
-from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError
+from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError, refused
 from .inspect.inspector import Inspector
 from .model import (
     Actor,
@@ -49,7 +49,9 @@ def _explain_transport_errors(method: Any) -> Any:
         except VMDisconnected as exc:
             raise NotConnected(f"the VM disconnected ({exc})", "attach or launch again") from None
         except JdwpError as exc:
-            raise TargetError(f"the JVM refused the request: {exc}", "check the thread is suspended and try again") from None
+            hint = "check the thread is suspended and try again" if exc.from_vm else (
+                "try again; if it persists, detach and attach again (the debugger's tables may be stale)")
+            raise TargetError(refused(exc), hint) from None
         except JdwpTransportError as exc:
             raise TargetError(f"the connection to the JVM failed: {exc}", "attach again") from None
         except TimeoutError as exc:

@@ -50,3 +50,11 @@ class Unsupported(DebuggerError):
 
 class TargetError(DebuggerError):
     """The JVM refused or failed an operation (JDWP error), explained."""
+
+
+def refused(exc: BaseException, what: str = "the request") -> str:
+    """The words for a JDWP error: "the JVM refused WHAT" only when the JVM itself answered with that error
+    code; a failure of the debugger's own (a lookup in its tables) is said to be the debugger's."""
+    if getattr(exc, "from_vm", False):
+        return f"the JVM refused {what}: {exc}"
+    return f"the debugger failed on {what} by its own check, not the JVM's answer: {exc}"

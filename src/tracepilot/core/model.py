@@ -218,6 +218,7 @@ class BreakpointInfo(Model):
     # records about 1 line in this many; the JVM logs and counts them all)
     hits_estimated: bool = False  # hits were extrapolated from sampled events (a throttled round trip)
     mode: str | None = None  # conditions/logpoints: "in-JVM" or "round trip (why)" (core/instrument)
+    log_values: str | None = None  # how a template's {parts} read: the program's toString, or the field view
     # exception breakpoints
     caught: bool | None = None
     uncaught: bool | None = None

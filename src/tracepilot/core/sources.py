@@ -107,6 +107,7 @@ class SourcePath:
         self.extra: list[Path] = [Path(p).expanduser().resolve() for p in extra]
         self.target_dir: Path | None = None  # the target JVM's working directory, once known
         self.jars = SourceJars([])
+        self.classpath: list[str] = []  # the target's, once known (program_classes.py lists what it holds)
         self.cwd = cwd
 
     @property
@@ -121,8 +122,8 @@ class SourcePath:
         the path) and its class path (sources jars of its jars are read for library classes)."""
         if working_dir:
             self.target_dir = Path(working_dir)
-        self.jars = SourceJars([p if os.path.isabs(p) or not working_dir else os.path.join(working_dir, p)
-                                for p in classpath])
+        self.classpath = [p if os.path.isabs(p) or not working_dir else os.path.join(working_dir, p) for p in classpath]
+        self.jars = SourceJars(self.classpath)
 
     async def learn_from_vm(self, vm: Any) -> None:
         """`learn_target` from a connected VM (VirtualMachine.ClassPaths); a VM that cannot tell changes nothing."""

@@ -89,9 +89,11 @@ class VMDisconnected(JdwpTransportError):
 
 
 class JdwpError(JdwpTransportError):
-    """The VM answered a command with an error code."""
+    """The VM answered a command with an error code (`from_vm`), or the debugger's own lookup failed in the
+    same terms (a method id its tables do not hold): only the first is the JVM refusing anything."""
 
     code: ErrorCode = ErrorCode.INTERNAL
+    from_vm: bool = False  # set for errors decoded from a reply packet
 
     def __init__(self, code: int | ErrorCode, command: str = "") -> None:
         try:
@@ -104,8 +106,11 @@ class JdwpError(JdwpTransportError):
 
     @staticmethod
     def for_code(code: int, command: str = "") -> JdwpError:
+        """The error the VM answered to `command`."""
         cls = _ERROR_CLASSES.get(code, JdwpError)
-        return cls(code, command)
+        error = cls(code, command)
+        error.from_vm = True
+        return error
 
 
 def _class_name(code: ErrorCode) -> str:

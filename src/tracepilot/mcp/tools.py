@@ -197,7 +197,10 @@ async def _diagnose(app: McpApp) -> CallToolResult:
         lines.extend("  " + (p.describe() if hasattr(p, "describe") else str(p)) for p in jvms)
         ports = [port for p in jvms for port in getattr(p, "jdwp_ports", ())]
         maybe = [port for p in jvms for port in getattr(p, "unverified_ports", ())]
-        if ports:
+        here = [p for p in jvms if getattr(p, "attached_port", None) is not None]
+        if here:  # attached already: name that JVM, offer no other port
+            lines.append(f"attached to pid {here[0].pid} on JDWP port {here[0].attached_port}")
+        elif ports:
             lines.append(f"attach with attach(address='localhost:{ports[0]}')")
         elif maybe:
             lines.append(f"no port is verified as JDWP; try attach(address='localhost:{maybe[0]}') (not verified)")

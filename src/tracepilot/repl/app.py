@@ -163,15 +163,14 @@ class Repl:
                           "--no-stop-on-uncaught turns it off)")
 
     async def run_lines(self, lines: list[str], echo: bool) -> int:
-        """Script mode: run commands in order; stop at the first failure (like gdb -batch)."""
+        """Script mode: run every command in order, going on after one fails (as jdb does); the exit status
+        is non-zero at the end when any failed."""
         for line in lines:
             if echo:
                 self.printer.echo(line)
             result = await self.execute(line)
             if result.exit:
                 break
-            if not result.ok:
-                return 1
         return 1 if self.failed else 0
 
     async def run_stdin(self) -> int:
@@ -185,8 +184,6 @@ class Repl:
                 result = await self.execute(line)
                 if result.exit:
                     return 1 if self.failed else 0
-                if not result.ok:
-                    return 1
         return 1 if self.failed else 0
 
     # -- interactive --------------------------------------------------------------------------------
@@ -195,7 +192,7 @@ class Repl:
         state, stop = self.debugger.state, self.debugger.current_stop
         if state is SessionState.STOPPED and stop is not None:
             thread = self.selection.thread or stop.thread_name or "?"
-            return f"{thread}[{self.selection.frame}]> "
+            return f"{thread}[{self.selection.frame + 1}]> "  # jdb's numbering: main[1] is the top frame
         if state is SessionState.RUNNING:
             return "(running)> "
         return f"({state.value.lower()})> "

@@ -24,6 +24,7 @@ from ..model import CodeLocation
 from ..vm import TypeInfo
 from . import nested
 from .codelines import locations_of_line, method_line, next_line_with_code
+from .pending import not_loaded_message
 from .tracker import Breakpoint, TrackerBase
 
 log = logging.getLogger(__name__)
@@ -184,9 +185,7 @@ class Binding(TrackerBase):
         if loaded:
             bp.info.message = f"pending: line {spec.line} has no code in {loaded[0]} (yet)"
             return
-        close = suggest(name, [n for n in names if "$" not in n])
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        bp.info.message = f"pending: class {name} is not loaded yet{hint}"
+        bp.info.message = await not_loaded_message(name, names, self.session.sources)
 
     async def bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: LineSpec = bp.spec
@@ -253,9 +252,7 @@ class Binding(TrackerBase):
             await self.bind_method(bp, info)
         if not bp.info.verified and not bp.info.message:
             names = [t.name for t in await vm.all_classes() if not t.is_array and "$" not in t.name]
-            close = suggest(spec.class_name, names)
-            bp.info.message = f"pending: class {spec.class_name} is not loaded yet" + (
-                f"; did you mean {' or '.join(close)}?" if close else "")
+            bp.info.message = await not_loaded_message(spec.class_name, names, self.session.sources)
 
     async def bind_method(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: MethodSpec = bp.spec

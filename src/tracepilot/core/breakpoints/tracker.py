@@ -273,6 +273,7 @@ class TrackerBase:
 
     def _validate_expressions(self, bp: Breakpoint) -> None:
         _check_expressions(bp.info.condition, bp.info.log)
+        bp.info.log_values = _log_values(bp.info.log, getattr(self.session, "redact", False))
 
     def _normalise_line_spec(self, spec: LineSpec) -> LineSpec:
         """File paths become class names when the file is on disk (its package tells the class)."""
@@ -379,6 +380,7 @@ class TrackerBase:
             bp.fired = False
         if "log" in options:
             bp.info.log = options["log"] or None
+            bp.info.log_values = _log_values(bp.info.log, getattr(self.session, "redact", False))
         if "thread" in options:
             bp.thread_id = await self._resolve_thread_filter(options["thread"])
             bp.info.thread = str(options["thread"]) if options["thread"] not in (None, "") else None
@@ -497,6 +499,20 @@ def _check_expressions(condition: str | None, log_message: str | None) -> None:
                 except ExpressionSyntaxError as exc:
                     raise EvaluationError(f"log message part {{{part[0]}}} does not parse: {exc}",
                                           "fix the expression inside the braces") from None
+
+
+def _log_values(log_message: str | None, redact: bool) -> str | None:
+    """How the {parts} of a log template read (inspect/log_text.py), said by the breakpoint; None without parts."""
+    from ..evaluator.template import TemplateError, split_template  # noqa: PLC0415
+    from ..inspect import log_text  # noqa: PLC0415
+
+    try:
+        has_parts = isinstance(log_message, str) and any(isinstance(p, tuple) for p in split_template(log_message))
+    except TemplateError:
+        return None
+    if not has_parts:
+        return None
+    return log_text.USES_FIELDS if redact else log_text.USES_TO_STRING
 
 
 def _sample(value: Any) -> int:

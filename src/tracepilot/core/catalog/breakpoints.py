@@ -14,6 +14,7 @@ from ...commands.syntax import (
     tokenize,
 )
 from ..errors import InvalidArgument, NotFound
+from ..render import breakpoint_notes
 from ..render import command_text as render
 from .framework import (
     CATALOG,
@@ -97,7 +98,7 @@ async def _set_breakpoint(ctx: Context, location: str | None = None, **options: 
         return await _list_breakpoints(ctx)
     location = await resolve_location(ctx, location)
     info = await ctx.debugger.breakpoint_set(location, actor=ctx.actor, **options)
-    return ok(f"Set {info.describe()}", info)
+    return ok("\n".join([f"Set {info.describe()}", *breakpoint_notes(info)]), info)
 
 
 cmd("stop", "List breakpoints, or set one: stop at CLASS:LINE / stop in CLASS.METHOD, with options.",

@@ -26,7 +26,7 @@ from ...jdwp import (
     VirtualMachine,
 )
 from ...jdwp.errors import ErrorCode
-from ..errors import EvaluationError
+from ..errors import EvaluationError, refused
 from . import ast as A
 from . import semantics as S
 from . import types as jt
@@ -147,7 +147,7 @@ def describe_jdwp(e: JdwpError, thread_id: int, frame_index: int) -> str:
         return f"thread {thread_id} does not exist (any more)"
     if code in (ErrorCode.INVALID_INDEX, ErrorCode.INVALID_LENGTH):
         return f"there is no frame {frame_index} on thread {thread_id}"
-    return f"the VM refused: {e}"
+    return refused(e, "the evaluation")
 
 
 def _exception_name(info: TypeInfo) -> str:

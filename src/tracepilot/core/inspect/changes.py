@@ -18,6 +18,7 @@ from ..errors import (
     ReadOnlyViolation,
     TargetError,
     Unsupported,
+    refused,
 )
 from ..model import (
     Actor,
@@ -90,7 +91,7 @@ class CodeChanges:
         try:
             await p.vm.send(StackFrame.PopFrames, tid, f.frame_id)
         except JdwpError as exc:
-            raise TargetError(f"the JVM refused to pop frames: {exc}",
+            raise TargetError(refused(exc, "popping the frames"),
                               "native frames and frames below a native one cannot be popped") from None
         self.session.stop_generation += 1
         top = await p.frames.frame(tid, self.session.stop_generation, 0)
@@ -124,7 +125,7 @@ class CodeChanges:
         try:
             await p.vm.send(ThreadReference.ForceEarlyReturn, tid, result)
         except JdwpError as exc:
-            raise TargetError(f"the JVM refused the early return: {exc}",
+            raise TargetError(refused(exc, "the early return"),
                               "the value must match the method's return type, and native frames cannot return early") from None
         view = await p.values.view(result, method.return_type)
         name = await p.vm.thread_name(tid)

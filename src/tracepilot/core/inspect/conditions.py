@@ -16,6 +16,7 @@ from ..errors import (
     DebuggerError,
     EvaluationError,
 )
+from . import log_text
 
 
 class Conditions:
@@ -91,11 +92,32 @@ class Conditions:
                     if not (extra and "$this" in extra and part[0].strip().isidentifier()):
                         raise
                     value, static = await self._evaluate_value(f"$this.{part[0].strip()}", thread_id, 0, extra)
+                own = await self._own_text(value, thread_id, extra)
+                if own is not None:
+                    out.append(own)
+                    continue
                 view = await self._p().values.view(value, static, 1, self._secret(expression))
                 out.append(view.text[1:-1] if view.kind == "string" and view.text.endswith('"') else view.text)
             except (DebuggerError, JdwpError) as exc:
                 out.append(f"<{expression}: {exc}{_event_value_hint(expression, extra)}>")
         return "".join(out)
+
+    async def _own_text(self, value: Value, thread_id: int, extra: dict[str, Value] | None) -> str | None:
+        """What Java's string concatenation writes for `value` when that is the program's own toString()
+        (log_text.py); None where the field view is shown instead (no own toString, --redact, a failed call)."""
+        if getattr(self.session, "redact", False) or not log_text.wants_to_string(value):
+            return None
+        p = self._p()
+        if not await log_text.has_own_to_string(p.vm, await p.values.objects.type_id(value.value)):
+            return None
+        try:
+            text, _ = await self._evaluate_value(f"{log_text.BOUND}.toString()", thread_id, 0,
+                                                 {**(extra or {}), log_text.BOUND: value})
+        except (DebuggerError, JdwpError):
+            return None  # (a toString() that throws: the fields still say what the value is)
+        if text.is_null:
+            return "null"
+        return await p.values.objects.string(text.value)
 
 
 _EVENT_VALUES = {"$exception": "the exception", "$return": "the value returned", "$new": "the value written"}

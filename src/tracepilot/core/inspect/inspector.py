@@ -28,6 +28,7 @@ from ..errors import (
     InvalidArgument,
     ReadOnlyViolation,
     TargetError,
+    refused,
 )
 from ..instrument.naming import is_probe_class
 from ..model import (
@@ -431,7 +432,7 @@ class Inspector(CodeChanges, Conditions):
         try:
             await paths.write(scope, place, new)
         except JdwpError as exc:
-            raise TargetError(f"the JVM refused to set {target}: {exc}") from None
+            raise TargetError(refused(exc, f"setting {target}")) from None
         view = await p.values.view(new, place.type_name)
         self.session.history.add("set_value", f"{target} = {view.text}", actor, target=target)
         return view

@@ -76,7 +76,8 @@ class Checker:
         """A logpoint part: only types whose text is the same as the debugger's rendering."""
         typed = await self.expr(node)
         if typed.type not in ("I", "J", "S", "B", "Z", STRING):
-            raise NotCompilable(f"a {readable(typed.type)} in a log message is formatted by the debugger")
+            raise NotCompilable(f"a {readable(typed.type)} in a log message is formatted by the debugger (its own "
+                                "toString(), else its fields), the same text in both modes")
         return typed
 
     # -- captures ----------------------------------------------------------------------------------

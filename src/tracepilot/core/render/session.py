@@ -26,7 +26,6 @@ from ..model import (
     WatchInfo,
 )
 from .pieces import (
-    MAX_EVENTS,
     MAX_FRAMES,
     MAX_LOCALS,
     STILL_RUNNING,
@@ -128,9 +127,23 @@ def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
 # -- breakpoints, threads, frames ----------------------------------------------------------------------
 
 
+def breakpoint_notes(bp: BreakpointInfo) -> list[str]:
+    """What a new breakpoint's options mean for the program: how its log template's {parts} read, and what
+    a condition the debugger evaluates itself costs. Said when the breakpoint is set, not in every list."""
+    notes = []
+    if bp.log_values:
+        notes.append(f"log {bp.log_values}")
+    if bp.condition and (bp.mode or "").startswith("round trip"):
+        held = "its thread" if bp.suspend == "thread" else "the program"
+        notes.append(f"round trip: every hit pauses {held} while the debugger evaluates the condition, true or "
+                     "not (slower, and it widens race windows: timing bugs may hide or change)")
+    return notes
+
+
 def breakpoint_info(bp: BreakpointInfo) -> str:
-    """A breakpoint with what its hit does to the threads (the suspend policy)."""
-    text = bp.describe()
+    """A breakpoint with what its hit does to the threads (the suspend policy) and, for a condition the
+    debugger evaluates itself, what that costs the program."""
+    text = "\n".join([bp.describe(), *breakpoint_notes(bp)])
     if bp.log and not bp.condition:
         return text
     if bp.suspend == "thread":
@@ -251,13 +264,26 @@ def event(e: EventRecord) -> str:
     return f"#{e.seq} {stamp} [{e.actor.value if hasattr(e.actor, 'value') else e.actor}] {e.kind}: {clip(e.text)}"
 
 
-def events(es: Sequence[EventRecord], limit: int = MAX_EVENTS) -> str:
+def events(es: Sequence[EventRecord], limit: int | None = None) -> str:
+    """One line per event. An answer of the `events` tool (commands/observation.py EventPage) shows every
+    event it holds, and says how to reach the matching ones it left out: `earlier` (cut by tail) and `later`
+    (cut by limit). Other callers may cap the lines at `limit` (the latest kept)."""
     if not es:
         return "no new events"
-    lines = [event(e) for e in es[-limit:]]
-    if len(es) > limit:
-        lines.insert(0, f"... {len(es) - limit} earlier event(s) not shown")
-    lines.append(f"(pass since={es[-1].seq} to see only newer events)")
+    shown = es[-limit:] if limit is not None else es
+    lines = [event(e) for e in shown]
+    earlier = getattr(es, "earlier", 0)
+    later = getattr(es, "later", 0)
+    if earlier:
+        since = getattr(es, "since", 0)
+        lines.insert(0, f"... {earlier} earlier event(s) not shown: tail={len(es) + earlier} shows them too, or "
+                        f"page from the oldest with since={since} and limit")
+    elif len(es) > len(shown):
+        lines.insert(0, f"... {len(es) - len(shown)} earlier event(s) not shown")
+    if later:
+        lines.append(f"... {later} later event(s) not shown: pass since={es[-1].seq} for the next ones")
+    else:
+        lines.append(f"(pass since={es[-1].seq} to see only newer events)")
     return "\n".join(lines)
 
 

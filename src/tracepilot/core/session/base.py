@@ -22,7 +22,7 @@ from ...jdwp import (
     VMDisconnected,
 )
 from ..breakpoints import BreakpointTracker
-from ..errors import DebuggerError, InvalidArgument, NotConnected, NotFound, NotStopped, TargetError
+from ..errors import DebuggerError, InvalidArgument, NotConnected, NotFound, NotStopped, TargetError, refused
 from ..history import EventHistory
 from ..launcher import LaunchedProcess
 from ..model import (
@@ -299,7 +299,7 @@ class SessionBase:
         try:
             return await vm.send(command, *args)
         except JdwpError as exc:
-            raise TargetError(f"the JVM refused {command.name}: {exc.code.name if hasattr(exc.code, 'name') else exc.code}") from None
+            raise TargetError(refused(exc)) from None
 
 
 class InvocationCall:

@@ -346,6 +346,12 @@ class Lifecycle(SessionBase):
         out.sort(key=lambda t: (not t.current, t.name or ""))
         return out
 
+    def _local_jdwp_port(self) -> int | None:
+        """The JDWP port of this machine the session is attached to (diagnose lists that JVM by it)."""
+        if self.conn is None or not self.target or self.target[0] not in ("localhost", "127.0.0.1", "::1", "0.0.0.0"):
+            return None
+        return int(self.target[1])
+
     async def diagnose(self) -> dict[str, Any]:
         from ... import __name__ as pkg
 
@@ -358,7 +364,7 @@ class Lifecycle(SessionBase):
         try:
             from ..discovery import find_debuggable_jvms  # type: ignore[import-not-found]
 
-            info["local_jvms"] = await find_debuggable_jvms()
+            info["local_jvms"] = await find_debuggable_jvms(attached_port=self._local_jdwp_port())
         except ImportError:
             info["local_jvms"] = []
         return info

@@ -35,7 +35,8 @@ class StackPane(Table):
             short = loc.class_name.rsplit(".", 1)[-1]
             style = "dim" if frame.is_library else ""
             method = Text(f"{short}.{loc.method}", style=style)
-            rows.append((str(frame.index), (str(frame.index), method, where)))
+            # the row key is the core's index (0 = top); the label is the number `where` and `:frame N` use (1 = top)
+            rows.append((str(frame.index), (str(frame.index + 1), method, where)))
         self.set_rows(rows, cursor=selected)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
