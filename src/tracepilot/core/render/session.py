@@ -58,6 +58,9 @@ def status(st: Status, hints: bool = True) -> str:
         lines.insert(0, st.reconnected)
     if st.note:
         lines.append(st.note)
+    if st.targets:  # a session with several JVMs: each one, * the current stop's (tools without target act on it)
+        lines.append(f"targets ({len(st.targets)}):")
+        lines.extend(t.line() for t in st.targets)
     lines.append(f"breakpoints: {st.breakpoints}; last event #{st.last_event_seq}")
     lines.extend(suspended_threads(st))
     if st.pending_stops:
