@@ -12,17 +12,19 @@ from support.jvm import free_port
 pytestmark = pytest.mark.timeout(60)
 
 
-async def test_price_server_and_client_side_by_side(mcp_session, java_classes, line_of):
+async def test_price_server_and_client_side_by_side(mcp_session, java_classes, java_source_root, line_of):
     port = str(free_port())
+    sources = [str(java_source_root)]
     async with mcp_session("memory") as s:
         server = await s.ok("launch", main="fixtures.PriceServer", classpath=[str(java_classes)], args=[port],
-                            name="server")
+                            sourcepath=sources, name="server")
         assert "VM start" in server.text and "targets" not in server.text  # one target: answers as before
-        client = await s.ok("launch", main="fixtures.PriceClient", classpath=[str(java_classes)], args=[port])
+        client = await s.ok("launch", main="fixtures.PriceClient", classpath=[str(java_classes)], args=[port],
+                            sourcepath=sources)
         assert "STOPPED [PriceClient]" in client.text  # named after its main class by default
         status = await s.ok("status")
         assert "targets (2):" in status.text
-        assert "server: STOPPED" in status.text and "PriceClient: STOPPED" in status.text
+        assert "  server: STOPPED — VM start" in status.text and "* PriceClient: STOPPED — VM start" in status.text
 
         # Without a target a breakpoint applies wherever its class lives; breakpoint_list says where.
         await s.ok("breakpoint_set", location=f"PriceServer:{line_of('server-answer')}", condition="qty == 3")
@@ -53,7 +55,8 @@ async def test_price_server_and_client_side_by_side(mcp_session, java_classes, l
 
         # Dropping the server leaves the client debuggable to its end.
         detached = await s.ok("detach", target="server", terminate=True)
-        assert "still debugging: PriceClient" in detached.text, detached.text
+        assert "target server detached" in detached.text and "still debugging: PriceClient" in detached.text
+        assert "targets" not in detached.text  # one target again: answers as before
         await s.ok("breakpoint_set", location=f"PriceClient:{line_of('client-end')}")
         end_stop = await s.ok("resume", timeout=20)
         assert "PriceClient.main" in end_stop.text and "[" not in end_stop.text.splitlines()[0], end_stop.text

@@ -20,8 +20,9 @@ class TargetInfo(Model):
     exit_code: int | None = None
 
     def line(self) -> str:
+        """'* server: STOPPED at fixtures.PriceServer.answer(PriceServer.java:24) — breakpoint bp-1 (127.0.0.1:5005, pid 7)'."""
         mark = "*" if self.current else " "
-        where = f" {self.stop}" if self.stop else ""
-        pid = f" pid {self.pid}" if self.pid else ""
+        where = (self.stop or "").removeprefix("STOPPED")
         code = f" (exit code {self.exit_code})" if self.exit_code is not None else ""
-        return f"{mark} {self.name}: {self.state.value}{code} {self.address or ''}{pid}{where}".rstrip()
+        about = ", ".join(part for part in (self.address, f"pid {self.pid}" if self.pid else "") if part)
+        return f"{mark} {self.name}: {self.state.value}{code}{where}" + (f" ({about})" if about else "")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Iterator
@@ -65,7 +66,9 @@ class Target:
     def info(self, current: bool) -> TargetInfo:
         s = self.session
         address = f"{s.target[0]}:{s.target[1]}" if s.target else None
-        stop = s.stop.headline() if s.stop is not None and s.state is SessionState.STOPPED else None
+        stop = None
+        if s.stop is not None and s.state is SessionState.STOPPED:
+            stop = dataclasses.replace(s.stop, target=None).headline()  # (the line names its target)
         launched = s.launched
         return TargetInfo(self.name, s.state, address, current, stop, launched.pid if launched else None,
                           (launched.exit_code if launched else s.exit_code) if s.state is SessionState.EXITED else None)
@@ -308,15 +311,15 @@ class Targets(BreakpointsOverTargets):
         for target in dropped:
             with self.acting_on(target):
                 result = await method(debugger, *args, **kwargs)
-        if chosen:
+        if chosen:  # the answer is the session that remains, saying what went
             self._drop(dropped[0])
             assert result is not None
-            remaining = ", ".join(self.names())
-            result.note = (result.note + "; " if result.note else "") + (
-                f"target {chosen} detached; still debugging: {remaining}")
-            if self.several:
-                result.targets = self.infos()
-            return result
+            gone = f"target {chosen} detached" + (f" ({result.note})" if result.note else "")
+            remaining = self.selected()
+            with self.acting_on(remaining):
+                status = self.tag(remaining, await remaining.session.status())
+            status.note = f"{gone}; still debugging: {', '.join(self.names())}"
+            return status
         for target in dropped[1:]:
             self._drop(target)
         self._everywhere.clear()
