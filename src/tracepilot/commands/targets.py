@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .spec import ArgumentError, Arguments, Param, Spec
+from .spec import ArgumentError, Arguments, Param, Spec, person_only
 
 TARGET_HELP = ("the target (JVM) to act on when the session holds several (status lists them); "
                "default: the target of the current stop")
@@ -44,3 +44,11 @@ def _on_target(call: Any, key: str) -> Any:
             return await call(d, a)
 
     return run
+
+
+SPECS = (
+    person_only("targets", "an agent reads the targets from status, one line each", ("targets",),
+                "The JVMs of this session, one line each (* marks the current one)."),
+    person_only("target", "an agent names the target in each call (the `target` argument of every tool)",
+                ("target",), "Make NAME the current target: commands without a target act on it."),
+)

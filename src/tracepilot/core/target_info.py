@@ -24,5 +24,6 @@ class TargetInfo(Model):
         mark = "*" if self.current else " "
         where = (self.stop or "").removeprefix("STOPPED")
         code = f" (exit code {self.exit_code})" if self.exit_code is not None else ""
-        about = ", ".join(part for part in (self.address, f"pid {self.pid}" if self.pid else "") if part)
+        address = self.address if self.address != self.name else None  # (an attached target is named so)
+        about = ", ".join(part for part in (address, f"pid {self.pid}" if self.pid else "") if part)
         return f"{mark} {self.name}: {self.state.value}{code}{where}" + (f" ({about})" if about else "")

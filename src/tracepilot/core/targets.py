@@ -221,8 +221,6 @@ class Targets(BreakpointsOverTargets):
                 self._current, self._pinned = target.name, False
             if result.state is SessionState.EXITED:
                 target.end_told = True
-                if result.message and not result.message.startswith(f"[{target.name}]"):
-                    result.message = f"[{target.name}] {result.message}"
         if isinstance(result, Status):
             result.targets = self.infos()
         return result

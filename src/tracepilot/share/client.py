@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import itertools
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from .registry import SessionInfo
 log = logging.getLogger("tracepilot.share")
 
 CONNECT_TIMEOUT = 10.0
+_ON_TARGET: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_remote_target", default=None)
 
 
 class MirrorHistory(EventHistory):
@@ -303,8 +305,25 @@ class RemoteDebugger:
             return known
         if isinstance(args.get("actor"), Actor):
             args["actor"] = args["actor"].value
-        value = await self._send(lambda request_id: protocol.command(request_id, method, args))
+        target = _ON_TARGET.get()
+
+        def message(request_id: int) -> dict[str, Any]:
+            sent = protocol.command(request_id, method, args)
+            if target:
+                sent["target"] = target  # the host runs it in debugger.on_target(target)
+            return sent
+
+        value = await self._send(message)
         return guard.redact(value) if self.redact else value
+
+    @contextlib.contextmanager
+    def on_target(self, name: str | None) -> Iterator[None]:
+        """Calls made in this block act on the host's target `name` (several JVMs in one session)."""
+        token = _ON_TARGET.set(name or None)
+        try:
+            yield
+        finally:
+            _ON_TARGET.reset(token)
 
     async def execute_line(self, line: str) -> Any:
         """Run one command-catalog line on the host (the host keeps this client's thread/frame selection)."""

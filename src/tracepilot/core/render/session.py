@@ -116,7 +116,8 @@ def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
             return snapshot(context, reason=result.stop)
         return stop(result.stop)
     if result.state is SessionState.EXITED:
-        return "EXITED" + (f" — {result.message}" if result.message else "")
+        named = f" [{result.stop.target}]" if result.stop is not None and result.stop.target else ""  # (several)
+        return f"EXITED{named}" + (f" — {result.message}" if result.message else "")
     if result.state is SessionState.DISCONNECTED:
         return "DISCONNECTED" + (f" — {result.message}" if result.message else "")
     if result.reconnected and result.message.startswith(result.reconnected):
