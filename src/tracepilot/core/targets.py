@@ -120,6 +120,15 @@ class Targets(BreakpointsOverTargets):
         self._pinned = False  # a person selected it (`target NAME`): it stays current until the next stop
         # Breakpoints set without a target: how to set them again in a target added later (id -> calls).
         self._everywhere: dict[str, list[tuple[str, tuple[Any, ...], dict[str, Any]]]] = {}
+        self.history.subscribe(self._on_record)
+
+    def _on_record(self, record: Any) -> None:
+        """A stop while the current target has none makes its target current (as a thread's stop becomes the
+        current stop when there is none): a front end that learns of stops from the history follows it."""
+        name = record.data.get("target") if record.kind == "stop" and self.several else None
+        chosen = self._all.get(self._current)
+        if name in self._all and (chosen is None or chosen.session.state is not SessionState.STOPPED):
+            self._current, self._pinned = name, False
 
     # -- which target ---------------------------------------------------------------------------------
 
