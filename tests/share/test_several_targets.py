@@ -3,10 +3,13 @@ sees the stops of both, each named, and its own calls name a target."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from tracepilot.core.debugger import Debugger
-from tracepilot.core.model import Actor
+from tracepilot.core.model import Actor, SessionState
 from tracepilot.share.client import RemoteDebugger, wait_for_record
 from tracepilot.share.host import SessionHost
 
@@ -45,8 +48,17 @@ async def test_watcher_sees_the_stops_of_both_targets_named(java_classes, java_s
         assert watcher.current_stop is not None and watcher.current_stop.target == "client"
         with watcher.on_target("client"):
             assert (await watcher.evaluate("total")).text == "135"
-        names = [t.name for t in await watcher.targets_list()]
-        assert names == ["server", "client"]
+        infos = await watcher.targets_list()
+        assert [t.name for t in infos] == ["server", "client"]
+
+        # A target killed disturbs no other: a wait over all answers its end once, the client still answers.
+        os.kill(infos[0].pid, signal.SIGKILL)
+        ended = await debugger.wait_for_stop(timeout=20)
+        assert ended.state is SessionState.EXITED and ended.stop.target == "server", ended
+        with watcher.on_target("client"):
+            assert (await watcher.evaluate("sum + total")).text == "195"
+        still = await debugger.wait_for_stop(timeout=0)  # the end is told once; the client's stop is current
+        assert still.stopped and still.stop.target == "client"
     finally:
         await watcher.close()
         await host.close()

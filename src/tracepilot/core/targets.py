@@ -339,6 +339,8 @@ class Targets(BreakpointsOverTargets):
 
     async def _span_reset(self, method: Any, debugger: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if CHOSEN.get() or not self.several:
+            if not CHOSEN.get():
+                self._everywhere.clear()  # (reset clears every breakpoint)
             return await self._default(method, debugger, args, kwargs)
         result = None
         for target in self.all():
