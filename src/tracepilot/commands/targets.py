@@ -18,7 +18,7 @@ TARGET_HELP = ("the target (JVM) to act on when the session holds several (statu
 NAME_HELP = ("name of this target (JVM) beside the others in the session; default: the main class's simple "
              "name (launch) or host:port (attach), made unique")
 NAMING = ("launch", "attach")
-UNTARGETED = ("diagnose",)
+UNTARGETED = ("diagnose", "status")  # status lists every target, one line each
 
 
 def with_target_argument(spec: Spec) -> Spec:
