@@ -26,6 +26,7 @@ async def test_watcher_sees_the_stops_of_both_targets_named(java_classes, java_s
     host = SessionHost(debugger, "mcp")
     await host.start()
     watcher = await RemoteDebugger.join(None, actor=Actor.PERSON)
+    client_only = await RemoteDebugger.join(None, actor=Actor.PERSON, target="client")  # (dap --join --target)
     try:
         for main, name in (("fixtures.PriceServer", "server"), ("fixtures.PriceClient", "client")):
             await debugger.launch(main=main, classpath=[str(java_classes)], args=[port], name=name)
@@ -48,6 +49,10 @@ async def test_watcher_sees_the_stops_of_both_targets_named(java_classes, java_s
         assert watcher.current_stop is not None and watcher.current_stop.target == "client"
         with watcher.on_target("client"):
             assert (await watcher.evaluate("total")).text == "135"
+        assert (await client_only.evaluate("total")).text == "135"  # its calls go to its target
+        assert not [r for r in client_only.history.since(since) if r.data.get("target") == "server"]
+        assert [r for r in client_only.history.since(since) if r.data.get("target") == "client"]
+        assert client_only.current_stop is not None and client_only.current_stop.target == "client"
         infos = await watcher.targets_list()
         assert [t.name for t in infos] == ["server", "client"]
 
@@ -60,6 +65,7 @@ async def test_watcher_sees_the_stops_of_both_targets_named(java_classes, java_s
         still = await debugger.wait_for_stop(timeout=0)  # the end is told once; the client's stop is current
         assert still.stopped and still.stop.target == "client"
     finally:
+        await client_only.close()
         await watcher.close()
         await host.close()
         await debugger.close()
