@@ -118,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     dap.add_argument("--join", dest="dap_join", metavar="SESSION", nargs="?", const="", default=None,
                      help="follow and drive a live shared session (the newest one without SESSION)")
     dap.add_argument("--follow-only", action="store_true", help="with --join: watch without taking part")
+    dap.add_argument("--target", default=None, metavar="NAME",
+                     help="with --join: debug one JVM (target) of a session holding several")
     dap.add_argument("--token", default=None, help="the token of a session shared with --share-tcp")
     _common(dap)
 

@@ -265,7 +265,8 @@ async def test_status_after_attach_shows_the_attached_jvm_not_an_earlier_launch(
     jvm = jvm_factory("Ticker", "100000")
     status = await debugger.attach(jvm.address, timeout=10)
     assert status.vm.pid != launched_pid and not status.launched
-    assert str(launched_pid) not in render.render(status)
+    # (a launched JVM still running stays beside it as another target, listed after the current one: issue 28)
+    assert str(launched_pid) not in render.render(status).split("\ntargets (")[0]
     assert (await debugger.diagnose())["launched_pid"] is None
 
 

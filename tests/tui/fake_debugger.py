@@ -4,6 +4,7 @@ use the real core against real JVMs."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,15 @@ class FakeDebugger:
     def _stop(self) -> StopReason:
         return StopReason(StopKind.BREAKPOINT if self.line == line_of("loop-body") else StopKind.STEP, 1, "main",
                           self._loc(self.line), breakpoint_id="bp-1", hit_count=3, time=0.0)
+
+    def on_target(self, name: str | None) -> Any:
+        return contextlib.nullcontext()  # one target: the fake has nothing to choose
+
+    async def targets_list(self) -> list[Any]:
+        return []
+
+    async def select_target(self, name: str, actor: Actor | None = None) -> Status:
+        raise NotFound(f"no target named '{name}'")
 
     async def status(self) -> Status:
         return Status(self.state, "127.0.0.1:5005", None, self._stop() if self.state is SessionState.STOPPED else None,
@@ -190,13 +200,14 @@ class FakeDebugger:
     # and `restart` are left out: the TUI asks whether a debugger has them and takes another path without.)
 
     async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, sourcepath: Sequence[str] = (),
-                     actor: Actor | None = None) -> Status:
+                     actor: Actor | None = None, name: str | None = None) -> Status:
         raise NotFound("the fake debugger does not script attach")
 
     async def launch(self, main: str | None = None, classpath: str | Sequence[str] | None = None, jar: str | None = None,
                      source: str | None = None, args: Sequence[str] = (), jvm_args: Sequence[str] = (),
                      cwd: str | None = None, env: dict[str, str] | None = None, sourcepath: Sequence[str] = (),
-                     suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
+                     suspend: bool = True, java: str | None = None, actor: Actor | None = None,
+                     name: str | None = None) -> Status:
         raise NotFound("the fake debugger does not script launch")
 
     async def detach(self, terminate: bool = False, actor: Actor | None = None, keep_running: bool = False) -> Status:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import functools
 
-from . import breakpoints, code, execution, inspection, observation, session, watchers
+from . import breakpoints, code, execution, inspection, observation, session, targets, watchers
 from .spec import REQUIRED, ArgumentError, Arguments, Effect, Param, Spec, unknown_arguments
+from .targets import with_target_argument
 
-SPECS: tuple[Spec, ...] = (
+SPECS: tuple[Spec, ...] = tuple(with_target_argument(spec) for spec in (
     *session.SPECS, *execution.SPECS, *breakpoints.SPECS, *observation.SPECS, *inspection.SPECS,
-    *watchers.SPECS, *code.SPECS,
-)
+    *watchers.SPECS, *code.SPECS, *targets.SPECS,
+))
 
 __all__ = ["REQUIRED", "SPECS", "ArgumentError", "Arguments", "Effect", "Param", "Spec", "by_command", "by_tool",
            "unknown_arguments"]

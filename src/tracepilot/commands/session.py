@@ -9,13 +9,15 @@ from .spec import Arguments, Effect, Param, Spec, person_only
 
 
 def _attach(d: Any, a: Arguments) -> Any:
-    return d.attach(a.address, a.timeout, sourcepath=a.sourcepath or (), actor=a.actor)
+    name = getattr(a, "name", None)  # (several JVMs in one session: commands/targets.py)
+    return d.attach(a.address, a.timeout, sourcepath=a.sourcepath or (), actor=a.actor, **({"name": name} if name else {}))
 
 
 def _launch(d: Any, a: Arguments) -> Any:
     return d.launch(main=a.main, classpath=a.classpath, jar=a.jar, source=a.source, args=a.args or (),
                     jvm_args=a.jvm_args or (), cwd=a.cwd, env=a.env, sourcepath=a.sourcepath or (),
-                    suspend=a.suspend, actor=a.actor)
+                    suspend=a.suspend, actor=a.actor,
+                    **({"name": a.name} if getattr(a, "name", None) else {}))
 
 
 RESET_HELP = "Clear breakpoints, watchers and the event history; keep the connection and marks."

@@ -9,6 +9,7 @@ reach `Debugger.session`. Methods that take `actor` change the session; the othe
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         Variable,
         WaitResult,
     )
+    from .target_info import TargetInfo
 
 
 @runtime_checkable
@@ -42,15 +44,32 @@ class DebuggerApi(Protocol):
     target: tuple[str, int] | str | None  # the address attached to ("host:port" as a remote client knows it)
 
     async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, sourcepath: Sequence[str] = (),
-                     actor: Actor | None = None) -> Status:
-        """Attach to a JVM listening for a debugger; waits up to `timeout` seconds for it to listen."""
+                     actor: Actor | None = None, name: str | None = None) -> Status:
+        """Attach to a JVM listening for a debugger; waits up to `timeout` seconds for it to listen. Beside a
+        JVM already there it is a new target, named `name` (default: host:port)."""
         ...
 
     async def launch(self, main: str | None = None, classpath: str | Sequence[str] | None = None, jar: str | None = None,
                      source: str | None = None, args: Sequence[str] = (), jvm_args: Sequence[str] = (),
                      cwd: str | None = None, env: dict[str, str] | None = None, sourcepath: Sequence[str] = (),
-                     suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
-        """Start a JVM under the debugger (suspended at VM start unless suspend=False)."""
+                     suspend: bool = True, java: str | None = None, actor: Actor | None = None,
+                     name: str | None = None) -> Status:
+        """Start a JVM under the debugger (suspended at VM start unless suspend=False). Beside a JVM already
+        there it is a new target, named `name` (default: the main class's simple name, made unique)."""
+        ...
+
+    # several JVMs in one session (core/targets.py)
+
+    def on_target(self, name: str | None) -> AbstractContextManager[None]:
+        """Calls made in this block act on the target `name` (None: the target of the current stop)."""
+        ...
+
+    async def targets_list(self) -> list[TargetInfo]:
+        """Each target (JVM) of the session with its state; `current` marks the one calls act on by default."""
+        ...
+
+    async def select_target(self, name: str, actor: Actor | None = None) -> Status:
+        """Make `name` the current target: calls without a target act on it until the next stop elsewhere."""
         ...
 
     async def restart(self, actor: Actor | None = None) -> Status:

@@ -9,9 +9,10 @@ surface, which the share client and test fakes also implement, is `DebuggerApi` 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
@@ -33,6 +34,9 @@ from .model import (
 )
 from .secrets import redact_error, redact_outgoing
 from .session import Session
+from .target_context import CHOSEN
+from .target_info import TargetInfo
+from .targets import Targets
 
 EXIT_WAIT = 10.0  # seconds detach(terminate=True) waits for an attached JVM to end
 
@@ -80,10 +84,22 @@ def _redacted_at_the_output(method: Any) -> Any:
     return wrapper
 
 
+def _routed_to_a_target(method: Any) -> Any:
+    """Every call runs on one target (core/targets.py): with one target exactly as before; with several, the
+    one named with `on_target`, or the target of the current stop; calls that span targets are answered there."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Debugger, *args: Any, **kwargs: Any) -> Any:
+        return await self.targets.route(method, self, args, kwargs)
+
+    wrapper.raw_method = method  # type: ignore[attr-defined]  (what a routed call runs on its target)
+    return wrapper
+
+
 def _with_explained_errors(cls: type) -> type:
     for name, member in list(vars(cls).items()):
         if not name.startswith("_") and inspect.iscoroutinefunction(member):
-            setattr(cls, name, _redacted_at_the_output(_explain_transport_errors(member)))
+            setattr(cls, name, _redacted_at_the_output(_explain_transport_errors(_routed_to_a_target(member))))
     return cls
 
 
@@ -91,17 +107,38 @@ def _with_explained_errors(cls: type) -> type:
 class Debugger:
     def __init__(self, *, read_only: bool = False, redact: bool = False, sourcepath: Sequence[str] = (),
                  default_actor: Actor = Actor.PERSON, logpoint_rate: float | None = None) -> None:
-        self.session = Session(read_only=read_only, redact=redact, sourcepath=sourcepath)
-        if logpoint_rate is not None:  # log lines/s per logpoint before it is throttled (<= 0: never)
-            self.session.breakpoints.logpoint_rate = logpoint_rate
-        self.inspector = Inspector(self.session)
-        self.session.inspector = self.inspector
+        def new_target() -> tuple[Session, Inspector]:
+            session = Session(read_only=read_only, redact=redact, sourcepath=sourcepath)
+            if logpoint_rate is not None:  # log lines/s per logpoint before it is throttled (<= 0: never)
+                session.breakpoints.logpoint_rate = logpoint_rate
+            session.inspector = Inspector(session)
+            return session, session.inspector
+
+        # One target until a second launch or attach adds one (several JVMs in one session, core/targets.py).
+        self.targets = Targets(new_target, list(sourcepath))
         self.default_actor = default_actor
-        self._launch_options: dict[str, Any] | None = None  # the last launch, for restart
+
+    # The session and inspector of the target the running call acts on (outside a call: the selected one).
+
+    @property
+    def session(self) -> Session:
+        return self.targets.acting().session
+
+    @property
+    def inspector(self) -> Inspector:
+        return self.targets.acting().inspector
+
+    @property
+    def _launch_options(self) -> dict[str, Any] | None:  # the target's last launch, for restart
+        return self.targets.acting().launch_options
+
+    @_launch_options.setter
+    def _launch_options(self, options: dict[str, Any] | None) -> None:
+        self.targets.acting().launch_options = options
 
     @property
     def history(self):  # noqa: ANN201
-        return self.session.history
+        return self.targets.history
 
     # What front ends read synchronously (a prompt, a stop's source line) without reaching the session.
 
@@ -111,8 +148,10 @@ class Debugger:
 
     @property
     def current_stop(self) -> StopReason | None:
-        """The stop selected among the suspended threads' stops (None while running)."""
-        return self.session.redact_outgoing(self.session.stop)
+        """The stop selected among the suspended threads' stops (None while running); with several targets,
+        of the current target, and it names that target."""
+        target = self.targets.acting()
+        return self.session.redact_outgoing(self.targets.tag(target, self.session.stop))
 
     @property
     def sourcepath(self) -> list[str]:
@@ -130,19 +169,44 @@ class Debugger:
     def _actor(self, actor: Actor | None) -> Actor:
         return actor or self.default_actor
 
+    # -- several targets ---------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def on_target(self, name: str | None) -> Iterator[None]:
+        """Calls made in this block act on the target `name` (None or "": the default, the target of the
+        current stop). An unknown name is refused by the first call, with the names there are."""
+        token = CHOSEN.set(name or None)
+        try:
+            yield
+        finally:
+            CHOSEN.reset(token)
+
+    async def targets_list(self) -> list[TargetInfo]:
+        """Each target (JVM) of the session with its state; `current` marks the one calls act on by default."""
+        return self.targets.infos()
+
+    async def select_target(self, name: str, actor: Actor | None = None) -> Status:
+        """Make `name` the current target: calls without a target act on it until the next stop elsewhere."""
+        target = self.targets.select(name)
+        with self.targets.acting_on(target):
+            return self.targets.tag(target, await self.session.status())
+
     # -- connection ----------------------------------------------------------------------------------
 
     async def attach(self, address: str = "localhost:5005", timeout: float = 10.0, sourcepath: Sequence[str] = (),
-                     actor: Actor | None = None) -> Status:
-        """Attach to a JVM listening for a debugger; waits up to `timeout` seconds for it to listen."""
+                     actor: Actor | None = None, name: str | None = None) -> Status:
+        """Attach to a JVM listening for a debugger; waits up to `timeout` seconds for it to listen. Beside a
+        JVM already there it is a new target, named `name` (default: host:port)."""
         self.session.sources.add(*sourcepath)
         return await self.session.attach(address, timeout, self._actor(actor))
 
     async def launch(self, main: str | None = None, classpath: str | Sequence[str] | None = None, jar: str | None = None,
                      source: str | None = None, args: Sequence[str] = (), jvm_args: Sequence[str] = (),
                      cwd: str | None = None, env: dict[str, str] | None = None, sourcepath: Sequence[str] = (),
-                     suspend: bool = True, java: str | None = None, actor: Actor | None = None) -> Status:
-        """Start a JVM under the debugger (suspended at VM start unless suspend=False)."""
+                     suspend: bool = True, java: str | None = None, actor: Actor | None = None,
+                     name: str | None = None) -> Status:
+        """Start a JVM under the debugger (suspended at VM start unless suspend=False). Beside a JVM already
+        there it is a new target, named `name` (default: the main class's simple name, made unique)."""
         self._launch_options = dict(main=main, classpath=classpath, jar=jar, source=source, args=args,
                                     jvm_args=jvm_args, cwd=cwd, env=env, sourcepath=sourcepath, suspend=suspend,
                                     java=java)

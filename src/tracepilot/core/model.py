@@ -44,7 +44,7 @@ class Actor(StrEnum):
 def to_dict(obj: Any) -> Any:
     """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not f.name.startswith("_") and not (f.metadata.get("omit_none") and getattr(obj, f.name) is None)}
     if isinstance(obj, StrEnum):
         return obj.value
     if isinstance(obj, dict):
@@ -52,6 +52,9 @@ def to_dict(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [to_dict(v) for v in obj]
     return obj
+
+
+OMIT_NONE = {"omit_none": True}  # a field only several targets fill in (core/targets.py): left out while None
 
 
 class Model:
@@ -157,11 +160,13 @@ class StopReason(Model):
     also: list[str] = dataclasses.field(default_factory=list)  # other breakpoint ids hit at the same place
     all_threads: bool = True  # the stop suspended every thread (False: only its own, suspend thread)
     time: float = dataclasses.field(default_factory=time.time)  # (`field` is shadowed by the attribute above)
+    target: str | None = dataclasses.field(default=None, metadata=OMIT_NONE)  # its JVM, when there are several
 
     def headline(self) -> str:
         """One line: 'STOPPED at com.acme.Foo.bar(Foo.java:7) — breakpoint bp-1 (hit 2), thread main'."""
+        named = f" [{self.target}]" if self.target else ""
         if self.kind is StopKind.VM_DEATH:
-            return "EXITED — the VM terminated"
+            return f"EXITED{named} — the VM terminated"
         where = f" at {self.location}" if self.location else ""
         if self.kind is StopKind.BREAKPOINT and self.breakpoint_id is None and self.run_to:
             breakpoint = f"run to {self.run_to}"
@@ -188,7 +193,7 @@ class StopReason(Model):
             why += f" [{self.breakpoint_id}]"
         thread = f", thread {self.thread_name}" if self.thread_name else ""
         extra = f" ({self.message})" if self.message else ""
-        return f"STOPPED{where} — {why}{thread}{extra}"
+        return f"STOPPED{named}{where} — {why}{thread}{extra}"
 
     def returned(self) -> str:
         """'discount() returned 659' after a step that left a method (or over a call)."""
@@ -226,6 +231,8 @@ class BreakpointInfo(Model):
     access: bool | None = None
     modify: bool | None = None
     instance: str | None = None
+    # several targets: where it is bound, target name -> "verified" / "pending" (core/targets.py)
+    bound: dict[str, str] | None = field(default=None, metadata=OMIT_NONE)
 
     def describe(self) -> str:
         state = "enabled" if self.enabled else "disabled"
@@ -263,6 +270,8 @@ class BreakpointInfo(Model):
             text += f" -> {where}"
         if self.message:
             text += f" ({self.message})"
+        if self.bound:
+            text += " in " + ", ".join(f"{name} ({state})" for name, state in self.bound.items())
         return text
 
 
@@ -315,6 +324,7 @@ class Status(Model):
     suspended: list[SuspendedThread] = field(default_factory=list)  # every thread held, with its reason
     reconnected: str | None = None  # "reconnected to host:port" when this call reconnected after a VM death
     note: str | None = None  # what this call did that the state does not say ("the JVM has exited")
+    targets: list[Any] | None = field(default=None, metadata=OMIT_NONE)  # several targets: each (TargetInfo)
 
     def headline(self) -> str:
         if self.state is SessionState.STOPPED and self.stop:

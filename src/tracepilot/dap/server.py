@@ -30,6 +30,7 @@ from .auth import TokenFile
 from .framing import BadMessage, FramingError, encode_message, read_message
 
 log = logging.getLogger("tracepilot.dap")
+JOINED_TARGET: str | None = None  # `--join --target NAME`: the one JVM of a shared session this adapter debugs
 READ_LIMIT = 1 << 24  # bytes of one header line
 
 
@@ -42,7 +43,7 @@ def _make_debugger(join: str | None, follow_only: bool, token: str | None, read_
 
     # The joining front end's own --read-only and --redact hold on top of whatever the host allows.
     return RemoteDebugger(join or None, actor=Actor.PERSON, follow_only=follow_only, client="dap", token=token,
-                          read_only=read_only, redact=redact)
+                          read_only=read_only, redact=redact, target=JOINED_TARGET)
 
 
 async def serve(reader: asyncio.StreamReader, writer: Any, debugger: Any, *, joined: bool = False,
@@ -207,6 +208,8 @@ def run(ns: Any) -> int:
                         format="tracepilot dap: %(levelname)s %(message)s")
     for handler in logging.getLogger().handlers:  # under --redact, logged messages hide what is secret too
         handler.setFormatter(RedactingFormatter("tracepilot dap: %(levelname)s %(message)s"))
+    global JOINED_TARGET  # noqa: PLW0603  (one adapter process follows one target)
+    JOINED_TARGET = getattr(ns, "target", None)
     try:
         return asyncio.run(main_async(ns.port, ns.join, ns.follow_only, ns.token, ns.read_only, ns.redact))
     except KeyboardInterrupt:

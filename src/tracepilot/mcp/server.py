@@ -32,7 +32,9 @@ tracepilot debugs Java programs over JDWP. Typical loop:
 3. resume: waits for the next stop and answers with its context (reason, source, stack, locals).
 4. snapshot, locals, inspect "@12", evaluate "expr" to look around; step over/into/out to move.
 Waiting tools answer "still running" on timeout: call wait_for_stop again or pause. Objects are named by
-handles (@12) or marks ($label), frames by index (0 = top). Errors say what to do next."""
+handles (@12) or marks ($label), frames by index (0 = top). Errors say what to do next.
+Several JVMs (a client and its server): launch/attach each with a name; tools take target=NAME (default: the
+target of the current stop), stops say which target (STOPPED [server] at ...), status lists them."""
 
 
 def build_server(*, read_only: bool = False, redact: bool = False, join: str | None = None,

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import itertools
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from .registry import SessionInfo
 log = logging.getLogger("tracepilot.share")
 
 CONNECT_TIMEOUT = 10.0
+_ON_TARGET: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_remote_target", default=None)
 
 
 class MirrorHistory(EventHistory):
@@ -76,8 +78,11 @@ class RemoteDebugger:
 
     def __init__(self, session: str | None = None, *, actor: Actor = Actor.PERSON, follow_only: bool = False,
                  client: str = "watch", token: str | None = None, read_only: bool = False,
-                 redact: bool = False) -> None:
+                 redact: bool = False, target: str | None = None) -> None:
         self.session_name = session
+        # Several JVMs in the host's session: this front end follows and drives one of them (`dap --join
+        # --target NAME`): its calls name it, and the records of the other targets are not shown here.
+        self.joined_target = target
         # This front end's own flags, held on top of the host's (guard.py): writes refused before they are
         # sent, answers redacted as they arrive.
         self.own_read_only = read_only
@@ -192,7 +197,8 @@ class RemoteDebugger:
         if self.redact:
             self.initial = guard.redact(self.initial)
         for record in self.initial.get("history") or []:
-            self.history.receive(record)
+            if not self.joined_target or record.data.get("target") in (None, self.joined_target):
+                self.history.receive(record)
         self.history._seq = max(self.history.last_seq, int(snapshot.get("last_seq") or 0))  # noqa: SLF001
 
     async def _read_loop(self) -> None:
@@ -231,10 +237,16 @@ class RemoteDebugger:
         self.arrived[record.seq] = now
         if len(self.arrived) > 1000:
             del self.arrived[min(self.arrived)]
+        about = record.data.get("target") if isinstance(getattr(record, "data", None), dict) else None
+        if self.joined_target and about not in (None, self.joined_target):
+            return  # another JVM of the host's session: this front end follows one target
         state = protocol.decode(message.get("state"))
+        stop = protocol.decode(message.get("stop"))
+        if self.joined_target and about is None and getattr(stop, "target", None) not in (None, self.joined_target):
+            state = None  # the state of another target (the host's current one): not this front end's
         if state is not None:
             self.session.state = SessionState(state)
-            self.session.stop = protocol.decode(message.get("stop"))
+            self.session.stop = stop
         self.history.receive(record)
 
     def _on_result(self, message: dict[str, Any]) -> None:
@@ -303,8 +315,25 @@ class RemoteDebugger:
             return known
         if isinstance(args.get("actor"), Actor):
             args["actor"] = args["actor"].value
-        value = await self._send(lambda request_id: protocol.command(request_id, method, args))
+        target = _ON_TARGET.get() or self.joined_target
+
+        def message(request_id: int) -> dict[str, Any]:
+            sent = protocol.command(request_id, method, args)
+            if target:
+                sent["target"] = target  # the host runs it in debugger.on_target(target)
+            return sent
+
+        value = await self._send(message)
         return guard.redact(value) if self.redact else value
+
+    @contextlib.contextmanager
+    def on_target(self, name: str | None) -> Iterator[None]:
+        """Calls made in this block act on the host's target `name` (several JVMs in one session)."""
+        token = _ON_TARGET.set(name or None)
+        try:
+            yield
+        finally:
+            _ON_TARGET.reset(token)
 
     async def execute_line(self, line: str) -> Any:
         """Run one command-catalog line on the host (the host keeps this client's thread/frame selection)."""

@@ -401,6 +401,10 @@ class SessionHost:
             signature.bind(None, **args)
         except TypeError as e:
             raise protocol.ProtocolError(f"{method}: {e}") from e
+        target = message.get("target")  # several JVMs in one session: the client named one (core/targets.py)
+        if target:
+            with self.debugger.on_target(str(target)):
+                return await getattr(debugger, method)(**args)
         return await getattr(debugger, method)(**args)
 
 

@@ -32,6 +32,7 @@ from .commandline import CommandRunner
 from .refresh import Refresher
 from .screens.help import HelpScreen
 from .startup import run_to_first_stop
+from .targets import switch_to_next_target
 from .view import (
     COMPACT_HEIGHT,
     COMPACT_WIDTH,
@@ -53,6 +54,7 @@ from .widgets.search import SearchBox
 from .widgets.source import SourceView
 from .widgets.stack import StackPane
 from .widgets.status import StatusBar
+from .widgets.targets import TargetsList
 from .widgets.threads import ThreadsPane
 from .widgets.variables import VariablesPane
 from .widgets.watches import WatchesPane
@@ -83,6 +85,7 @@ class TracepilotApp(App[int]):
         Binding("shift+f3", "search_previous", "Previous match", show=False),
         Binding("ctrl+o", "open_file", "Open file"),
         Binding("w", "add_watch", "Add watch", show=False),
+        Binding("T", "next_target", "Next target", show=False),
         *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
           for pane in PANES),
         Binding("question_mark,f1", "help", "Help"),
@@ -130,6 +133,7 @@ class TracepilotApp(App[int]):
                     with TabPane(pane_title("Breakpoints"), id="tab-breakpoints"):
                         yield BreakpointsPane(id="breakpoints")
                     with TabPane(pane_title("Threads"), id="tab-threads"):
+                        yield TargetsList(id="targets")
                         yield ThreadsPane(id="threads")
                     with TabPane(pane_title("Events"), id="tab-events"):
                         yield EventsPane(id="events")
@@ -146,6 +150,7 @@ class TracepilotApp(App[int]):
                         with TabPane(pane_title("Breakpoints"), id="tab-breakpoints"):
                             yield BreakpointsPane(id="breakpoints")
                         with TabPane(pane_title("Threads"), id="tab-threads"):
+                            yield TargetsList(id="targets")
                             yield ThreadsPane(id="threads")
                         with TabPane(pane_title("Events"), id="tab-events"):
                             yield EventsPane(id="events")
@@ -322,6 +327,13 @@ class TracepilotApp(App[int]):
 
     def action_resume(self) -> None:
         self.actions.resume()
+
+    @work(exclusive=True, group="targets")
+    async def action_next_target(self) -> None:
+        """Several JVMs in one session: the next one becomes the current target (tui/targets.py)."""
+        said = await self.quietly(switch_to_next_target(self))
+        if said:
+            self.note(said)
 
     def action_pause(self) -> None:
         self.actions.pause()

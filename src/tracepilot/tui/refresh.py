@@ -42,6 +42,7 @@ from .widgets.output import OutputPane
 from .widgets.source import GutterMark, SourceView
 from .widgets.stack import StackPane
 from .widgets.status import StatusBar
+from .widgets.targets import TargetsList
 from .widgets.threads import ThreadsPane
 from .widgets.variables import VariablesPane
 from .widgets.watches import WatchesPane
@@ -430,6 +431,8 @@ class Refresher:
     def show_status(self, note: str | None = None) -> None:
         status = self.app.view.status
         self.app.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self.driving)
+        with contextlib.suppress(NoMatches):  # several JVMs: the list above the threads (widgets/targets.py)
+            self.app.query_one(TargetsList).show(status.targets if status else None)
         state = (status.state, self.app.launched) if status else None
         if state != self._shown_state:  # the footer offers only the keys that apply now
             self._shown_state = state

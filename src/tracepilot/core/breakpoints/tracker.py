@@ -137,6 +137,14 @@ class TrackerBase:
 
     # -- creation ------------------------------------------------------------------------------------
 
+    @property
+    def next_number(self) -> int:
+        return self._next_id
+
+    def continue_ids_from(self, number: int) -> None:
+        """Several targets share one id space (core/targets.py): the next breakpoint here is bp-NUMBER."""
+        self._next_id = number
+
     def _new_id(self) -> str:
         """The id the next breakpoint will get. It is taken only when the breakpoint is added (see `_add`),
         so a breakpoint_set that fails does not use up an id."""

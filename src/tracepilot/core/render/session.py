@@ -57,6 +57,9 @@ def status(st: Status, hints: bool = True) -> str:
         lines.insert(0, st.reconnected)
     if st.note:
         lines.append(st.note)
+    if st.targets:  # a session with several JVMs: each one, * the current stop's (tools without target act on it)
+        lines.append(f"targets ({len(st.targets)}):")
+        lines.extend(t.line() for t in st.targets)
     lines.append(f"breakpoints: {st.breakpoints}; last event #{st.last_event_seq}")
     lines.extend(suspended_threads(st))
     if st.pending_stops:
@@ -112,7 +115,8 @@ def _wait_text(result: WaitResult, context: Snapshot | None = None) -> str:
             return snapshot(context, reason=result.stop)
         return stop(result.stop)
     if result.state is SessionState.EXITED:
-        return "EXITED" + (f" — {result.message}" if result.message else "")
+        named = f" [{result.stop.target}]" if result.stop is not None and result.stop.target else ""  # (several)
+        return f"EXITED{named}" + (f" — {result.message}" if result.message else "")
     if result.state is SessionState.DISCONNECTED:
         return "DISCONNECTED" + (f" — {result.message}" if result.message else "")
     if result.reconnected and result.message.startswith(result.reconnected):

@@ -64,7 +64,7 @@ class StatusBar(Static):
             text.append(f" · {returned}", style="bold green")
         if self.note:
             text.append(f"  · {self.note}", style="italic")
-        text.append(f"  · {status.target or 'no target'}", style="dim")
+        text.append(f"  · {_target_name(status) or status.target or 'no target'}", style="dim")
         text.append(f" · driving: {self.driver}", style="dim")
         return text
 
@@ -84,9 +84,18 @@ class StatusBar(Static):
             text.append(f" exit code {status.exit_code}")
         if self.note:
             text.append(f" · {self.note}", style="italic")
-        target = status.target or "no target"
+        target = _target_name(status) or status.target or "no target"
         text.append(f" · {target} · {self.driver}", style="dim")
         return text
+
+
+def _target_name(status: Status) -> str | None:
+    """With several JVMs in one session: "target server (1 of 2)", the one keys and commands act on."""
+    if not status.targets:
+        return None
+    names = [t.name for t in status.targets]
+    current = next((t.name for t in status.targets if t.current), names[0])
+    return f"target {current} ({names.index(current) + 1} of {len(names)})"
 
 
 def _reason(stop: StopReason) -> str:
