@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
 from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError
+from .foreign import ForeignClient
 from .inspect.inspector import Inspector
 from .model import (
     Actor,
@@ -96,6 +97,13 @@ class Debugger:
         self.session.inspector = self.inspector
         self.default_actor = default_actor
         self._launch_options: dict[str, Any] | None = None  # the last launch, for restart
+
+    def foreign_client(self, name: str, deliver: Callable[[Any], None]) -> ForeignClient:
+        """A guest debugger on this session's JDWP connection (the JDWP front end): its event requests'
+        events go to `deliver`, its stops show in status and history. Needs a live VM; `close()` it."""
+        guest = ForeignClient(self.session, name, deliver)
+        self.session.foreign.append(guest)
+        return guest
 
     @property
     def history(self):  # noqa: ANN201

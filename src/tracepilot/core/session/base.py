@@ -38,6 +38,7 @@ from ..threads import Release, ThreadBook
 from ..vm import Vm
 
 if TYPE_CHECKING:
+    from ..foreign import ForeignClient
     from ..inspect.inspector import Inspector
 
 
@@ -131,6 +132,7 @@ class SessionBase:
         self._event_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._taps: list[Any] = []
+        self.foreign: list[ForeignClient] = []  # guest debuggers on this connection (the JDWP front end)
         self._stopping = False
         self._step: StepState | None = None
         self._detaching = False
