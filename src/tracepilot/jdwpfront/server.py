@@ -32,6 +32,7 @@ class JdwpFrontEnd:
         self.guest: GuestConnection | None = None
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._guest_changed = asyncio.Event()
 
     async def start(self) -> int:
         self._server = await asyncio.start_server(self._accept, HOST, self.port)
@@ -57,8 +58,16 @@ class JdwpFrontEnd:
             await guest.serve()
         finally:
             self.guest = None
+            self._guest_changed.set()
             if task is not None:
                 self._tasks.discard(task)
+
+    async def guest_left(self, timeout: float = 10.0) -> None:
+        """Until no guest is attached (its requests cleared, its holds resumed)."""
+        async with asyncio.timeout(timeout):
+            while self.guest is not None:
+                await self._guest_changed.wait()
+                self._guest_changed.clear()
 
     async def close(self) -> None:
         if self._server is not None:

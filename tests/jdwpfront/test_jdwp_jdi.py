@@ -1,0 +1,68 @@
+"""A real JDI debugger (com.sun.jdi, what IntelliJ and Eclipse sit on) joins an agent's MCP session through the
+JDWP front end: its breakpoint, frames, locals, invocation, assignment and step, while the agent sees its stop,
+evaluates at it, and keeps its session after it leaves."""
+
+from __future__ import annotations
+
+import pytest
+from guest_support import line_process
+
+from tracepilot.jdwpfront import JdwpFrontEnd
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, mcp_session, jdk17_tools,
+                                                    guest_client_classes):
+    target = jvm_factory("JdwpGuest", jdk=jdk, suspend=False)
+    target.wait_for_output("guest ready")
+    async with mcp_session("memory") as agent:
+        await agent.ok("attach", address=target.address)
+        front = JdwpFrontEnd(agent.app.debugger(), name="IDE")
+        port = await front.start()
+        try:
+            async with line_process(jdk17_tools[0], "-cp", str(guest_client_classes), "GuestClient", str(port),
+                                    str(line_of("guest-work"))) as client:
+                await client.expect("WAITING go")
+                assert client.value("PROBE_CLASSES") == "0"
+                assert client.value("STOPPED") == f"alpha:{line_of('guest-work')}"
+                assert client.value("FRAME1") == "loop"
+                assert client.value("WHO") == '"alpha"'
+                assert client.value("LABEL").startswith('"alpha-')
+                round_ = int(client.value("LABEL").strip('"').split("-")[1])
+                assert client.value("COUNTS") == f"[{round_}, {round_ + 1}, {round_ + 2}]"
+                assert client.value("OWNER") == '"alpha"'
+                assert client.value("ITEM1") == '"pear"'
+                assert client.value("FAVOURITE_CENTS") == "120"
+
+                # The agent sees the client's stop (status and events) and evaluates at it.
+                status = await agent.ok("status")
+                assert "IDE" in status.text and "alpha" in status.text, status.text
+                events = await agent.ok("events")
+                assert "IDE: breakpoint in thread alpha" in events.text, events.text
+                value = await agent.ok("evaluate", expression="basket.total()", thread="alpha")
+                assert str(200 + round_) in value.text
+
+                await client.send("go")
+                await client.expect("WAITING leave")
+                assert client.value("INVOKE") == str(200 + round_)
+                assert client.value("SET") == '"changed"'
+                assert client.value("STEPPED") == str(line_of("guest-next"))
+                assert client.value("TOTAL") == str(200 + round_)
+                status = await agent.ok("status")
+                assert "step of IDE" in status.text, status.text
+
+                await client.send("leave")
+                await client.expect("DETACHED")
+                assert await client.proc.wait() == 0
+            await front.guest_left()
+            # The agent keeps its session: the JVM runs on, nothing is held, and its own breakpoint still works.
+            status = await agent.ok("status")
+            assert "RUNNING" in status.text and "IDE" not in status.text, status.text
+            events = await agent.ok("events")
+            assert "IDE: the JDWP debugger left" in events.text
+            await agent.ok("breakpoint_set", location=f"JdwpGuest:{line_of('guest-next')}", thread="beta")
+            stop = await agent.ok("wait_for_stop", timeout=15)
+            assert "beta" in stop.text and str(line_of("guest-next")) in stop.text, stop.text
+        finally:
+            await front.close()
