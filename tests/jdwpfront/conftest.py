@@ -36,6 +36,6 @@ def jdk17_tools() -> tuple[str, str]:
 @pytest.fixture(scope="session")
 def guest_client_classes(jdk17_tools: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("guest-client")
-    subprocess.run([jdk17_tools[1], "-g", "-d", str(out), str(HERE / "java" / "GuestClient.java")], check=True,
-                   capture_output=True, timeout=120)
+    sources = [str(path) for path in sorted((HERE / "java").glob("*.java"))]
+    subprocess.run([jdk17_tools[1], "-g", "-d", str(out), *sources], check=True, capture_output=True, timeout=120)
     return out

@@ -66,3 +66,57 @@ async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, m
             assert "beta" in stop.text and str(line_of("guest-next")) in stop.text, stop.text
         finally:
             await front.close()
+
+
+async def test_the_client_and_the_agent_stop_in_one_method_each_their_own(default_jdk, jvm_factory, line_of,
+                                                                           mcp_session, jdk17_tools,
+                                                                           guest_client_classes):
+    """The client's suspend-all breakpoint (every thread) and the agent's (thread beta) on the same line: beta's
+    hits come in one event packet for both. Each gets its own stops, once; after both resume nothing is held."""
+    target = jvm_factory("JdwpGuest", jdk=default_jdk, suspend=False)
+    target.wait_for_output("guest ready")
+    line = line_of("guest-work")
+    async with mcp_session("memory") as agent:
+        await agent.ok("attach", address=target.address)
+        debugger = agent.app.debugger()
+        front = JdwpFrontEnd(debugger, name="IDE")
+        port = await front.start()
+        try:
+            async with line_process(jdk17_tools[0], "-cp", str(guest_client_classes), "GuestRounds", str(port),
+                                    str(line), "6") as client:
+                await client.expect("ARMED")
+                await agent.ok("breakpoint_set", location=f"JdwpGuest:{line}", thread="beta")
+                agent_stops = [await agent.ok("wait_for_stop", timeout=20)]
+                for _ in range(2):
+                    agent_stops.append(await agent.ok("resume", timeout=20))
+                for stop in agent_stops:
+                    assert stop.data["stop"]["thread_name"] == "beta", stop.text
+                    assert stop.data["stop"]["kind"] == "BREAKPOINT"
+                await agent.ok("breakpoint_remove", id="all")
+                await agent.ok("resume", timeout=0)
+                await client.expect("DONE")
+                hits = [line for line in client.seen if line.startswith("HIT ")]
+                assert len(hits) == 6 and {"HIT alpha", "HIT beta"} >= set(hits), hits
+                await client.send("leave")
+                await client.expect("DETACHED")
+            await front.guest_left()
+            # Nothing stays suspended, and the agent got no stop twice (nor one of the client's).
+            assert (await agent.ok("wait_for_stop", timeout=0.5)).data["stopped"] is False
+            counts = await suspend_counts(debugger, ("alpha", "beta"))
+            assert counts == {"alpha": 0, "beta": 0}
+            status = await agent.ok("status")
+            assert "RUNNING" in status.text and not status.data.get("suspended"), status.text
+        finally:
+            await front.close()
+
+
+async def suspend_counts(debugger, names) -> dict[str, int]:  # noqa: ANN001
+    from tracepilot.jdwp import ThreadReference, VirtualMachine
+
+    vm = debugger.session.vm
+    counts = {}
+    for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
+        name = await vm.thread_name(thread)
+        if name in names:
+            counts[name] = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
+    return counts

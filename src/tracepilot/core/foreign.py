@@ -90,6 +90,7 @@ class ForeignClient:
         policy = composite.suspend_policy
         if rest and policy != SuspendPolicy.NONE:
             # One suspension in the JVM, two owners: add one so the guest and the session each resume their own.
+            log.debug("an event packet for %s and the session: one more suspension (policy %s)", self.name, policy)
             thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
             if policy == SuspendPolicy.ALL:
                 self._forget(self.conn.send_nowait(VirtualMachine.Suspend))
