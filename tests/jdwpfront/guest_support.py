@@ -16,17 +16,21 @@ class LineProcess:
 
     async def expect(self, needle: str, timeout: float = 20.0) -> str:
         """Lines up to and including the first one containing `needle`; returns that line."""
-        async with asyncio.timeout(timeout):
-            while True:
-                raw = await self.proc.stdout.readline()
-                if not raw:
-                    raise AssertionError(f"ended before {needle!r}; output:\n" + "\n".join(self.seen)
-                                         + "\n" + (await self.proc.stderr.read()).decode(errors="replace")
-                                         if self.proc.stderr else "")
-                line = raw.decode(errors="replace").rstrip("\n")
-                self.seen.append(line)
-                if needle in line:
-                    return line
+        try:
+            return await asyncio.wait_for(self._expect(needle), timeout)
+        except TimeoutError:
+            raise AssertionError(f"no {needle!r} within {timeout:g}s; output:\n" + "\n".join(self.seen)) from None
+
+    async def _expect(self, needle: str) -> str:
+        while True:
+            raw = await self.proc.stdout.readline()
+            if not raw:
+                errors = (await self.proc.stderr.read()).decode(errors="replace") if self.proc.stderr else ""
+                raise AssertionError(f"ended before {needle!r}; output:\n" + "\n".join(self.seen) + "\n" + errors)
+            line = raw.decode(errors="replace").rstrip("\n")
+            self.seen.append(line)
+            if needle in line:
+                return line
 
     def value(self, key: str) -> str:
         for line in self.seen:

@@ -146,6 +146,9 @@ class GuestConnection:
 
     def _command(self, packet: CommandPacket) -> None:
         key = (packet.set_id, packet.cmd_id)
+        if log.isEnabledFor(logging.DEBUG):
+            known = C.ALL_COMMANDS.get(key)
+            log.debug("jdwp: %s sent %s (%d bytes)", self.name, known.name if known else key, len(packet.data))
         try:
             if self.guest.read_only and key in policy.SIDE_EFFECTS:
                 self._reply(packet.id, ErrorCode.NOT_IMPLEMENTED)
