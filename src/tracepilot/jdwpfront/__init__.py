@@ -6,6 +6,15 @@ from the session's (holds.py), and what it must not do or see is decided in poli
 is a `core.foreign.ForeignClient`.
 """
 
-from .server import JdwpFrontEnd
+from typing import Any
 
 __all__ = ["JdwpFrontEnd"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazily: the command line installs the publish hook (hosting.py) without loading the core on its start path.
+    if name == "JdwpFrontEnd":
+        from .server import JdwpFrontEnd  # noqa: PLC0415
+
+        return JdwpFrontEnd
+    raise AttributeError(name)

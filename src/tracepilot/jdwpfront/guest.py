@@ -48,17 +48,22 @@ class GuestConnection:
     """Serves one guest until it disposes, exits, disconnects, or the session's VM goes away."""
 
     def __init__(self, debugger: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, name: str,
-                 allow_exit: bool = False) -> None:
+                 allow_exit: bool = False, read_only: bool = False) -> None:
         self.debugger = debugger
         self.reader = reader
         self.writer = writer
         self.name = name
         self.allow_exit = allow_exit
+        self.own_read_only = read_only  # joined with --read-only: on top of the session's own
         self.holds = GuestHolds()
         self.guest: Any = None  # core.foreign.ForeignClient, once the handshake is done
         self._event_ids = itertools.count(1)
         self._done = asyncio.Event()
         self.leaving = "disconnected"
+
+    @property
+    def read_only(self) -> bool:
+        return self.own_read_only or self.guest.read_only
 
     # -- the connection ---------------------------------------------------------------------------------
 
@@ -150,7 +155,7 @@ class GuestConnection:
             known = C.ALL_COMMANDS.get(key)
             log.debug("jdwp: %s sent %s (%d bytes)", self.name, known.name if known else key, len(packet.data))
         try:
-            if self.guest.read_only and key in policy.SIDE_EFFECTS:
+            if self.read_only and key in policy.SIDE_EFFECTS:
                 self._reply(packet.id, ErrorCode.NOT_IMPLEMENTED)
                 self.guest.note("client_refused", f"{policy.SIDE_EFFECTS[key]} refused: the session is read-only")
                 return
@@ -227,7 +232,7 @@ class GuestConnection:
         self._go()
 
     def _exit(self, packet: CommandPacket) -> None:
-        if self.allow_exit and not self.guest.read_only:
+        if self.allow_exit and not self.read_only:
             self.guest.note("client_exit", "ended the JVM (VirtualMachine.Exit)")
             self._forward(packet)
             return
@@ -300,7 +305,7 @@ class GuestConnection:
         self._forward(packet)
 
     def _capabilities(self, packet: CommandPacket) -> None:
-        if not self.guest.read_only:
+        if not self.read_only:
             self._forward(packet)
             return
         self._forward(packet, then=lambda reply: policy.read_only_capabilities(reply.data, self.sizes))

@@ -43,13 +43,16 @@ class JdwpFrontEnd:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await self.serve(reader, writer)
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve one guest over any stream (a TCP connection, or a share socket handed over by its host)."""
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, name: str | None = None,
+                    read_only: bool = False) -> None:
+        """Serve one guest over any stream (a TCP connection, or a share socket handed over by its host);
+        `read_only` holds on top of the session's own."""
         if self.guest is not None:
             log.warning("jdwp: a second debugger was turned away: %s is attached", self.guest.name)
             writer.close()
             return
-        guest = GuestConnection(self.debugger, reader, writer, name=self.name, allow_exit=self.allow_exit)
+        guest = GuestConnection(self.debugger, reader, writer, name=name or self.name, allow_exit=self.allow_exit,
+                                read_only=read_only)
         self.guest = guest
         task = asyncio.current_task()
         if task is not None:
