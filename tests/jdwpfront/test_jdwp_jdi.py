@@ -13,16 +13,19 @@ pytestmark = pytest.mark.timeout(90)
 
 
 async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, mcp_session, jdk17_tools,
-                                                    guest_client_classes):
+                                                    guest_client_classes, java_classes):
     target = jvm_factory("JdwpGuest", jdk=jdk, suspend=False)
     target.wait_for_output("guest ready")
     async with mcp_session("memory") as agent:
         await agent.ok("attach", address=target.address)
+        # A condition compiled into the class (in-JVM): the client's hot swap of that class must be refused.
+        await agent.ok("breakpoint_set", location=f"JdwpGuest:{line_of('guest-alpha-only')}", condition="round < 0")
         front = JdwpFrontEnd(agent.app.debugger(), name="IDE")
         port = await front.start()
         try:
             async with line_process(jdk17_tools[0], "-cp", str(guest_client_classes), "GuestClient", str(port),
-                                    str(line_of("guest-work"))) as client:
+                                    str(line_of("guest-work")),
+                                    str(java_classes / "fixtures" / "JdwpGuest.class")) as client:
                 await client.expect("WAITING go")
                 assert client.value("PROBE_CLASSES") == "0"
                 assert client.value("STOPPED") == f"alpha:{line_of('guest-work')}"
@@ -47,6 +50,8 @@ async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, m
                 await client.expect("WAITING leave")
                 assert client.value("INVOKE") == str(200 + round_)
                 assert client.value("SET") == '"changed"'
+                assert client.value("REDEFINE_REFUSED")
+                assert "IDE: hot swap of fixtures.JdwpGuest refused" in (await agent.ok("events")).text
                 assert client.value("STEPPED") == str(line_of("guest-next"))
                 assert client.value("TOTAL") == str(200 + round_)
                 status = await agent.ok("status")

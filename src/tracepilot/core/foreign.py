@@ -136,6 +136,13 @@ class ForeignClient:
     def read_only(self) -> bool:
         return bool(self.session.read_only)
 
+    def instrumented(self, type_ids: list[int]) -> list[str]:
+        """Those of these classes whose bytes in the JVM carry the session's in-JVM probe calls (a guest's hot
+        swap would throw them away behind the session's back)."""
+        classes = self.session.breakpoints.in_jvm.classes
+        return [record.name.replace("/", ".") for t in type_ids
+                if (record := classes.get(t)) is not None and record.current is not None]
+
     def redact_string(self, object_id: int, text: str) -> str:
         """A string the guest reads, as --redact lets it out: a secret the session learned is hidden."""
         secrets = self.session.secrets

@@ -310,6 +310,16 @@ class GuestConnection:
             return
         self._forward(packet, then=lambda reply: policy.read_only_capabilities(reply.data, self.sizes))
 
+    def _redefine(self, packet: CommandPacket) -> None:
+        request = C.VirtualMachine.RedefineClasses.decode_request(Reader(packet.data, self.sizes))
+        probed = self.guest.instrumented([c.ref_type for c in request.classes])
+        if probed:
+            self._reply(packet.id, ErrorCode.NOT_IMPLEMENTED)
+            self.guest.note("client_refused", f"hot swap of {', '.join(probed)} refused: the session has in-JVM "
+                            "probes in it (the agent's hotswap keeps them)")
+            return
+        self._forward(packet)
+
     def _invoke(self, packet: CommandPacket) -> None:
         def done(_reply: ReplyPacket) -> None:
             self.guest.moved([])  # frames read before the call are stale after it
@@ -354,6 +364,7 @@ _SPECIAL: dict[tuple[int, int], Handler] = {
     policy.key(C.EventRequest.Clear): GuestConnection._clear_request,
     policy.key(C.EventRequest.ClearAllBreakpoints): GuestConnection._clear_all_breakpoints,
     policy.key(C.StringReference.Value): GuestConnection._string_value,
+    policy.key(C.VirtualMachine.RedefineClasses): GuestConnection._redefine,
     policy.key(C.StackFrame.SetValues): GuestConnection._changes_frames,
     policy.key(C.StackFrame.PopFrames): GuestConnection._changes_frames,
     policy.key(C.ThreadReference.ForceEarlyReturn): GuestConnection._changes_frames,

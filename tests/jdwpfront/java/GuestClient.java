@@ -10,7 +10,7 @@ import java.util.*;
  * thread "alpha", reads frames and locals, waits for "go" on stdin (the agent looks meanwhile), invokes a method,
  * sets a value, steps, and detaches. Every finding is one line on stdout: "KEY value".
  *
- * usage: GuestClient PORT LINE [readonly]
+ * usage: GuestClient PORT LINE [CLASSFILE: hot-swap fixtures.JdwpGuest with it]
  */
 public class GuestClient {
     static final BufferedReader IN = new BufferedReader(new InputStreamReader(System.in));
@@ -30,7 +30,6 @@ public class GuestClient {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         int line = Integer.parseInt(args[1]);
-        boolean readOnly = args.length > 2 && args[2].equals("readonly");
         AttachingConnector connector = Bootstrap.virtualMachineManager().attachingConnectors().stream()
                 .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst().orElseThrow();
         Map<String, Connector.Argument> arguments = connector.defaultArguments();
@@ -90,6 +89,15 @@ public class GuestClient {
             say("SET", thread.frame(0).getValue(thread.frame(0).visibleVariableByName("label")));
         } catch (Exception e) {
             say("SET_REFUSED", e.getClass().getSimpleName());
+        }
+
+        if (args.length > 2) {
+            try {
+                vm.redefineClasses(Map.of(guest, java.nio.file.Files.readAllBytes(java.nio.file.Path.of(args[2]))));
+                say("REDEFINED", "ok");
+            } catch (Exception e) {
+                say("REDEFINE_REFUSED", e.getClass().getSimpleName());
+            }
         }
 
         bp.disable();
