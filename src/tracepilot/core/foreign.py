@@ -80,13 +80,17 @@ class ForeignClient:
         event packet, in arrival order, before the session sees it."""
         if self.closed:
             return composite
-        mine = [e for e in composite.events if e.request_id in self.requests]
+        book = self.session.threads.records
+        # The guest's events in a thread that runs a call for the session (an agent's evaluation at the guest's
+        # stop) are the session's to suppress, as it does its own: the call must return.
+        mine = [e for e in composite.events if e.request_id in self.requests
+                and not ((r := book.get(getattr(e, "thread", 0))) is not None and r.call)]
         if not mine:
             deaths = [e for e in composite.events if type(e).KIND == EventKind.VM_DEATH and not e.request_id]
             if deaths:  # JDI expects the VM's own VMDeath event (request 0) too
                 self._deliver(Composite(SuspendPolicy.NONE, deaths))
             return composite
-        rest = [e for e in composite.events if e.request_id not in self.requests]
+        rest = [e for e in composite.events if not any(e is m for m in mine)]
         policy = composite.suspend_policy
         if rest and policy != SuspendPolicy.NONE:
             # One suspension in the JVM, two owners: add one so the guest and the session each resume their own.
@@ -149,6 +153,9 @@ class ForeignClient:
         if secrets is None:
             return text
         return REDACTED if secrets.is_secret_object(object_id) else secrets.scrub(text)
+
+    def suspended_threads_by_id(self) -> dict[int, str]:
+        return {t.id: t.why for t in self.suspended_threads()}
 
     def suspended_threads(self) -> list[SuspendedThread]:
         return [SuspendedThread(s.thread, s.thread_name, f"held by {self.name}",
