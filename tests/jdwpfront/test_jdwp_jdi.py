@@ -4,6 +4,8 @@ evaluates at it, and keeps its session after it leaves."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from guest_support import line_process
 
@@ -20,6 +22,10 @@ async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, m
         await agent.ok("attach", address=target.address)
         # A condition compiled into the class (in-JVM): the client's hot swap of that class must be refused.
         await agent.ok("breakpoint_set", location=f"JdwpGuest:{line_of('guest-alpha-only')}", condition="round < 0")
+        in_jvm = agent.app.debugger().session.breakpoints.in_jvm
+        async with asyncio.timeout(20):  # (compiled in once the hits are many and no thread is inside the method)
+            while not any(record.probe_types and record.current for record in in_jvm.classes.values()):
+                await asyncio.sleep(0.1)
         front = JdwpFrontEnd(agent.app.debugger(), name="IDE")
         port = await front.start()
         try:
@@ -28,6 +34,7 @@ async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, m
                                     str(java_classes / "fixtures" / "JdwpGuest.class")) as client:
                 await client.expect("WAITING go")
                 assert client.value("PROBE_CLASSES") == "0"
+                assert client.value("PROBE_VISIBLE") == "0"
                 assert client.value("STOPPED") == f"alpha:{line_of('guest-work')}"
                 assert client.value("FRAME1") == "loop"
                 assert client.value("WHO") == '"alpha"'

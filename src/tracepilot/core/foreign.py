@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..jdwp import EventKind, JdwpError, SuspendPolicy, ThreadReference, VirtualMachine, VMDisconnected
 from ..jdwp.events import Composite
 from .errors import DebuggerError
+from .instrument.naming import is_probe_class
 from .model import Actor, SuspendedThread
 from .secrets import REDACTED
 
@@ -83,8 +84,10 @@ class ForeignClient:
         book = self.session.threads.records
         # The guest's events in a thread that runs a call for the session (an agent's evaluation at the guest's
         # stop) are the session's to suppress, as it does its own: the call must return.
+        # And a probe class being prepared is none of the guest's business (the session resumes it by policy).
         mine = [e for e in composite.events if e.request_id in self.requests
-                and not ((r := book.get(getattr(e, "thread", 0))) is not None and r.call)]
+                and not ((r := book.get(getattr(e, "thread", 0))) is not None and r.call)
+                and not (type(e).KIND == EventKind.CLASS_PREPARE and is_probe_class(e.signature))]
         if not mine:
             deaths = [e for e in composite.events if type(e).KIND == EventKind.VM_DEATH and not e.request_id]
             if deaths:  # JDI expects the VM's own VMDeath event (request 0) too
@@ -139,6 +142,9 @@ class ForeignClient:
     @property
     def read_only(self) -> bool:
         return bool(self.session.read_only)
+
+    def is_probe_type(self, type_id: int) -> bool:
+        return self.session.breakpoints.in_jvm.is_probe(type_id)
 
     def instrumented(self, type_ids: list[int]) -> list[str]:
         """Those of these classes whose bytes in the JVM carry the session's in-JVM probe calls (a guest's hot

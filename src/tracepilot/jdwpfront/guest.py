@@ -298,6 +298,10 @@ class GuestConnection:
         command = C.ALL_COMMANDS[(packet.set_id, packet.cmd_id)]
         self._forward(packet, then=lambda reply: policy.without_probe_classes(command, reply.data, self.sizes))
 
+    def _visible_classes(self, packet: CommandPacket) -> None:
+        self._forward(packet, then=lambda reply: policy.without_probe_types(reply.data, self.sizes,
+                                                                              self.guest.is_probe_type))
+
     def _classes_by_signature(self, packet: CommandPacket) -> None:
         if policy.is_probe_signature(packet.data, self.sizes):
             self._reply(packet.id, data=(0).to_bytes(4, "big"))
@@ -357,6 +361,7 @@ _SPECIAL: dict[tuple[int, int], Handler] = {
     policy.key(C.VirtualMachine.AllClasses): GuestConnection._all_classes,
     policy.key(C.VirtualMachine.AllClassesWithGeneric): GuestConnection._all_classes,
     policy.key(C.VirtualMachine.ClassesBySignature): GuestConnection._classes_by_signature,
+    policy.key(C.ClassLoaderReference.VisibleClasses): GuestConnection._visible_classes,
     policy.key(C.VirtualMachine.CapabilitiesNew): GuestConnection._capabilities,
     policy.key(C.ThreadReference.Suspend): GuestConnection._suspend_thread,
     policy.key(C.ThreadReference.Resume): GuestConnection._resume_thread,

@@ -74,6 +74,18 @@ def without_probe_classes(command: Any, data: bytes, sizes: IdSizes) -> bytes:
     return bytes(w.buf)
 
 
+def without_probe_types(data: bytes, sizes: IdSizes, is_probe: Any) -> bytes:
+    """A ClassLoaderReference.VisibleClasses reply without the probe classes (by type id: it has no names)."""
+    command = C.ClassLoaderReference.VisibleClasses
+    reply = command.decode(Reader(data, sizes))
+    kept = [c for c in reply.classes if not is_probe(c.type_id)]
+    if len(kept) == len(reply.classes):
+        return data
+    w = Writer(sizes)
+    command.encode_reply(w, reply._replace(classes=kept))
+    return bytes(w.buf)
+
+
 def is_probe_signature(data: bytes, sizes: IdSizes) -> bool:
     """A ClassesBySignature request for a probe class."""
     return is_probe_class(C.VirtualMachine.ClassesBySignature.decode_request(Reader(data, sizes)).signature)

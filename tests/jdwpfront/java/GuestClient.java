@@ -40,6 +40,8 @@ public class GuestClient {
         say("PROBE_CLASSES", vm.allClasses().stream().filter(c -> c.name().contains("TracepilotProbe")).count());
 
         ReferenceType guest = vm.classesByName("fixtures.JdwpGuest").get(0);
+        say("PROBE_VISIBLE", guest.classLoader().visibleClasses().stream()
+                .filter(c -> c.name().contains("TracepilotProbe")).count());
         ThreadReference alpha = vm.allThreads().stream().filter(t -> t.name().equals("alpha")).findFirst().orElseThrow();
         Location at = guest.locationsOfLine(line).get(0);
         BreakpointRequest bp = vm.eventRequestManager().createBreakpointRequest(at);
