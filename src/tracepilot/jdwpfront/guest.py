@@ -70,8 +70,13 @@ class GuestConnection:
     async def serve(self) -> None:
         if not await self._handshake():
             return
+        open_guest = getattr(self.debugger, "foreign_client", None)
+        if open_guest is None:  # a session joined from another process: its owner offers JDWP, not us
+            log.warning("jdwp: %s refused: this process does not own the session's JVM connection", self.name)
+            self.writer.close()
+            return
         try:
-            self.guest = self.debugger.foreign_client(self.name, self._on_events)
+            self.guest = open_guest(self.name, self._on_events)
         except DebuggerError as exc:
             log.warning("jdwp: %s refused: %s", self.name, exc)
             self.writer.close()
