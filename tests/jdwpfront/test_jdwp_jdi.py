@@ -53,6 +53,11 @@ async def test_a_jdi_client_debugs_beside_the_agent(jdk, jvm_factory, line_of, m
                 value = await agent.ok("evaluate", expression="basket.total()", thread="alpha")
                 assert str(200 + round_) in value.text
 
+                # The agent pauses and resumes everything: the client's thread stays at its stop.
+                await agent.ok("pause")
+                await agent.ok("resume", timeout=0)
+                assert (await suspend_counts(agent.app.debugger(), ("alpha",)))["alpha"] == 1
+
                 await client.send("go")
                 await client.expect("WAITING leave")
                 assert client.value("INVOKE") == str(200 + round_)
