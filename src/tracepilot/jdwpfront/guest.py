@@ -267,6 +267,12 @@ class GuestConnection:
         self._released([thread])
         self._send_all(packet.id, sends)
 
+    def _suspend_count(self, packet: CommandPacket) -> None:
+        # The guest's own count, the suspensions it can undo: a debugger that resumes "until the count is 0"
+        # would otherwise spin on a thread the agent holds.
+        thread = C.ThreadReference.SuspendCount.decode_request(Reader(packet.data, self.sizes)).thread
+        self._reply(packet.id, data=self.holds.count(thread).to_bytes(4, "big"))
+
     def _released(self, threads: list[int] | None) -> None:
         """Stops of the guest whose threads it no longer holds are over."""
         candidates = list(self.guest.stops) if threads is None else threads
@@ -370,6 +376,7 @@ _SPECIAL: dict[tuple[int, int], Handler] = {
     policy.key(C.VirtualMachine.CapabilitiesNew): GuestConnection._capabilities,
     policy.key(C.ThreadReference.Suspend): GuestConnection._suspend_thread,
     policy.key(C.ThreadReference.Resume): GuestConnection._resume_thread,
+    policy.key(C.ThreadReference.SuspendCount): GuestConnection._suspend_count,
     policy.key(C.EventRequest.Set): GuestConnection._set_request,
     policy.key(C.EventRequest.Clear): GuestConnection._clear_request,
     policy.key(C.EventRequest.ClearAllBreakpoints): GuestConnection._clear_all_breakpoints,
