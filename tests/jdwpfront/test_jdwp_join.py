@@ -1,5 +1,6 @@
 """The two ways in from the command line: `--jdwp-port N` on the session's owner (its publish hook), and
-`tracepilot jdwp --join SESSION --port 0` from another process (a relay over the share socket), read-only here."""
+`tracepilot jdwp --join SESSION --port 0` from another process (a relay over the share socket), read-only here;
+and what --redact hides from a client."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from guest_support import line_process
 
 from tracepilot.core.debugger import Debugger
-from tracepilot.jdwpfront import hosting
+from tracepilot.jdwpfront import JdwpFrontEnd, hosting
 from tracepilot.share import hooks
 from tracepilot.share.host import published
 
@@ -98,3 +99,25 @@ async def wait_for_text(debugger: Debugger, needle: str, timeout: float = 10.0) 
                 if needle in record.text:
                     return record.text
             await asyncio.sleep(0.05)
+
+
+async def test_a_redacting_session_hides_the_secrets_it_learned_from_the_client(default_jdk, jvm_factory, line_of,
+                                                                                 jdk17_tools, guest_client_classes):
+    target = jvm_factory("Secrets", jdk=default_jdk, suspend=False)
+    debugger = Debugger(redact=True)
+    await debugger.attach(target.address)
+    front = JdwpFrontEnd(debugger, name="IDE")
+    try:
+        await debugger.breakpoint_set(f"Secrets:{line_of('secrets-leaks')}")
+        await debugger.wait_for_stop(15)
+        assert "redacted" in (await debugger.evaluate("u.password")).text  # the session learns the secret
+        port = await front.start()
+        async with line_process(jdk17_tools[0], "-cp", str(guest_client_classes), "GuestRead", str(port), "main",
+                                "u", "password") as client:
+            await client.expect("VALUE")
+            assert client.value("VALUE") == "<redacted>"
+            assert await client.proc.wait() == 0
+        await front.guest_left()
+    finally:
+        await front.close()
+        await debugger.close()
