@@ -64,6 +64,7 @@ class ForeignClient:
         self.stops: dict[int, GuestStop] = {}
         self.conn: JdwpConnection = session.require_vm().conn
         self.closed = False
+        self.holds: Callable[[int], int] = lambda thread: 0  # the guest's suspensions of a thread (its front end's book)
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- requests --------------------------------------------------------------------------------------
@@ -160,12 +161,16 @@ class ForeignClient:
             return text
         return REDACTED if secrets.is_secret_object(object_id) else secrets.scrub(text)
 
-    def suspended_threads_by_id(self) -> dict[int, str]:
-        return {t.id: t.why for t in self.suspended_threads()}
+    def why_suspended(self, thread: int) -> str | None:
+        """Why the guest holds this thread, if it does ("breakpoint of IDE at ...", "held by IDE")."""
+        stop = self.stops.get(thread)
+        if stop is not None:
+            return f"{stop.what} of {self.name}" + (f" at {stop.where}" if stop.where else "")
+        return f"held by {self.name}" if self.holds(thread) > 0 else None
 
     def suspended_threads(self) -> list[SuspendedThread]:
-        return [SuspendedThread(s.thread, s.thread_name, f"held by {self.name}",
-                                f"{s.what} of {self.name}" + (f" at {s.where}" if s.where else ""), location=s.where)
+        return [SuspendedThread(s.thread, s.thread_name, f"held by {self.name}", self.why_suspended(s.thread) or "",
+                                location=s.where)
                 for s in self.stops.values()]
 
     # -- the end ---------------------------------------------------------------------------------------

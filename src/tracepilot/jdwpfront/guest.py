@@ -81,6 +81,7 @@ class GuestConnection:
             log.warning("jdwp: %s refused: %s", self.name, exc)
             self.writer.close()
             return
+        self.guest.holds = self.holds.count
         conn = self.guest.conn
         self.sizes = conn.sizes
         self.guest.note("client_attach", "a JDWP debugger attached through the JDWP front end")

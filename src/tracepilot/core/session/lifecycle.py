@@ -321,9 +321,9 @@ class Lifecycle(SessionBase):
                     info.suspended = info.suspended and record.stop is not None and record.stop.kind is StopKind.PAUSE
             elif info.suspended and self.threads.vm_holds:
                 info.why = "held: suspended with all threads by a suspend-all stop"
-            for guest in self.foreign:  # a guest debugger's stop (core/foreign.py) says whose it is
-                if info.id in guest.stops and not info.why:
-                    info.why = guest.suspended_threads_by_id().get(info.id)
+            for guest in self.foreign:  # a guest debugger's holds (core/foreign.py) say whose they are
+                if not info.why:
+                    info.why = guest.why_suspended(info.id)
         return infos
 
     def _take_reconnect_note(self) -> str | None:
