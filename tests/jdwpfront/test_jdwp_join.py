@@ -101,7 +101,7 @@ async def wait_for_text(debugger: Debugger, needle: str, timeout: float = 10.0) 
             await asyncio.sleep(0.05)
 
 
-async def test_a_redacting_session_hides_the_secrets_it_learned_from_the_client(default_jdk, jvm_factory, line_of,
+async def test_a_redacting_session_hides_its_secrets_and_keeps_its_jvm_from_the_client(default_jdk, jvm_factory, line_of,
                                                                                  jdk17_tools, guest_client_classes):
     target = jvm_factory("Secrets", jdk=default_jdk, suspend=False)
     debugger = Debugger(redact=True)
@@ -113,11 +113,16 @@ async def test_a_redacting_session_hides_the_secrets_it_learned_from_the_client(
         assert "redacted" in (await debugger.evaluate("u.password")).text  # the session learns the secret
         port = await front.start()
         async with line_process(jdk17_tools[0], "-cp", str(guest_client_classes), "GuestRead", str(port), "main",
-                                "u", "password") as client:
+                                "u", "password", "exit") as client:
             await client.expect("VALUE")
             assert client.value("VALUE") == "<redacted>"
+            await client.expect("EXIT")
             assert await client.proc.wait() == 0
         await front.guest_left()
+        # Its VirtualMachine.Exit was refused and detached it: the JVM and the session are still there.
+        assert "VirtualMachine.Exit refused" in " ".join(r.text for r in debugger.history.since(0))
+        assert target.returncode is None
+        assert (await debugger.status()).state.value == "STOPPED"
     finally:
         await front.close()
         await debugger.close()

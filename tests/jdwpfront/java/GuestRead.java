@@ -6,7 +6,7 @@ import java.util.*;
  * A JDI debugger that only looks: attaches, reads the string in local LOCAL's field FIELD in the top frame of
  * thread THREAD (suspended already, by the agent), prints "VALUE text" and detaches.
  *
- * usage: GuestRead PORT THREAD LOCAL FIELD
+ * usage: GuestRead PORT THREAD LOCAL FIELD [exit: then try to end the JVM instead of detaching]
  */
 public class GuestRead {
     public static void main(String[] args) throws Exception {
@@ -21,6 +21,16 @@ public class GuestRead {
         ObjectReference holder = (ObjectReference) frame.getValue(frame.visibleVariableByName(args[2]));
         StringReference text = (StringReference) holder.getValue(holder.referenceType().fieldByName(args[3]));
         System.out.println("VALUE " + text.value());
+        System.out.flush();
+        if (args.length > 4 && args[4].equals("exit")) {
+            try {
+                vm.exit(3);
+                System.out.println("EXIT sent");
+            } catch (Exception e) {
+                System.out.println("EXIT refused " + e.getClass().getSimpleName());
+            }
+            return;
+        }
         vm.dispose();
     }
 }
