@@ -123,7 +123,7 @@ class ForeignClient:
             vm = self.session.require_vm()
             stop.thread_name = await vm.thread_name(stop.thread)
             stop.where = await self.session.code_location(location)
-        if self.stops.get(stop.thread) is stop:
+        if not self.closed:  # (recorded even if the guest has resumed meanwhile: a step in a loop is fast)
             self.session.history.add("client_stop", f"{self.name}: {stop.what} in thread {stop.thread_name or stop.thread}"
                                      f" at {stop.where or 'an unknown place'}", Actor.PERSON, client=self.name,
                                      thread=stop.thread, location=str(stop.where) if stop.where else None)
