@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +57,7 @@ class GuestConnection:
         self.allow_exit = allow_exit
         self.own_read_only = read_only  # joined with --read-only: on top of the session's own
         self.holds = GuestHolds()
+        self.pinned: Counter[int] = Counter()  # objects the guest kept from collection (DisableCollection)
         self.guest: Any = None  # core.foreign.ForeignClient, once the handshake is done
         self._event_ids = itertools.count(1)
         self._done = asyncio.Event()
@@ -145,6 +147,9 @@ class GuestConnection:
         if not conn.is_closed:
             sends = [conn.send_nowait(C.EventRequest.Clear, kind, request) for request, kind in requests.items()]
             sends += [conn.send_nowait(command, *args) for command, args in self.holds.release_everything()]
+            # (a JVM forgets a disposing debugger's pins; the session's connection stays, so they are undone)
+            sends += [conn.send_nowait(C.ObjectReference.EnableCollection, obj)
+                      for obj, times in self.pinned.items() for _ in range(times)]
             conn.flush()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), 5.0)
@@ -326,6 +331,26 @@ class GuestConnection:
             return
         self._forward(packet, then=lambda reply: policy.read_only_capabilities(reply.data, self.sizes))
 
+    def _pin(self, packet: CommandPacket) -> None:
+        obj = C.ObjectReference.DisableCollection.decode_request(Reader(packet.data, self.sizes)).object
+
+        def pinned(reply: ReplyPacket) -> None:
+            if not reply.error_code:
+                self.pinned[obj] += 1
+
+        self._forward(packet, then=pinned)
+
+    def _unpin(self, packet: CommandPacket) -> None:
+        obj = C.ObjectReference.EnableCollection.decode_request(Reader(packet.data, self.sizes)).object
+        if self.pinned[obj] <= 0:
+            self.pinned.pop(obj, None)
+            self._reply(packet.id)  # not the guest's pin: the session's marks keep theirs
+            return
+        self.pinned[obj] -= 1
+        if not self.pinned[obj]:
+            del self.pinned[obj]
+        self._forward(packet)
+
     def _redefine(self, packet: CommandPacket) -> None:
         request = C.VirtualMachine.RedefineClasses.decode_request(Reader(packet.data, self.sizes))
         probed = self.guest.instrumented([c.ref_type for c in request.classes])
@@ -383,6 +408,8 @@ _SPECIAL: dict[tuple[int, int], Handler] = {
     policy.key(C.EventRequest.ClearAllBreakpoints): GuestConnection._clear_all_breakpoints,
     policy.key(C.StringReference.Value): GuestConnection._string_value,
     policy.key(C.VirtualMachine.RedefineClasses): GuestConnection._redefine,
+    policy.key(C.ObjectReference.DisableCollection): GuestConnection._pin,
+    policy.key(C.ObjectReference.EnableCollection): GuestConnection._unpin,
     policy.key(C.StackFrame.SetValues): GuestConnection._changes_frames,
     policy.key(C.StackFrame.PopFrames): GuestConnection._changes_frames,
     policy.key(C.ThreadReference.ForceEarlyReturn): GuestConnection._changes_frames,
