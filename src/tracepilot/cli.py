@@ -21,6 +21,8 @@ tracepilot demo                            the bundled sample program under the 
 tracepilot repl HOST:PORT [-c "cmd; cmd"]  line interface (also reads commands from stdin)
 tracepilot --mcp [--read-only] [--no-instrument] [--join SESSION]   MCP server on stdio
 tracepilot dap [--port N] [--join [SESSION] [--follow-only]]   Debug Adapter Protocol server (stdio) for editors
+tracepilot jdwp [--join [SESSION]] [--port N]   JDWP for IntelliJ, Eclipse, jdb on a live session
+                                           (or --jdwp-port N on attach, launch, repl, --mcp)
 tracepilot sessions                        live sessions on this machine
 tracepilot watch [SESSION] [--follow-only] TUI on a live session another front end drives
                                            (SESSION tcp://127.0.0.1:PORT --token T: one shared with --share-tcp)
@@ -44,8 +46,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--read-only", action="store_true", help="refuse every action with side effects")
     parser.add_argument("--redact", action="store_true", help="hide values of fields that look secret")
     parser.add_argument("--no-instrument", dest="no_instrument_here", action="store_true", help=NO_INSTRUMENT_HELP)
+    parser.add_argument("--jdwp-port", dest="jdwp_port_here", type=int, default=None, metavar="N", help=JDWP_PORT_HELP)
 
 
+JDWP_PORT_HELP = ("also serve JDWP on 127.0.0.1:N so IntelliJ, Eclipse or jdb join this session (0 picks a port, "
+                  "printed on stderr)")
 NO_INSTRUMENT_HELP = ("evaluate conditions and logpoints over JDWP at every hit, never by code compiled into the "
                       "target (the in-JVM mode redefines the breakpoint's class while the breakpoint is set)")
 
@@ -63,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-instrument", action="store_true", help=NO_INSTRUMENT_HELP)
     parser.add_argument("--share-tcp", type=int, default=None, metavar="PORT",
                         help="also share the session on 127.0.0.1:PORT (a token is printed; 0 picks a port)")
+    parser.add_argument("--jdwp-port", type=int, default=None, metavar="N", help=JDWP_PORT_HELP)
     sub = parser.add_subparsers(dest="command")
 
     attach = _subcommand(sub, "attach", "TUI on a JVM that listens for a debugger",
@@ -123,6 +129,18 @@ def build_parser() -> argparse.ArgumentParser:
     dap.add_argument("--token", default=None, help="the token of a session shared with --share-tcp")
     _common(dap)
 
+    jdwp = _subcommand(sub, "jdwp", "JDWP for IntelliJ, Eclipse and jdb on a live session",
+                       "A JDWP port on 127.0.0.1 for one Java debugger (IntelliJ's Remote JVM Debug, Eclipse's Remote\n"
+                       "Java Application, jdb -attach) on a live session another tracepilot process owns: its\n"
+                       "breakpoints, stops and resumes are the session's, counted apart from the agent's.",
+                       "example:\n  tracepilot jdwp --join --port 5006   then attach your IDE to localhost:5006")
+    jdwp.add_argument("--join", dest="jdwp_join", metavar="SESSION", nargs="?", const="", default="",
+                      help="the session (id, pid or target; the newest without SESSION; tcp://HOST:PORT with --token)")
+    jdwp.add_argument("--port", type=int, default=0, metavar="N", help="listen on 127.0.0.1:N (0 picks a port, printed)")
+    jdwp.add_argument("--token", default=None, help="the token of a session shared with --share-tcp")
+    jdwp.add_argument("--name", default="IDE", help="the debugger's name in the session's history (default IDE)")
+    jdwp.add_argument("--read-only", action="store_true", help="refuse the debugger every command with side effects")
+
     sub.add_parser("sessions", help="live sessions on this machine", prog="tracepilot sessions")
 
     watch = sub.add_parser("watch", help="TUI on a live session another front end drives", prog="tracepilot watch")
@@ -141,6 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["TRACEPILOT_SHARE_TCP"] = str(ns.share_tcp)
     if ns.no_instrument or getattr(ns, "no_instrument_here", False):
         os.environ["TRACEPILOT_NO_INSTRUMENT"] = "1"  # read by core/instrument when a session starts
+    jdwp_port = ns.jdwp_port if getattr(ns, "jdwp_port_here", None) is None else ns.jdwp_port_here
+    if jdwp_port is not None:
+        os.environ["TRACEPILOT_JDWP_PORT"] = str(jdwp_port)  # read by the JDWP front end when the session publishes
+    if ns.command == "jdwp":
+        from .jdwpfront.join import run as run_jdwp
+
+        return run_jdwp(ns) or 0
+    if ns.command != "watch" and not (ns.mcp and ns.join is not None):
+        from .jdwpfront.hosting import install  # noqa: PLC0415 - every session this process owns offers JDWP
+
+        install()
     if ns.mcp:
         from .mcp.server import run as run_mcp
 

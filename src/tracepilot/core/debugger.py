@@ -12,11 +12,12 @@ import asyncio
 import contextlib
 import functools
 import inspect
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
 from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError, refused
+from .foreign import ForeignClient
 from .inspect.inspector import Inspector
 from .model import (
     Actor,
@@ -135,6 +136,13 @@ class Debugger:
     @_launch_options.setter
     def _launch_options(self, options: dict[str, Any] | None) -> None:
         self.targets.acting().launch_options = options
+
+    def foreign_client(self, name: str, deliver: Callable[[Any], None]) -> ForeignClient:
+        """A guest debugger on this session's JDWP connection (the JDWP front end): its event requests'
+        events go to `deliver`, its stops show in status and history. Needs a live VM; `close()` it."""
+        guest = ForeignClient(self.session, name, deliver)
+        self.session.foreign.append(guest)
+        return guest
 
     @property
     def history(self):  # noqa: ANN201

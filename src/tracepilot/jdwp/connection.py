@@ -24,6 +24,7 @@ from .wire import IdSizes
 log = logging.getLogger(__name__)
 
 _READ_CHUNK = 256 * 1024
+RAW: Any = object()  # the "command" of a forwarded request: its reply is handed over undecoded
 _DRAIN_ABOVE = 1024 * 1024
 
 
@@ -159,6 +160,21 @@ class JdwpConnection:
         if not self._outgoing:
             loop.call_soon(self._flush)
         self._outgoing.append(data)
+        return future
+
+    def send_raw(self, set_id: int, cmd_id: int, data: bytes) -> asyncio.Future[ReplyPacket]:
+        """Write a request whose body is already encoded; the future gets the undecoded `ReplyPacket`
+        (error code and body), whatever the error code. For a front end that forwards another debugger's
+        commands: its packet ids are its own, this connection numbers the requests it sends."""
+        if self._closed.is_set():
+            raise self._disconnected()
+        packet_id, packet = self.codec.encode_raw(set_id, cmd_id, data)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._pending[packet_id] = (RAW, future)
+        if not self._outgoing:
+            loop.call_soon(self._flush)
+        self._outgoing.append(packet)
         return future
 
     def _flush(self) -> None:
@@ -303,6 +319,9 @@ class JdwpConnection:
                 return
             command, future = entry
             if future.done():
+                return
+            if command is RAW:
+                future.set_result(packet)
                 return
             try:
                 future.set_result(self.codec.decode_reply(command, packet))

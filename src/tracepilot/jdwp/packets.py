@@ -106,6 +106,12 @@ class Codec:
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
         return packet_id, frame_command(packet_id, command.set_id, command.cmd_id, w.buf)
 
+    def encode_raw(self, set_id: int, cmd_id: int, data: bytes) -> tuple[int, bytes]:
+        """A request whose body is already encoded (a JDWP front end forwarding another debugger's command)."""
+        packet_id = self._next_id
+        self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
+        return packet_id, frame_command(packet_id, set_id, cmd_id, data)
+
     def decode_reply(self, command: Command, packet: ReplyPacket) -> Any:
         if packet.error_code:
             raise JdwpError.for_code(packet.error_code, command.name)

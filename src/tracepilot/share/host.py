@@ -27,7 +27,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..commands import unknown_arguments
@@ -35,6 +35,7 @@ from ..core.errors import DebuggerError, InvalidArgument
 from ..core.model import Actor, EventRecord
 from ..core.session import no_side_effects
 from . import protocol, registry
+from .hooks import PUBLISH_HOOKS, STREAM_HANDLERS
 from .protocol import ControlRefused, ShareError
 from .registry import SessionInfo
 
@@ -133,6 +134,7 @@ class SessionHost:
         self.closed = False
         self.tcp_token: str | None = None
         self._tcp_server: asyncio.AbstractServer | None = None
+        self.on_close: list[Callable[[], Awaitable[None]]] = []  # what publish hooks started beside the session
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -160,6 +162,11 @@ class SessionHost:
         self._starting = asyncio.get_running_loop().create_task(
             asyncio.start_unix_server(self._serve, sock=sock, limit=protocol.MAX_LINE))
         log.info("share: published %s at %s", session_id, path)
+        for hook in PUBLISH_HOOKS:
+            try:
+                hook(self)
+            except Exception:  # what runs beside the session never stops it from being shared
+                log.exception("share: a publish hook failed")
         return self.info
 
     async def start(self) -> SessionInfo:
@@ -175,6 +182,9 @@ class SessionHost:
         if self.closed:
             return
         self.closed = True
+        for closer in self.on_close:
+            with contextlib.suppress(Exception):
+                await closer()
         if self._unsubscribe:
             self._unsubscribe()
         if self.info:
@@ -290,6 +300,12 @@ class SessionHost:
             if not line:  # `tracepilot sessions` checking that we listen
                 return
             hello = protocol.loads(line)
+            stream = STREAM_HANDLERS.get(hello["type"])
+            if stream is not None:  # not a share client: a stream of another protocol (e.g. `tracepilot jdwp --join`)
+                if token is not None and not hmac.compare_digest(str(hello.get("token", "")), token):
+                    raise protocol.ProtocolError("wrong or missing token")
+                await stream(self, hello, reader, writer)
+                return
             if hello.get("type") != "hello":
                 raise protocol.ProtocolError("the first message must be hello")
             if token is not None and not hmac.compare_digest(str(hello.get("token", "")), token):

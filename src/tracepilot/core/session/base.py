@@ -38,6 +38,7 @@ from ..threads import Release, ThreadBook
 from ..vm import Vm
 
 if TYPE_CHECKING:
+    from ..foreign import ForeignClient
     from ..inspect.inspector import Inspector
 
 
@@ -134,6 +135,7 @@ class SessionBase:
         self._event_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._taps: list[Any] = []
+        self.foreign: list[ForeignClient] = []  # guest debuggers on this connection (the JDWP front end)
         self._stopping = False
         self._step: StepState | None = None
         # Pauses so far and who made the last one: a pause is a stop for everyone, so it answers every call

@@ -132,6 +132,10 @@ class Lifecycle(SessionBase):
         def on_event(composite: Any) -> None:
             # Called by the connection as each event packet arrives. Taps (e.g. a running trace) consume
             # high-volume monitoring events without a task each; everything else gets its own handler task.
+            for guest in list(self.foreign):  # a guest debugger's events are its own (core/foreign.py)
+                composite = guest.split(composite)
+                if composite is None:
+                    return
             if self._taps and any(tap(composite) for tap in list(self._taps)):
                 return
             task = loop.create_task(self._handle_composite(composite), context=events_context.copy())
@@ -327,6 +331,9 @@ class Lifecycle(SessionBase):
                     info.suspended = info.suspended and record.stop is not None and record.stop.kind is StopKind.PAUSE
             elif info.suspended and self.threads.vm_holds:
                 info.why = "held: suspended with all threads by a suspend-all stop"
+            for guest in self.foreign:  # a guest debugger's holds (core/foreign.py) say whose they are
+                if not info.why:
+                    info.why = guest.why_suspended(info.id)
         return infos
 
     def _take_reconnect_note(self) -> str | None:
@@ -343,6 +350,8 @@ class Lifecycle(SessionBase):
             out.append(SuspendedThread(r.id, r.name, r.state.value, why,
                                        location=r.stop.location if r.stop is not None else None,
                                        current=r.stop is not None and r.stop is self.stop, delivered=r.delivered))
+        for guest in self.foreign:
+            out += guest.suspended_threads()
         out.sort(key=lambda t: (not t.current, t.name or ""))
         return out
 
