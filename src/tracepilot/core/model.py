@@ -7,6 +7,7 @@ share protocol.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -73,6 +74,7 @@ class CutList(list):
 
 
 OBSOLETE_NOTE = "runs the old code: its class was redefined since"
+LAMBDA_BODY = re.compile(r"^lambda\$(.*)\$\d+$")  # javac's name for a lambda's body: lambda$main$0
 
 
 @dataclass
@@ -87,13 +89,40 @@ class CodeLocation(Model):
     method_signature: str | None = None
     code_index: int = 0
     obsolete: bool = False  # the frame runs code its class had before a redefinition
+    lambda_of: str | None = None  # a JDK-made lambda class's frame: the method whose lambda it runs (from the stack)
 
     def __str__(self) -> str:
         where = f"{self.source_file}:{self.line}" if self.source_file and self.line >= 0 else (
             f"line {self.line}" if self.line >= 0 else "no line info")
         if self.obsolete:
             where = f"{where}; {OBSOLETE_NOTE}" if self.line >= 0 else f"{OBSOLETE_NOTE}; no line or locals known"
-        return f"{self.class_name}.{self.method}({where})"
+        name = self.function()
+        return f"{name} ({where})" if name.startswith("lambda ") else f"{name}({where})"
+
+    def function(self, short: bool = False) -> str:
+        """The method as people name it: "com.acme.Storm.main"; a lambda's body ("lambda$main$0") and the class
+        the JDK makes for a lambda ("Storm$$Lambda/0x00007f56fc000a08.run") both "lambda in com.acme.Storm.main".
+        `short`: without the package ("Storm.main", "lambda in Storm.main")."""
+        owner = self.class_name.rsplit(".", 1)[-1] if short else self.class_name
+        if "$$Lambda" in self.class_name:
+            if self.lambda_of:
+                cls, _, method = self.lambda_of.rpartition(".")
+                return f"lambda in {cls.rsplit('.', 1)[-1] if short else cls}.{method}"
+            outer = self.class_name.split("$$Lambda", 1)[0]
+            return f"lambda in {outer.rsplit('.', 1)[-1] if short else outer}"
+        body = LAMBDA_BODY.match(self.method)
+        if body:
+            where = {"static": "<clinit>", "new": "<init>", "null": ""}.get(body.group(1), body.group(1))
+            return f"lambda in {owner}.{where}" if where else f"lambda in {owner}"
+        return f"{owner}.{self.method}"
+
+    def short_function(self) -> str:
+        return self.function(short=True)
+
+    @property
+    def is_lambda_class(self) -> bool:
+        """A frame of the class the JDK makes for a lambda (no source, no lines: it calls the lambda's body)."""
+        return "$$Lambda" in self.class_name
 
 
 @dataclass
@@ -351,6 +380,8 @@ class ThreadInfo(Model):
     waiting_for: ValueView | None = None
     current: bool = False  # the thread of the current stop
     why: str | None = None  # why the debugger holds it: its stop, "paused", "held ...", "inside a call ..."
+    description: str = ""  # the state in words: "suspended at a breakpoint (bp-1, hit 3)", "held by main's stop …"
+    waiting: bool = False  # its stop has not been answered yet: the next resume, step or wait hands it out first
 
 
 @dataclass

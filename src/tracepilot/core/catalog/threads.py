@@ -39,7 +39,7 @@ def render_threads(threads: list[ThreadInfo], selected: str | int | None = None)
     lines = []
     for t in threads:
         is_selected = (selected is None and t.current) or selected in (t.id, t.name)
-        state = t.state + (", suspended" if t.suspended else "")
+        state = t.description or (t.state + (", suspended" if t.suspended else ""))
         where = f" at {t.location}" if t.location else ""
         lines.append(f"{'*' if is_selected else ' '} {t.id:<6} {t.name:<24} {state}{where}")
     return "\n".join(lines)

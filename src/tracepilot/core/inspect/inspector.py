@@ -31,6 +31,7 @@ from ..errors import (
 )
 from ..instrument.naming import is_probe_class
 from ..model import (
+    LAMBDA_BODY,
     Actor,
     ClassSummary,
     CodeLocation,
@@ -89,6 +90,7 @@ class Inspector(CodeChanges, Conditions):
         self._parts: _Parts | None = None
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
+        self._changed_at: dict[int, tuple[Any, list[str]]] = {}  # thread -> (its stop, locals changed there)
         self._tracing = False
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
 
@@ -116,6 +118,7 @@ class Inspector(CodeChanges, Conditions):
         self.watchers.clear()
         self.handles.release_all()
         self._last_locals.clear()
+        self._changed_at.clear()
         self.changed = []
 
     def forget_vm(self) -> None:
@@ -124,6 +127,7 @@ class Inspector(CodeChanges, Conditions):
         self._marks.forget()
         self._parts = None
         self._last_locals.clear()
+        self._changed_at.clear()
         self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
         if self.session.secrets is not None:
             self.session.secrets.forget_objects()  # the learned texts stay secret
@@ -175,6 +179,7 @@ class Inspector(CodeChanges, Conditions):
             if len(self._last_locals) > 1000:
                 self._last_locals.clear()
             self._last_locals[key] = now
+            self._changed_at[tid] = (stop, list(self.changed))
         ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
         seq = self.session.history.last_seq + 1
         for watch in self.watchers.all():
@@ -219,6 +224,7 @@ class Inspector(CodeChanges, Conditions):
         # debugger's: not shown. The others keep their numbers, so every frame index means the JVM's frame.
         shown = [i for i, info in enumerate(infos) if not is_probe_class(info.location.class_name)]
         frames, infos = [frames[i] for i in shown], [infos[i] for i in shown]
+        name_lambda_classes(infos)
         for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
             loc = info.location
             if loc.source_path is None:
@@ -233,9 +239,17 @@ class Inspector(CodeChanges, Conditions):
         p, tid, f = await self._thread_frame(thread, frame)
         variables = await p.frames.variables(tid, f, p.values)
         if frame == 0:
+            changed = self._changed_in(tid)
             for v in variables:
-                v.changed = v.name in self.changed
+                v.changed = v.name in changed
         return variables
+
+    def _changed_in(self, thread_id: int) -> list[str]:
+        """Locals of this thread's top frame changed since its previous stop there: compared within the thread,
+        never with another thread's values (and only while the stop they were computed at holds it)."""
+        stop, names = self._changed_at.get(thread_id, (None, []))
+        record = self.session.threads.records.get(thread_id)
+        return names if stop is not None and record is not None and record.stop is stop else []
 
     async def snapshot(self, thread: Any) -> Snapshot:
         session = self.session
@@ -580,3 +594,13 @@ class Inspector(CodeChanges, Conditions):
         result = await tracer.result(pattern, (time.monotonic() - started) * 1000)
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
         return result
+
+
+def name_lambda_classes(infos: list[FrameInfo]) -> None:
+    """A frame of a JDK-made lambda class calls the lambda's body in the frame above it: name the method that
+    wrote the lambda from there ("lambda in Storm.main"), not the hidden class ("0x00007f56fc000a08.run")."""
+    for above, info in zip(infos, infos[1:], strict=False):
+        loc, body = info.location, above.location
+        written_in = LAMBDA_BODY.match(body.method)
+        if loc.is_lambda_class and written_in and written_in.group(1) != "null" and not body.is_lambda_class:
+            loc.lambda_of = body.function().removeprefix("lambda in ")

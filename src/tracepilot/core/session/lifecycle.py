@@ -37,7 +37,7 @@ from ..model import (
     ThreadInfo,
     VmInfo,
 )
-from ..threads import ThreadBook, ThreadState, why_suspended
+from ..threads import ThreadBook, ThreadState, thread_description, why_suspended
 from ..vm import Vm
 from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
 
@@ -317,6 +317,8 @@ class Lifecycle(SessionBase):
                     info.suspended = info.suspended and record.stop is not None and record.stop.kind is StopKind.PAUSE
             elif info.suspended and self.threads.vm_holds:
                 info.why = "held: suspended with all threads by a suspend-all stop"
+            info.description, info.waiting = thread_description(record, self.threads, info.state, info.suspended,
+                                                                self.stop)
         return infos
 
     def _take_reconnect_note(self) -> str | None:

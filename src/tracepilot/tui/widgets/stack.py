@@ -29,12 +29,11 @@ class StackPane(Table):
         for frame in frames:
             loc = frame.location
             where = f"{loc.source_file}:{loc.line}" if loc.source_file and loc.line >= 0 else (
-                "native" if frame.is_native else "?")
+                "native" if frame.is_native else "generated" if loc.is_lambda_class else "?")
             if loc.obsolete:
                 where += " (old code: class redefined)"
-            short = loc.class_name.rsplit(".", 1)[-1]
-            style = "dim" if frame.is_library else ""
-            method = Text(f"{short}.{loc.method}", style=style)
+            style = "dim" if frame.is_library or loc.is_lambda_class else ""
+            method = Text(loc.short_function(), style=style)
             rows.append((str(frame.index), (str(frame.index), method, where)))
         self.set_rows(rows, cursor=selected)
 
