@@ -13,6 +13,7 @@ from ..core.errors import DebuggerError
 from ..core.model import (
     CodeLocation,
     Variable,
+    WaitResult,
 )
 from ..core.sources import shown_source_path
 from .screens.prompt import BreakpointEditScreen, PromptScreen
@@ -50,6 +51,8 @@ class Actions:
         message = getattr(result, "message", "") if result is not None else ""
         stopped = getattr(result, "stopped", True)
         self.app.note("" if stopped or not message else message)
+        if isinstance(result, WaitResult) and result.stopped and result.note:  # another thread's waiting stop answered
+            self.app.notify(result.note, severity="warning", timeout=10)
         if self.app.debugger.history.last_seq == seq:  # no history record to refresh from (they all do)
             self.app.refresher.schedule(reset_selection=bool(getattr(result, "stopped", False)))
 
@@ -144,6 +147,7 @@ class Actions:
         if message.thread_id != self.app.current_thread():
             self.app.thread = message.thread_id
             self.app.frame = 0
+            self.app.refresher.show_status()  # at once: the status bar names the thread F10 now steps
             self.app.refresher.schedule()
 
     def expand(self, message: VariablesPane.ExpandRequested) -> None:
