@@ -158,16 +158,26 @@ class Actions:
 
     @app_worker(group="value")
     async def _open_value(self, variable: Variable) -> None:
-        """The whole value: a string's every character (the pane shows a cut summary), else the summary."""
+        """The whole value: a string's every character (the pane shows a cut summary); a collection, array or
+        map its elements (the first page, each expandable); else the summary."""
         value = variable.value
         text = value.text
+        elements: list[Variable] | None = None
+        total = None
         if value.kind == "string" and value.handle:
             ins = await self.app.quietly(self.app.debugger.inspect(value.handle, self.app.frame, self.app.current_thread(), 0,
                                                             1_000_000))
             if ins is not None and ins.string is not None:
                 text = ins.string
+        elif value.kind in ("array", "collection", "map") and value.handle:
+            ins = await self.app.quietly(self.app.debugger.inspect(value.handle, self.app.frame,
+                                                                   self.app.current_thread(), 0, PAGE))
+            if ins is not None:
+                elements, total = children_of(ins), ins.total
         about = f"{value.type}" + (f"  ·  {len(text)} characters" if value.kind == "string" else "")
-        self.app.push_screen(ValueScreen(variable.name, text, about))
+        if value.size is not None and value.kind != "string":
+            about += f"  ·  {value.size} element(s)"
+        self.app.push_screen(ValueScreen(variable.name, text, about, elements, total, value.handle))
 
     @app_worker(group="expand")
     async def _load_children(self, message: VariablesPane.ExpandRequested) -> None:
@@ -176,9 +186,7 @@ class Actions:
         except DebuggerError as e:
             message.pane.fill(message.node, [], message.start, None, note=str(e) or "cannot expand")
             return
-        children = list(getattr(ins, "children", []) or [])
-        for entry in getattr(ins, "entries", []) or []:
-            children.append(Variable(entry.key.text, entry.value, kind="entry"))
+        children = children_of(ins)
         note = None
         if getattr(ins, "string", None) is not None:
             note = repr(ins.string)
@@ -311,3 +319,11 @@ class Actions:
 
         location = CodeLocation(class_name_for_file(path), "", 1, path.name, str(path))
         self.show_elsewhere(location)
+
+
+def children_of(ins: Any) -> list[Variable]:
+    """An inspection's rows: fields or elements, and a map's entries as `key = value`."""
+    children = list(getattr(ins, "children", []) or [])
+    for entry in getattr(ins, "entries", []) or []:
+        children.append(Variable(entry.key.text, entry.value, kind="entry"))
+    return children

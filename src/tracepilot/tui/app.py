@@ -182,7 +182,19 @@ class TracepilotApp(App[int]):
                                                           show=label is not None and show)
                 else:
                     bindings[index] = dataclasses.replace(original, show=show)
+        self._fit_pane_keys()
         self.refresh_bindings()
+
+    def _fit_pane_keys(self) -> None:
+        """Below COMPACT_WIDTH the footer has room for the debugger's keys and `:`, `?`, `q` only: a pane's own
+        keys (Breakpoints: space, e, x) come first in the footer and would push those off, so they leave the
+        footer there (help and the palette list them)."""
+        narrow = self.size.width < COMPACT_WIDTH
+        for pane in self.query("BreakpointsPane, WatchesPane"):
+            for key, bindings in pane._bindings.key_to_bindings.items():
+                for index, binding in enumerate(bindings):
+                    original = self._long_labels.setdefault(f"{type(pane).__name__}/{key}/{binding.action}", binding)
+                    bindings[index] = dataclasses.replace(original, show=original.show and not narrow)
 
     def _state(self) -> SessionState | None:
         return self.view.status.state if self.view.status else None
