@@ -242,6 +242,28 @@ class Actions:
     def add_watch(self) -> None:
         self.app.post_message(WatchesPane.AddRequested())
 
+    def go_to_line(self, line: int | None = None) -> None:
+        """The source cursor to a line of the file shown (`:54` on the command line, Ctrl+G, the palette)."""
+        if line is None:
+            def answered(text: str | None) -> None:
+                if text and text.strip().lstrip(":").isdigit():
+                    self.go_to_line(int(text.strip().lstrip(":")))
+                elif text:
+                    self.app.notify(f"“{text}” is not a line number", severity="warning", timeout=4)
+
+            self.app.push_screen(PromptScreen("Go to line", placeholder="a line number, e.g. 54"), answered)
+            return
+        source = self.app.query_one(SourceView)
+        count = source.document.line_count
+        if source.path is None or not source.text:
+            self.app.notify("no source file is shown: open one first (Ctrl+O)", severity="warning", timeout=4)
+            return
+        if not 1 <= line <= count:
+            self.app.notify(f"{source.path.name} has lines 1 to {count}", severity="warning", timeout=4)
+            line = max(1, min(line, count))
+        source.move_cursor((line - 1, 0), center=True)
+        source.focus()
+
     def search(self) -> None:
         self.app.query_one(SearchBox).open()
 

@@ -80,7 +80,8 @@ class TracepilotApp(App[int]):
         Binding("colon", "focus_command", "Command line"),
         Binding("slash", "search", "Search source"),
         Binding("f3", "search_next", "Next match", show=False),
-        Binding("shift+f3", "search_previous", "Previous match", show=False),
+        Binding("shift+f3,f2", "search_previous", "Previous match", show=False),  # (tmux may not pass Shift+F3)
+        Binding("ctrl+g", "go_to_line", "Go to line", show=False),
         Binding("ctrl+o", "open_file", "Open file"),
         Binding("w", "add_watch", "Add watch", show=False),
         *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
@@ -104,6 +105,7 @@ class TracepilotApp(App[int]):
         self.thread: int | None = None  # selected thread (None: the stop's thread)
         self.frame = 0  # selected frame index
         self.compact = False
+        self._wanted_compact: bool | None = None  # the layout a resize asks for (see compose)
         self.ready = asyncio.Event()  # startup finished (tests wait on it)
         self.refreshes = 0  # completed refreshes (tests wait for a change)
         self._unsubscribe: Callable[[], None] | None = None
@@ -113,7 +115,9 @@ class TracepilotApp(App[int]):
         self.commands = CommandRunner(self)
 
     def compose(self) -> ComposeResult:
-        self.compact = self._is_compact(self.size.width, self.size.height)
+        # (On a resize this runs before the App's own size is updated: the layout wanted comes from the event.)
+        wanted, self._wanted_compact = self._wanted_compact, None
+        self.compact = self._is_compact(self.size.width, self.size.height) if wanted is None else wanted
         yield StatusBar(id="status")
         if self.compact:
             with Vertical(id="body", classes="compact"):
@@ -160,14 +164,18 @@ class TracepilotApp(App[int]):
         return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
 
     async def on_resize(self, event) -> None:
-        if self._is_compact(event.size.width, event.size.height) != self.compact:
+        wanted = self._is_compact(event.size.width, event.size.height)
+        if wanted != self.compact:
+            console = self.query_one(OutputPane)  # its lines go to the new layout's console as they were
+            self._wanted_compact = wanted
             await self.recompose()
-            self._fill_all()
-        self.label_keys()
+            self._fill_all(console)
+        self.label_keys(event.size.width)
 
-    def label_keys(self) -> None:
+    def label_keys(self, width: int | None = None) -> None:
         """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
         state (Restart once the program ended)."""
+        width = self.size.width if width is None else width  # (a resize passes the new width: self.size lags)
         by_key = self._bindings.key_to_bindings
         for key, bindings in by_key.items():
             for index, binding in enumerate(bindings):
@@ -175,21 +183,21 @@ class TracepilotApp(App[int]):
                 show = original.show
                 if binding.action == "restart":  # the key works any time; the footer offers it once the program ended
                     show = self._state() in (SessionState.EXITED, SessionState.DISCONNECTED)
-                labels = SHORT_LABELS if self.size.width < WIDE_FOOTER else WIDE_LABELS
+                labels = SHORT_LABELS if width < WIDE_FOOTER else WIDE_LABELS
                 if binding.action in labels:
                     label = labels[binding.action]
                     bindings[index] = dataclasses.replace(original, description=label or original.description,
                                                           show=label is not None and show)
                 else:
                     bindings[index] = dataclasses.replace(original, show=show)
-        self._fit_pane_keys()
+        self._fit_pane_keys(width)
         self.refresh_bindings()
 
-    def _fit_pane_keys(self) -> None:
+    def _fit_pane_keys(self, width: int) -> None:
         """Below COMPACT_WIDTH the footer has room for the debugger's keys and `:`, `?`, `q` only: a pane's own
         keys (Breakpoints: space, e, x) come first in the footer and would push those off, so they leave the
         footer there (help and the palette list them)."""
-        narrow = self.size.width < COMPACT_WIDTH
+        narrow = width < COMPACT_WIDTH
         for pane in self.query("BreakpointsPane, WatchesPane"):
             for key, bindings in pane._bindings.key_to_bindings.items():
                 for index, binding in enumerate(bindings):
@@ -226,8 +234,9 @@ class TracepilotApp(App[int]):
         self.set_interval(0.25, self.refresher.poll_output)
         self._start()
 
-    def _fill_all(self) -> None:
-        """(Re)fill every pane from the view state (after start-up or a re-layout)."""
+    def _fill_all(self, console: OutputPane | None = None) -> None:
+        """(Re)fill every pane from the view state (after start-up or a re-layout: `console` is the console of
+        the layout before, whose lines the new one shows)."""
         v = self.view
         events = self.query_one(EventsPane)
         events.clock = self.clock
@@ -245,6 +254,9 @@ class TracepilotApp(App[int]):
         self.query_one(BreakpointsPane).show(v.breakpoints)
         self.query_one(WatchesPane).show(v.watches)
         output = self.query_one(OutputPane)
+        if console is not None:
+            output.take_over(console)
+            return
         for stream, text in v.output:
             output.append(stream, text)
 
@@ -369,6 +381,9 @@ class TracepilotApp(App[int]):
 
     def action_search_previous(self) -> None:
         self.actions.search_previous()
+
+    def action_go_to_line(self) -> None:
+        self.actions.go_to_line()
 
     def action_focus_pane(self, name: str) -> None:
         self.actions.focus_pane(name)
