@@ -166,8 +166,7 @@ async def test_go_to_line_command_prompt_search_and_values(jvm_factory, java_sou
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set() and app.refreshes > 0, what="attached")
         here = line_of("values")
-        await pilot.press("colon", *f"stop at fixtures.Values:{here}", "enter")
-        await wait_for(pilot, lambda: any(b.kind == "line" for b in app.view.breakpoints), what="breakpoint")
+        await app.debugger.breakpoint_set(f"fixtures.Values:{here}")
         source = app.query_one(SourceView)
         source.focus()
         await pilot.press("f5")
@@ -193,7 +192,7 @@ async def test_go_to_line_command_prompt_search_and_values(jvm_factory, java_sou
                        what="back to the source")
 
         # a match on the current line shows (the line's colour does not hide it); no jump sideways
-        await pilot.press("slash", *"values ready", "enter")
+        await pilot.press("slash", *"ready", "enter")
         await wait_for(pilot, lambda: source.selection.start[0] == here - 1, what="match on the current line")
         assert source.scroll_offset.x == 0
         await pilot.pause()
