@@ -13,6 +13,7 @@ import pytest
 from tracepilot.core import render
 from tracepilot.core.catalog.threads import render_threads
 from tracepilot.core.debugger import Debugger
+from tracepilot.core.frame_names import is_lambda_class
 from tracepilot.core.model import StopKind
 
 pytestmark = pytest.mark.timeout(90)
@@ -60,11 +61,11 @@ async def test_threads_say_their_stop_and_which_waits(debugger, jvm_factory, lin
 
     # The lambda's frames: its body and the class the JDK made for it both name Storm.main.
     frames = await d.stack(current.id, 0, 6, False)
-    names = [f.location.short_function() for f in frames]
+    names = [f.location.function(short=True) for f in frames]
     assert names[:2] == ["Storm.work", "lambda in Storm.main"], names
-    generated = [f for f in frames if f.location.is_lambda_class]
+    generated = [f for f in frames if is_lambda_class(f.location.class_name)]
     if generated:  # (JDKs that show the hidden class's frame)
-        assert generated[0].location.short_function() == "lambda in Storm.main"
+        assert generated[0].location.function(short=True) == "lambda in Storm.main"
         assert "0x" not in str(generated[0].location)
 
     # A step of this thread is answered by the other's waiting stop first, and says so.

@@ -7,11 +7,12 @@ share protocol.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from .frame_names import function_name
 
 
 class SessionState(StrEnum):
@@ -74,7 +75,6 @@ class CutList(list):
 
 
 OBSOLETE_NOTE = "runs the old code: its class was redefined since"
-LAMBDA_BODY = re.compile(r"^lambda\$(.*)\$\d+$")  # javac's name for a lambda's body: lambda$main$0
 
 
 @dataclass
@@ -100,29 +100,8 @@ class CodeLocation(Model):
         return f"{name} ({where})" if name.startswith("lambda ") else f"{name}({where})"
 
     def function(self, short: bool = False) -> str:
-        """The method as people name it: "com.acme.Storm.main"; a lambda's body ("lambda$main$0") and the class
-        the JDK makes for a lambda ("Storm$$Lambda/0x00007f56fc000a08.run") both "lambda in com.acme.Storm.main".
-        `short`: without the package ("Storm.main", "lambda in Storm.main")."""
-        owner = self.class_name.rsplit(".", 1)[-1] if short else self.class_name
-        if "$$Lambda" in self.class_name:
-            if self.lambda_of:
-                cls, _, method = self.lambda_of.rpartition(".")
-                return f"lambda in {cls.rsplit('.', 1)[-1] if short else cls}.{method}"
-            outer = self.class_name.split("$$Lambda", 1)[0]
-            return f"lambda in {outer.rsplit('.', 1)[-1] if short else outer}"
-        body = LAMBDA_BODY.match(self.method)
-        if body:
-            where = {"static": "<clinit>", "new": "<init>", "null": ""}.get(body.group(1), body.group(1))
-            return f"lambda in {owner}.{where}" if where else f"lambda in {owner}"
-        return f"{owner}.{self.method}"
-
-    def short_function(self) -> str:
-        return self.function(short=True)
-
-    @property
-    def is_lambda_class(self) -> bool:
-        """A frame of the class the JDK makes for a lambda (no source, no lines: it calls the lambda's body)."""
-        return "$$Lambda" in self.class_name
+        """The method as people name it, lambdas by the method that wrote them (see frame_names.py)."""
+        return function_name(self.class_name, self.method, self.lambda_of, short)
 
 
 @dataclass

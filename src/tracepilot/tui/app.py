@@ -106,6 +106,8 @@ class TracepilotApp(App[int]):
         self.frame = 0  # selected frame index
         self.compact = False
         self._wanted_compact: bool | None = None  # the layout a resize asks for (see compose)
+        self._relayout_timer: Any = None
+        self._relayout_lock = asyncio.Lock()
         self.ready = asyncio.Event()  # startup finished (tests wait on it)
         self.refreshes = 0  # completed refreshes (tests wait for a change)
         self._unsubscribe: Callable[[], None] | None = None
@@ -163,14 +165,29 @@ class TracepilotApp(App[int]):
     def _is_compact(width: int, height: int) -> bool:
         return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
 
-    async def on_resize(self, event) -> None:
-        wanted = self._is_compact(event.size.width, event.size.height)
-        if wanted != self.compact:
+    def on_resize(self, event) -> None:
+        self.label_keys(event.size.width)
+        # A terminal being dragged sends a burst of sizes: lay out again once it rests, one re-layout at a time
+        # (a re-layout started while the last one still mounts its panes breaks their tabs).
+        if self._relayout_timer is not None:
+            self._relayout_timer.stop()
+        self._relayout_timer = self.set_timer(0.15, lambda: self._relayout(event.size.width, event.size.height))
+
+    @work(group="relayout", exclusive=False)
+    async def _relayout(self, width: int, height: int) -> None:
+        async with self._relayout_lock:
+            wanted = self._is_compact(width, height)
+            if wanted == self.compact:
+                return
             console = self.query_one(OutputPane)  # its lines go to the new layout's console as they were
             self._wanted_compact = wanted
             await self.recompose()
             self._fill_all(console)
-        self.label_keys(event.size.width)
+            self.label_keys(width)
+            self.refresher.schedule()  # (a refresh that ran into the old panes as they went painted nothing)
+            settled = asyncio.Event()  # the new panes' own after-mount work is done before any next re-layout
+            self.call_after_refresh(settled.set)
+            await settled.wait()
 
     def label_keys(self, width: int | None = None) -> None:
         """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
@@ -307,11 +324,13 @@ class TracepilotApp(App[int]):
     # -- what every part uses ------------------------------------------------------------------------
 
     def note(self, text: str, error: bool = False) -> None:
-        """A line on the status bar; an error is also a notification and a line in the console."""
-        self.query_one(StatusBar).show(note=text)
-        if error:
-            self.notify(text, severity="error", timeout=8)
-            self.query_one(OutputPane).write(f"! {text}")
+        """A line on the status bar; an error is also a notification and a line in the console. (Nothing while
+        the panes are gone: quitting, or a re-layout between two layouts.)"""
+        with contextlib.suppress(NoMatches):
+            self.query_one(StatusBar).show(note=text)
+            if error:
+                self.notify(text, severity="error", timeout=8)
+                self.query_one(OutputPane).write(f"! {text}")
 
     async def quietly(self, awaitable: Awaitable[Any], show: bool = True) -> Any:
         """Await a core call; a DebuggerError becomes a notification (its text says what to do next)."""

@@ -29,9 +29,9 @@ from ..errors import (
     ReadOnlyViolation,
     TargetError,
 )
+from ..frame_names import name_lambda_classes
 from ..instrument.naming import is_probe_class
 from ..model import (
-    LAMBDA_BODY,
     Actor,
     ClassSummary,
     CodeLocation,
@@ -594,13 +594,3 @@ class Inspector(CodeChanges, Conditions):
         result = await tracer.result(pattern, (time.monotonic() - started) * 1000)
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
         return result
-
-
-def name_lambda_classes(infos: list[FrameInfo]) -> None:
-    """A frame of a JDK-made lambda class calls the lambda's body in the frame above it: name the method that
-    wrote the lambda from there ("lambda in Storm.main"), not the hidden class ("0x00007f56fc000a08.run")."""
-    for above, info in zip(infos, infos[1:], strict=False):
-        loc, body = info.location, above.location
-        written_in = LAMBDA_BODY.match(body.method)
-        if loc.is_lambda_class and written_in and written_in.group(1) != "null" and not body.is_lambda_class:
-            loc.lambda_of = body.function().removeprefix("lambda in ")

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
+from ...core.frame_names import is_lambda_class
 from ...core.model import FrameInfo
 from .table import Table
 
@@ -29,11 +30,11 @@ class StackPane(Table):
         for frame in frames:
             loc = frame.location
             where = f"{loc.source_file}:{loc.line}" if loc.source_file and loc.line >= 0 else (
-                "native" if frame.is_native else "generated" if loc.is_lambda_class else "?")
+                "native" if frame.is_native else "generated" if is_lambda_class(loc.class_name) else "?")
             if loc.obsolete:
                 where += " (old code: class redefined)"
-            style = "dim" if frame.is_library or loc.is_lambda_class else ""
-            method = Text(loc.short_function(), style=style)
+            style = "dim" if frame.is_library or is_lambda_class(loc.class_name) else ""
+            method = Text(loc.function(short=True), style=style)
             rows.append((str(frame.index), (str(frame.index), method, where)))
         self.set_rows(rows, cursor=selected)
 

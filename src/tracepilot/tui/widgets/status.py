@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.catalog import returned_text
+from ...core.frame_names import is_lambda_class
 from ...core.model import CodeLocation, SessionState, Status, StopKind, StopReason, ThreadInfo
 
 NARROW = 110
@@ -119,8 +120,8 @@ class StatusBar(Static):
 
 def _where(loc: CodeLocation) -> str:
     """Class.method:line without the package or outer class (PriceCalculator, not Shop$PriceCalculator)."""
-    if loc.method.startswith("lambda$") or loc.is_lambda_class:
-        name = loc.short_function()
+    if loc.method.startswith("lambda$") or is_lambda_class(loc.class_name):
+        name = loc.function(short=True)
     else:
         name = f"{loc.class_name.rsplit('.', 1)[-1].rsplit('$', 1)[-1]}.{loc.method}"
     return f"{name}:{loc.line}" if loc.line >= 0 else name

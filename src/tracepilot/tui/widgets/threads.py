@@ -41,7 +41,7 @@ class ThreadsPane(Table):
             state = thread.description or (thread.state + (" (suspended)" if thread.suspended else ""))
             state_cell = Text(state, style="bold yellow" if thread.waiting else "")
             loc = thread.location
-            at = f"{loc.short_function()}:{loc.line}" if loc else ""
+            at = f"{loc.function(short=True)}:{loc.line}" if loc else ""
             locks = ""
             if thread.owned_monitors:
                 locks = "holds " + ", ".join(m.text for m in thread.owned_monitors)
