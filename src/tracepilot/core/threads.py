@@ -367,13 +367,12 @@ def holder_of(book: ThreadBook, thread_id: int, current: StopReason | None) -> T
 def thread_description(r: ThreadRecord | None, book: ThreadBook, jdwp_state: str, suspended: bool,
                        current: StopReason | None) -> tuple[str, bool]:
     """(words, waiting): "suspended at a breakpoint (bp-1, hit 3)", "paused", "held by main's stop (bp-1)",
-    "running a call for the debugger: Ticker.spin()", else the JVM's word ("running", "sleeping", "waiting"…).
+    "running inside a call to Ticker.spin()", else the JVM's word ("running", "sleeping", "waiting"…).
     `waiting`: the thread's stop has not been answered yet (the next resume, step or wait hands it out first)."""
     waiting = bool(r is not None and r.stop is not None and not r.delivered and r.stop is not current)
     suffix = ", waiting to be answered" if waiting else ""
     if r is not None and r.call and r.call_debt:
-        late = " (did not return in time)" if r.call_timed_out else ""
-        return f"running a call for the debugger: {r.call}{late}", False
+        return f"running {why_suspended(r, book)}", False  # "running inside a call to Ticker.spin() …"
     if r is not None and r.stop is not None and r.stop.kind is not StopKind.PAUSE:
         return f"suspended {stop_words(r.stop)}{suffix}", waiting
     if r is not None and (r.paused or r.stop is not None):
