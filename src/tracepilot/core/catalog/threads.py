@@ -59,7 +59,8 @@ async def _thread(ctx: Context, thread: str | int | None = None) -> CommandResul
                        hint="" if difflib.get_close_matches(str(thread), names, 3) else "`threads` lists them")
     ctx.selection.thread = found[0].id
     ctx.selection.frame = 0
-    return ok(f"current thread: {found[0].name} (id {found[0].id}, {found[0].state})", found[0])
+    chosen = found[0]
+    return ok(f"current thread: {chosen.name} (id {chosen.id}, {chosen.description or chosen.state})", chosen)
 
 
 @cmd("lock", "Monitor info of an object: owner, entry count, waiting threads.", args=[Arg("target", "target", rest=True)],
