@@ -61,13 +61,13 @@ async def settle(pilot) -> None:
 
 async def shoot(size: tuple[int, int], shots: list[str]) -> None:
     from tracepilot.core.model import SessionState  # noqa: PLC0415
-    from tracepilot.tui.app import _build  # noqa: PLC0415
+    from tracepilot.tui.entry import build  # noqa: PLC0415
     from tracepilot.tui.widgets.source import SourceView  # noqa: PLC0415
     from tracepilot.tui.widgets.variables import VariablesPane  # noqa: PLC0415
 
     ns = argparse.Namespace(command="demo", breaks=[f"ShopDemo:{demo_line('discount')}"], sourcepath=[],
                             read_only=False, redact=False, no_stop_on_uncaught=False)
-    app = _build(ns)
+    app = build(ns)
     app.clock = False
     app.animation_level = "none"
     async with app.run_test(size=size) as pilot:
@@ -76,7 +76,7 @@ async def shoot(size: tuple[int, int], shots: list[str]) -> None:
                        and app.view.frames, what="the demo's first stop")
         await app.debugger.watch_add("order.items.size()")
         await app.debugger.watch_add("subtotal / 100")
-        app._schedule_refresh()
+        app.refresher.schedule()
         await wait_for(pilot, lambda: len(app.view.watches) == 2, what="watches")
         app.query_one(SourceView).focus()
         await settle(pilot)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .frame_names import function_name
+
 
 class SessionState(StrEnum):
     DISCONNECTED = "DISCONNECTED"
@@ -90,13 +92,19 @@ class CodeLocation(Model):
     method_signature: str | None = None
     code_index: int = 0
     obsolete: bool = False  # the frame runs code its class had before a redefinition
+    lambda_of: str | None = None  # a JDK-made lambda class's frame: the method whose lambda it runs (from the stack)
 
     def __str__(self) -> str:
         where = f"{self.source_file}:{self.line}" if self.source_file and self.line >= 0 else (
             f"line {self.line}" if self.line >= 0 else "no line info")
         if self.obsolete:
             where = f"{where}; {OBSOLETE_NOTE}" if self.line >= 0 else f"{OBSOLETE_NOTE}; no line or locals known"
-        return f"{self.class_name}.{self.method}({where})"
+        name = self.function()
+        return f"{name} ({where})" if name.startswith("lambda ") else f"{name}({where})"
+
+    def function(self, short: bool = False) -> str:
+        """The method as people name it, lambdas by the method that wrote them (see frame_names.py)."""
+        return function_name(self.class_name, self.method, self.lambda_of, short)
 
 
 @dataclass
@@ -370,6 +378,8 @@ class ThreadInfo(Model):
     waiting_for: ValueView | None = None
     current: bool = False  # the thread of the current stop
     why: str | None = None  # why the debugger holds it: its stop, "paused", "held ...", "inside a call ..."
+    description: str = ""  # the state in words: "suspended at a breakpoint (bp-1, hit 3)", "held by main's stop …"
+    waiting: bool = False  # its stop has not been answered yet: the next resume, step or wait hands it out first
 
 
 @dataclass

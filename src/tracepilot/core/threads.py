@@ -319,3 +319,70 @@ def stop_phrase(stop: StopReason) -> str:
     if stop.thread_name:
         why = why.replace(f", thread {stop.thread_name}", "", 1)
     return f"{why} {where}".strip()
+
+
+# -- a thread's state in words (issue 29): one description every front end shows ------------------------
+
+
+def stop_words(stop: StopReason) -> str:
+    """What a stop is, after "suspended ": "at a breakpoint (bp-1, hit 3)", "after a step", "at an exception …"."""
+    kind = stop.kind
+    if kind is StopKind.BREAKPOINT:
+        if stop.breakpoint_id is None and stop.run_to:
+            return f"where run to {stop.run_to} went"
+        hit = f", hit {stop.hit_count}" if stop.hit_count else ""
+        return f"at a breakpoint ({stop.breakpoint_id}{hit})"
+    tag = f", {stop.breakpoint_id}" if stop.breakpoint_id else ""
+    if kind is StopKind.EXCEPTION:
+        name = stop.exception.class_name if stop.exception is not None else "an exception"
+        return f"at an exception ({name}{tag})"
+    return {
+        StopKind.STEP: "after a step",
+        StopKind.WATCHPOINT_ACCESS: f"at a read of {stop.field}" + (f" ({stop.breakpoint_id})" if tag else ""),
+        StopKind.WATCHPOINT_MODIFY: f"at a write of {stop.field}" + (f" ({stop.breakpoint_id})" if tag else ""),
+        StopKind.METHOD_ENTRY: f"at a method entry ({stop.breakpoint_id})",
+        StopKind.METHOD_EXIT: f"at a method exit ({stop.breakpoint_id})",
+        StopKind.VM_START: "at the VM's start",
+        StopKind.PAUSE: "by a pause",
+    }.get(kind, f"by a {kind.value} stop")
+
+
+def stop_label(stop: StopReason) -> str:
+    """A stop in a word or two, for "held by main's stop (bp-1)": the breakpoint id, "step", "pause"…"""
+    if stop.breakpoint_id:
+        return stop.breakpoint_id
+    return {StopKind.STEP: "step", StopKind.PAUSE: "pause", StopKind.EXCEPTION: "exception",
+            StopKind.VM_START: "VM start"}.get(stop.kind, "run to" if stop.run_to else stop.kind.value)
+
+
+def holder_of(book: ThreadBook, thread_id: int, current: StopReason | None) -> ThreadRecord | None:
+    """The thread whose suspend-all stop holds this one (the current stop's when it is one)."""
+    holders = [r for r in book.stops() if r.stop_vm_wide and r.id != thread_id]
+    for r in holders:
+        if current is not None and r.stop is current:
+            return r
+    return holders[0] if holders else None
+
+
+def thread_description(r: ThreadRecord | None, book: ThreadBook, jdwp_state: str, suspended: bool,
+                       current: StopReason | None) -> tuple[str, bool]:
+    """(words, waiting): "suspended at a breakpoint (bp-1, hit 3)", "paused", "held by main's stop (bp-1)",
+    "running inside a call to Ticker.spin()", else the JVM's word ("running", "sleeping", "waiting"…).
+    `waiting`: the thread's stop has not been answered yet (the next resume, step or wait hands it out first)."""
+    waiting = bool(r is not None and r.stop is not None and not r.delivered and r.stop is not current)
+    suffix = ", waiting to be answered" if waiting else ""
+    if r is not None and r.call and r.call_debt:
+        return f"running {why_suspended(r, book)}", False  # "running inside a call to Ticker.spin() …"
+    if r is not None and r.stop is not None and r.stop.kind is not StopKind.PAUSE:
+        return f"suspended {stop_words(r.stop)}{suffix}", waiting
+    if r is not None and (r.paused or r.stop is not None):
+        return f"paused{suffix}", waiting
+    held = book.expected_count(r.id) > 0 if r is not None else suspended and book.vm_holds > 0
+    if held:
+        holder = holder_of(book, r.id if r is not None else 0, current)
+        if holder is None or holder.stop is None:
+            return "held: suspended with all threads", False
+        return f"held by {holder.name or holder.id}'s stop ({stop_label(holder.stop)})", False
+    if suspended:
+        return "suspended (not by this debugger)", False
+    return jdwp_state, False

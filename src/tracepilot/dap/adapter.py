@@ -485,7 +485,7 @@ class Adapter:
             loc = frame.location
             simple = loc.class_name.rsplit(".", 1)[-1]
             item: dict[str, Any] = {"id": self.handles.get_id(("frame", thread, frame.index)),
-                                    "name": f"{simple}.{loc.method}", "line": max(loc.line, 0), "column": 1}
+                                    "name": loc.function(short=True), "line": max(loc.line, 0), "column": 1}
             if loc.source_path and os.path.isfile(loc.source_path):
                 item["source"] = {"name": loc.source_file or simple, "path": loc.source_path}
             elif loc.source_file:

@@ -13,6 +13,7 @@ from ..core.errors import DebuggerError
 from ..core.model import (
     CodeLocation,
     Variable,
+    WaitResult,
 )
 from ..core.sources import shown_source_path
 from .screens.prompt import BreakpointEditScreen, PromptScreen
@@ -50,6 +51,8 @@ class Actions:
         message = getattr(result, "message", "") if result is not None else ""
         stopped = getattr(result, "stopped", True)
         self.app.note("" if stopped or not message else message)
+        if isinstance(result, WaitResult) and result.stopped and result.note:  # another thread's waiting stop answered
+            self.app.notify(result.note, severity="warning", timeout=10)
         if self.app.debugger.history.last_seq == seq:  # no history record to refresh from (they all do)
             self.app.refresher.schedule(reset_selection=bool(getattr(result, "stopped", False)))
 
@@ -144,6 +147,7 @@ class Actions:
         if message.thread_id != self.app.current_thread():
             self.app.thread = message.thread_id
             self.app.frame = 0
+            self.app.refresher.show_status()  # at once: the status bar names the thread F10 now steps
             self.app.refresher.schedule()
 
     def expand(self, message: VariablesPane.ExpandRequested) -> None:
@@ -154,16 +158,26 @@ class Actions:
 
     @app_worker(group="value")
     async def _open_value(self, variable: Variable) -> None:
-        """The whole value: a string's every character (the pane shows a cut summary), else the summary."""
+        """The whole value: a string's every character (the pane shows a cut summary); a collection, array or
+        map its elements (the first page, each expandable); else the summary."""
         value = variable.value
         text = value.text
+        elements: list[Variable] | None = None
+        total = None
         if value.kind == "string" and value.handle:
             ins = await self.app.quietly(self.app.debugger.inspect(value.handle, self.app.frame, self.app.current_thread(), 0,
                                                             1_000_000))
             if ins is not None and ins.string is not None:
                 text = ins.string
+        elif value.kind in ("array", "collection", "map") and value.handle:
+            ins = await self.app.quietly(self.app.debugger.inspect(value.handle, self.app.frame,
+                                                                   self.app.current_thread(), 0, PAGE))
+            if ins is not None:
+                elements, total = children_of(ins), ins.total
         about = f"{value.type}" + (f"  ·  {len(text)} characters" if value.kind == "string" else "")
-        self.app.push_screen(ValueScreen(variable.name, text, about))
+        if value.size is not None and value.kind != "string":
+            about += f"  ·  {value.size} element(s)"
+        self.app.push_screen(ValueScreen(variable.name, text, about, elements, total, value.handle))
 
     @app_worker(group="expand")
     async def _load_children(self, message: VariablesPane.ExpandRequested) -> None:
@@ -172,9 +186,7 @@ class Actions:
         except DebuggerError as e:
             message.pane.fill(message.node, [], message.start, None, note=str(e) or "cannot expand")
             return
-        children = list(getattr(ins, "children", []) or [])
-        for entry in getattr(ins, "entries", []) or []:
-            children.append(Variable(entry.key.text, entry.value, kind="entry"))
+        children = children_of(ins)
         note = None
         if getattr(ins, "string", None) is not None:
             note = repr(ins.string)
@@ -229,6 +241,28 @@ class Actions:
 
     def add_watch(self) -> None:
         self.app.post_message(WatchesPane.AddRequested())
+
+    def go_to_line(self, line: int | None = None) -> None:
+        """The source cursor to a line of the file shown (`:54` on the command line, Ctrl+G, the palette)."""
+        if line is None:
+            def answered(text: str | None) -> None:
+                if text and text.strip().lstrip(":").isdigit():
+                    self.go_to_line(int(text.strip().lstrip(":")))
+                elif text:
+                    self.app.notify(f"“{text}” is not a line number", severity="warning", timeout=4)
+
+            self.app.push_screen(PromptScreen("Go to line", placeholder="a line number, e.g. 54"), answered)
+            return
+        source = self.app.query_one(SourceView)
+        count = source.document.line_count
+        if source.path is None or not source.text:
+            self.app.notify("no source file is shown: open one first (Ctrl+O)", severity="warning", timeout=4)
+            return
+        if not 1 <= line <= count:
+            self.app.notify(f"{source.path.name} has lines 1 to {count}", severity="warning", timeout=4)
+            line = max(1, min(line, count))
+        source.move_cursor((line - 1, 0), center=True)
+        source.focus()
 
     def search(self) -> None:
         self.app.query_one(SearchBox).open()
@@ -307,3 +341,11 @@ class Actions:
 
         location = CodeLocation(class_name_for_file(path), "", 1, path.name, str(path))
         self.show_elsewhere(location)
+
+
+def children_of(ins: Any) -> list[Variable]:
+    """An inspection's rows: fields or elements, and a map's entries as `key = value`."""
+    children = list(getattr(ins, "children", []) or [])
+    for entry in getattr(ins, "entries", []) or []:
+        children.append(Variable(entry.key.text, entry.value, kind="entry"))
+    return children

@@ -82,7 +82,8 @@ class TracepilotApp(App[int]):
         Binding("colon", "focus_command", "Command line"),
         Binding("slash", "search", "Search source"),
         Binding("f3", "search_next", "Next match", show=False),
-        Binding("shift+f3", "search_previous", "Previous match", show=False),
+        Binding("shift+f3,f2", "search_previous", "Previous match", show=False),  # (tmux may not pass Shift+F3)
+        Binding("ctrl+g", "go_to_line", "Go to line", show=False),
         Binding("ctrl+o", "open_file", "Open file"),
         Binding("w", "add_watch", "Add watch", show=False),
         Binding("T", "next_target", "Next target", show=False),
@@ -108,6 +109,9 @@ class TracepilotApp(App[int]):
         self.thread: int | None = None  # selected thread (None: the stop's thread)
         self.frame = 0  # selected frame index
         self.compact = False
+        self._wanted_compact: bool | None = None  # the layout a resize asks for (see compose)
+        self._relayout_timer: Any = None
+        self._relayout_lock = asyncio.Lock()
         self.ready = asyncio.Event()  # startup finished (tests wait on it)
         self.refreshes = 0  # completed refreshes (tests wait for a change)
         self._unsubscribe: Callable[[], None] | None = None
@@ -117,7 +121,9 @@ class TracepilotApp(App[int]):
         self.commands = CommandRunner(self)
 
     def compose(self) -> ComposeResult:
-        self.compact = self._is_compact(self.size.width, self.size.height)
+        # (On a resize this runs before the App's own size is updated: the layout wanted comes from the event.)
+        wanted, self._wanted_compact = self._wanted_compact, None
+        self.compact = self._is_compact(self.size.width, self.size.height) if wanted is None else wanted
         yield StatusBar(id="status")
         if self.compact:
             with Vertical(id="body", classes="compact"):
@@ -165,15 +171,34 @@ class TracepilotApp(App[int]):
     def _is_compact(width: int, height: int) -> bool:
         return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
 
-    async def on_resize(self, event) -> None:
-        if self._is_compact(event.size.width, event.size.height) != self.compact:
-            await self.recompose()
-            self._fill_all()
-        self.label_keys()
+    def on_resize(self, event) -> None:
+        self.label_keys(event.size.width)
+        # A terminal being dragged sends a burst of sizes: lay out again once it rests, one re-layout at a time
+        # (a re-layout started while the last one still mounts its panes breaks their tabs).
+        if self._relayout_timer is not None:
+            self._relayout_timer.stop()
+        self._relayout_timer = self.set_timer(0.15, lambda: self._relayout(event.size.width, event.size.height))
 
-    def label_keys(self) -> None:
+    @work(group="relayout", exclusive=False)
+    async def _relayout(self, width: int, height: int) -> None:
+        async with self._relayout_lock:
+            wanted = self._is_compact(width, height)
+            if wanted == self.compact:
+                return
+            console = self.query_one(OutputPane)  # its lines go to the new layout's console as they were
+            self._wanted_compact = wanted
+            await self.recompose()
+            self._fill_all(console)
+            self.label_keys(width)
+            self.refresher.schedule()  # (a refresh that ran into the old panes as they went painted nothing)
+            settled = asyncio.Event()  # the new panes' own after-mount work is done before any next re-layout
+            self.call_after_refresh(settled.set)
+            await settled.wait()
+
+    def label_keys(self, width: int | None = None) -> None:
         """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
         state (Restart once the program ended)."""
+        width = self.size.width if width is None else width  # (a resize passes the new width: self.size lags)
         by_key = self._bindings.key_to_bindings
         for key, bindings in by_key.items():
             for index, binding in enumerate(bindings):
@@ -181,14 +206,26 @@ class TracepilotApp(App[int]):
                 show = original.show
                 if binding.action == "restart":  # the key works any time; the footer offers it once the program ended
                     show = self._state() in (SessionState.EXITED, SessionState.DISCONNECTED)
-                labels = SHORT_LABELS if self.size.width < WIDE_FOOTER else WIDE_LABELS
+                labels = SHORT_LABELS if width < WIDE_FOOTER else WIDE_LABELS
                 if binding.action in labels:
                     label = labels[binding.action]
                     bindings[index] = dataclasses.replace(original, description=label or original.description,
                                                           show=label is not None and show)
                 else:
                     bindings[index] = dataclasses.replace(original, show=show)
+        self._fit_pane_keys(width)
         self.refresh_bindings()
+
+    def _fit_pane_keys(self, width: int) -> None:
+        """Below COMPACT_WIDTH the footer has room for the debugger's keys and `:`, `?`, `q` only: a pane's own
+        keys (Breakpoints: space, e, x) come first in the footer and would push those off, so they leave the
+        footer there (help and the palette list them)."""
+        narrow = width < COMPACT_WIDTH
+        for pane in self.query("BreakpointsPane, WatchesPane"):
+            for key, bindings in pane._bindings.key_to_bindings.items():
+                for index, binding in enumerate(bindings):
+                    original = self._long_labels.setdefault(f"{type(pane).__name__}/{key}/{binding.action}", binding)
+                    bindings[index] = dataclasses.replace(original, show=original.show and not narrow)
 
     def _state(self) -> SessionState | None:
         return self.view.status.state if self.view.status else None
@@ -220,8 +257,9 @@ class TracepilotApp(App[int]):
         self.set_interval(0.25, self.refresher.poll_output)
         self._start()
 
-    def _fill_all(self) -> None:
-        """(Re)fill every pane from the view state (after start-up or a re-layout)."""
+    def _fill_all(self, console: OutputPane | None = None) -> None:
+        """(Re)fill every pane from the view state (after start-up or a re-layout: `console` is the console of
+        the layout before, whose lines the new one shows)."""
         v = self.view
         events = self.query_one(EventsPane)
         events.clock = self.clock
@@ -239,6 +277,9 @@ class TracepilotApp(App[int]):
         self.query_one(BreakpointsPane).show(v.breakpoints)
         self.query_one(WatchesPane).show(v.watches)
         output = self.query_one(OutputPane)
+        if console is not None:
+            output.take_over(console)
+            return
         for stream, text in v.output:
             output.append(stream, text)
 
@@ -289,11 +330,13 @@ class TracepilotApp(App[int]):
     # -- what every part uses ------------------------------------------------------------------------
 
     def note(self, text: str, error: bool = False) -> None:
-        """A line on the status bar; an error is also a notification and a line in the console."""
-        self.query_one(StatusBar).show(note=text)
-        if error:
-            self.notify(text, severity="error", timeout=8)
-            self.query_one(OutputPane).write(f"! {text}")
+        """A line on the status bar; an error is also a notification and a line in the console. (Nothing while
+        the panes are gone: quitting, or a re-layout between two layouts.)"""
+        with contextlib.suppress(NoMatches):
+            self.query_one(StatusBar).show(note=text)
+            if error:
+                self.notify(text, severity="error", timeout=8)
+                self.query_one(OutputPane).write(f"! {text}")
 
     async def quietly(self, awaitable: Awaitable[Any], show: bool = True) -> Any:
         """Await a core call; a DebuggerError becomes a notification (its text says what to do next)."""
@@ -370,6 +413,9 @@ class TracepilotApp(App[int]):
 
     def action_search_previous(self) -> None:
         self.actions.search_previous()
+
+    def action_go_to_line(self) -> None:
+        self.actions.go_to_line()
 
     def action_focus_pane(self, name: str) -> None:
         self.actions.focus_pane(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +21,8 @@ from .screens.prompt import ConfirmQuitScreen
 from .view import PALETTE, PANES, app_worker
 from .widgets.command_line import CommandLine
 from .widgets.output import OutputPane
+
+GO_TO_LINE = re.compile(r":?\s*\d+")
 
 
 class CommandRunner:
@@ -41,6 +44,9 @@ class CommandRunner:
         if not line:
             return
         command.remember(line)
+        if GO_TO_LINE.fullmatch(line):  # `:54` as in vim and less: the source goes to line 54
+            self.app.actions.go_to_line(int(line.lstrip(":").strip()))
+            return
         self._execute(line)
 
     def selection(self) -> Selection:

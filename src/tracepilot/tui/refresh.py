@@ -240,6 +240,7 @@ class Refresher:
                 v.threads = []
             if "threads" in parts:
                 self.app.query_one(ThreadsPane).show(v.threads, self.app.current_thread())
+                self.show_status()
             if rest_task is not None and len(v.frames) >= SNAPSHOT_FRAMES:
                 rest = await rest_task or []
                 known = len(v.frames)
@@ -430,13 +431,22 @@ class Refresher:
 
     def show_status(self, note: str | None = None) -> None:
         status = self.app.view.status
-        self.app.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self.driving)
+        self.app.query_one(StatusBar).show(status, note if note is not None else ("" if status else None), self.driving,
+                                           viewing=self.viewed_thread())
         with contextlib.suppress(NoMatches):  # several JVMs: the list above the threads (widgets/targets.py)
             self.app.query_one(TargetsList).show(status.targets if status else None)
         state = (status.state, self.app.launched) if status else None
         if state != self._shown_state:  # the footer offers only the keys that apply now
             self._shown_state = state
             self.app.label_keys()
+
+    def viewed_thread(self) -> Any:
+        """The thread selected in Threads when it is not the current stop's (the status bar describes it)."""
+        status, selected = self.app.view.status, self.app.thread
+        stop = status.stop if status else None
+        if stop is None or selected is None or selected == stop.thread_id:
+            return None
+        return next((t for t in self.app.view.threads if t.id == selected), None)
 
     async def poll_output(self) -> None:
         if not (self.app.launched or getattr(self.app, "follows_output", False)):  # (watch: the host's program)

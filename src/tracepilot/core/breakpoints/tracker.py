@@ -443,6 +443,12 @@ class TrackerBase:
         # of its class path): binding and the line checks read the source.
         with contextlib.suppress(DebuggerError):
             await self.session.sources.learn_from_vm(self.session.require_vm())
+        for bp in self.by_id.values():  # a new run (restart, new attach) counts its own hits from 0
+            bp.info.hits = 0
+            bp.fired = False
+        for bp in self.by_id.values():  # and a chained breakpoint waits for its first one again
+            if bp.info.after and bp.info.after in self.by_id:
+                bp.info.armed = False
         for bp in list(self.by_id.values()):
             bp.unbind()
             await self._install(bp)

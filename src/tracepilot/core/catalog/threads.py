@@ -39,7 +39,7 @@ def render_threads(threads: list[ThreadInfo], selected: str | int | None = None)
     lines = []
     for t in threads:
         is_selected = (selected is None and t.current) or selected in (t.id, t.name)
-        state = t.state + (", suspended" if t.suspended else "")
+        state = t.description or (t.state + (", suspended" if t.suspended else ""))
         where = f" at {t.location}" if t.location else ""
         lines.append(f"{'*' if is_selected else ' '} {t.id:<6} {t.name:<24} {state}{where}")
     return "\n".join(lines)
@@ -59,7 +59,8 @@ async def _thread(ctx: Context, thread: str | int | None = None) -> CommandResul
                        hint="" if difflib.get_close_matches(str(thread), names, 3) else "`threads` lists them")
     ctx.selection.thread = found[0].id
     ctx.selection.frame = 0
-    return ok(f"current thread: {found[0].name} (id {found[0].id}, {found[0].state})", found[0])
+    chosen = found[0]
+    return ok(f"current thread: {chosen.name} (id {chosen.id}, {chosen.description or chosen.state})", chosen)
 
 
 @cmd("lock", "Monitor info of an object: owner, entry count, waiting threads.", args=[Arg("target", "target", rest=True)],

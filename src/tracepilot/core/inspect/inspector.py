@@ -30,6 +30,7 @@ from ..errors import (
     TargetError,
     refused,
 )
+from ..frame_names import name_lambda_classes
 from ..instrument.naming import is_probe_class
 from ..model import (
     Actor,
@@ -92,6 +93,7 @@ class Inspector(CodeChanges, Conditions):
         self._parts: _Parts | None = None
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
+        self._changed_at: dict[int, tuple[Any, list[str]]] = {}  # thread -> (its stop, locals changed there)
         self._tracing = False
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
 
@@ -119,6 +121,7 @@ class Inspector(CodeChanges, Conditions):
         self.watchers.clear()
         self.handles.release_all()
         self._last_locals.clear()
+        self._changed_at.clear()
         self.changed = []
 
     def forget_vm(self) -> None:
@@ -127,6 +130,7 @@ class Inspector(CodeChanges, Conditions):
         self._marks.forget()
         self._parts = None
         self._last_locals.clear()
+        self._changed_at.clear()
         self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
         if self.session.secrets is not None:
             self.session.secrets.forget_objects()  # the learned texts stay secret
@@ -178,6 +182,7 @@ class Inspector(CodeChanges, Conditions):
             if len(self._last_locals) > 1000:
                 self._last_locals.clear()
             self._last_locals[key] = now
+            self._changed_at[tid] = (stop, list(self.changed))
         ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
         seq = self.session.history.last_seq + 1
         for watch in self.watchers.all():
@@ -229,6 +234,7 @@ class Inspector(CodeChanges, Conditions):
         # debugger's: not shown. The others keep their numbers, so every frame index means the JVM's frame.
         shown = [i for i, info in enumerate(infos) if not is_probe_class(info.location.class_name)]
         frames, infos = [frames[i] for i in shown], [infos[i] for i in shown]
+        name_lambda_classes(infos)
         for info in infos:  # the file on the source path, for front ends that open it (DAP's source.path)
             loc = info.location
             if loc.source_path is None:
@@ -243,13 +249,21 @@ class Inspector(CodeChanges, Conditions):
         p, tid, f = await self._thread_frame(thread, frame)
         variables = await p.frames.variables(tid, f, p.values)
         if frame == 0:
+            changed = self._changed_in(tid)
             for v in variables:
-                v.changed = v.name in self.changed
+                v.changed = v.name in changed
             thrown = (self._values_at_stop(tid) or {}).get("$exception")
             stop = self.session.stop
             if thrown is not None and stop is not None and stop.exception is not None:
                 variables.insert(0, await exception_variable(p.values, thrown, stop.exception))
         return variables
+
+    def _changed_in(self, thread_id: int) -> list[str]:
+        """Locals of this thread's top frame changed since its previous stop there: compared within the thread,
+        never with another thread's values (and only while the stop they were computed at holds it)."""
+        stop, names = self._changed_at.get(thread_id, (None, []))
+        record = self.session.threads.records.get(thread_id)
+        return names if stop is not None and record is not None and record.stop is stop else []
 
     async def snapshot(self, thread: Any) -> Snapshot:
         session = self.session

@@ -104,6 +104,8 @@ def wait_result(result: WaitResult, context: Snapshot | None = None) -> str:
         text = f"{result.reconnected}\n{text}"
     if result.stopped and result.pending:
         text += f"\n{result.pending} more stop(s) in other threads: wait_for_stop (or resume) returns the next"
+    if result.note and result.note not in text:
+        text += f"\n{result.note}"
     return text
 
 
@@ -163,15 +165,16 @@ def breakpoints(bps: Sequence[BreakpointInfo]) -> str:
 
 def thread(t: ThreadInfo) -> str:
     flags = []
-    if t.why and t.why.startswith("inside a call"):
-        flags.append("running " + t.why)
-    elif t.suspended:
-        flags.append("suspended" + (f": {t.why}" if t.why else ""))
+    if not t.description:  # (a ThreadInfo the session did not explain)
+        if t.why and t.why.startswith("inside a call"):
+            flags.append("running " + t.why)
+        elif t.suspended:
+            flags.append("suspended" + (f": {t.why}" if t.why else ""))
     if t.is_virtual:
         flags.append("virtual")
     if t.is_system:
         flags.append("system")
-    text = f"{'*' if t.current else ' '} {t.id} {t.name!r} {t.state}"
+    text = f"{'*' if t.current else ' '} {t.id} {t.name!r} {t.description or t.state}"
     if flags:
         text += f" ({', '.join(flags)})"
     if t.location is not None:

@@ -33,7 +33,7 @@ from ..model import (
     WaitResult,
 )
 from ..states import session_move
-from ..threads import Release
+from ..threads import Release, stop_label
 from .base import SessionBase, StepState
 from .step_origin import program_frame_height
 
@@ -384,7 +384,7 @@ class Execution(SessionBase):
         else:
             await self._send_release(self.threads.release_thread(tid))
             self._after_release()
-        return await self.wait_for_stop(timeout, new_only=True)
+        return answered_first(await self.wait_for_stop(timeout, new_only=True), tid, record.name)
 
     async def _frame0_method(self, thread: int) -> tuple[int, int] | None:
         with contextlib.suppress(JdwpError):
@@ -461,3 +461,14 @@ def waits_for_class(message: str | None) -> bool:
     text = (message or "").lower()
     return "not loaded" in text or "pending" in text and "no code" not in text
 
+
+def answered_first(result: WaitResult, stepped: int, name: str | None) -> WaitResult:
+    """A step answered by another thread's stop that was waiting (each stop goes to one waiting call, oldest
+    first) says so: the step itself goes on, and its stop comes next."""
+    stop = result.stop
+    if result.stopped and stop is not None and stop.thread_id not in (None, stepped) \
+            and stop.kind is not StopKind.VM_DEATH:
+        who = stop.thread_name or stop.thread_id
+        result.note = (f"this answers thread {who}'s stop that was waiting ({stop_label(stop)}), not the step: "
+                       f"the step of {name or stepped} goes on and its stop comes next (resume or wait_for_stop)")
+    return result

@@ -37,7 +37,7 @@ from ..model import (
     ThreadInfo,
     VmInfo,
 )
-from ..threads import ThreadBook, ThreadState, why_suspended
+from ..threads import ThreadBook, ThreadState, thread_description, why_suspended
 from ..vm import Vm
 from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
 
@@ -334,6 +334,8 @@ class Lifecycle(SessionBase):
             for guest in self.foreign:  # a guest debugger's holds (core/foreign.py) say whose they are
                 if not info.why:
                     info.why = guest.why_suspended(info.id)
+            info.description, info.waiting = thread_description(record, self.threads, info.state, info.suspended,
+                                                                self.stop)
         return infos
 
     def _take_reconnect_note(self) -> str | None:

@@ -44,8 +44,9 @@ MOVING = (
     "Esc leaves it.\n"
     "  In Variables, [b]→[/b] expands an object and [b]←[/b] collapses it (or goes to its parent); "
     "[b]Enter[/b] on a value or [b]v[/b] shows it whole, where [b]c[/b] copies it.\n"
-    "  [b]/[/b] searches the source: Enter goes to the first match, [b]n[/b] / [b]N[/b] (or F3 / Shift+F3) to the "
-    "next / previous, Esc ends the search (then [b]n[/b] steps over again).\n"
+    "  [b]/[/b] searches the source: Enter goes to the first match, [b]n[/b] / [b]N[/b] (or F3 / F2; Shift+F3 "
+    "too where the terminal passes it) to the next / previous, Esc ends the search (then [b]n[/b] steps over "
+    "again). [b]:54[/b] (or [b]Ctrl+G[/b]) goes to line 54.\n"
     "  After the program ends, [b]Ctrl+R[/b] restarts it with the same command line and breakpoints.\n"
 )
 

@@ -45,6 +45,7 @@ class CommandLine(Input):
         self._history_index = 0
         self._cycle: list[str] = []
         self._cycle_index = -1
+        self._idle_placeholder = self.placeholder
 
     async def complete(self, value: str) -> list[str]:
         if self.completer is None:
@@ -53,6 +54,18 @@ class CommandLine(Input):
             return await self.completer(value)
         except Exception:  # completion must never break typing
             return []
+
+    FOCUSED_PROMPT = "› type a command: print x, stop at Foo:12, :54 goes to line 54 — Esc: back, Tab: next pane"
+
+    def on_focus(self) -> None:
+        # Whichever way the focus came (`:`, Tab from a pane, a click), the line says that keys now type here.
+        if self.placeholder != self.FOCUSED_PROMPT:
+            self._idle_placeholder = self.placeholder
+            self.placeholder = self.FOCUSED_PROMPT
+
+    def on_blur(self) -> None:
+        if self.placeholder == self.FOCUSED_PROMPT:
+            self.placeholder = self._idle_placeholder
 
     def remember(self, line: str) -> None:
         if line and (not self.history or self.history[-1] != line):

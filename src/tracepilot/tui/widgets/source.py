@@ -112,6 +112,19 @@ class SourceView(TextArea):
         self._refresh_scrollbars()
         return True
 
+    def on_resize(self) -> None:
+        # A new size (the terminal resized, a re-layout): the current line stays in view once laid out.
+        if self.current_line:
+            self.call_after_refresh(self.keep_current_line_in_view)
+
+    def keep_current_line_in_view(self) -> None:
+        if not self.current_line:
+            return
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        row = self.current_line - 1
+        if height > 0 and not top <= row < top + height:
+            self.scroll_to(y=max(0, row - height // 2), animate=False)
+
     def set_marks(self, marks: dict[int, GutterMark]) -> None:
         if marks != self.marks:
             self.marks = marks
@@ -157,9 +170,20 @@ class SourceView(TextArea):
         else:
             after = [h for h in ordered if h > (row, col)]
             r, hit = after[0] if after else ordered[0]
+        x = self.scroll_offset.x
         self.selection = Selection((r, hit), (r, hit + len(needle)))
-        self.scroll_cursor_visible(center=True)
+        self._center_row(r, x)
         return True
+
+    def _center_row(self, row: int, x: int) -> None:
+        """Row `row` to the middle of the view; sideways only as far as the selection needs (a match that is
+        visible at the current horizontal scroll keeps it: the view does not jump sideways)."""
+        height = self.scrollable_content_region.height
+        width = self.scrollable_content_region.width - self.gutter_width
+        start, end = self.selection.start[1], self.selection.end[1]
+        if width > 0 and not (x <= start and end <= x + width):
+            x = max(0, end - width + 1) if end > x + width else start
+        self.scroll_to(x=x, y=max(0, row - height // 2), animate=False)
 
     @staticmethod
     def _occurrences(lines: list[str], needle: str):  # noqa: ANN205 - a generator of (row, column)
@@ -226,8 +250,13 @@ class SourceView(TextArea):
             highlight = Style(bgcolor="#3a3a00")
             gutter = self.gutter_width - MARKER_CELLS
             head, body = rest.crop(0, gutter), rest.crop(gutter, rest.cell_length)
-            body = Strip([Segment(s.text, (s.style or Style()) + highlight, s.control) for s in body],
-                         body.cell_length)
+            # The current line's colour goes under the text, but not over a selection (a search match on the
+            # current line stays visible).
+            chosen = self._theme.selection_style if self._theme else None
+            chosen_bg = chosen.bgcolor if chosen is not None else None
+            body = Strip([Segment(s.text, s.style if chosen_bg is not None and s.style is not None
+                                  and s.style.bgcolor == chosen_bg else (s.style or Style()) + highlight, s.control)
+                          for s in body], body.cell_length)
             rest = Strip.join([head, body])
         return Strip.join([Strip(cells, MARKER_CELLS), rest])
 

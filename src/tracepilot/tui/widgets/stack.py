@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
+from ...core.frame_names import is_lambda_class
 from ...core.model import FrameInfo
 from .table import Table
 
@@ -29,12 +30,11 @@ class StackPane(Table):
         for frame in frames:
             loc = frame.location
             where = f"{loc.source_file}:{loc.line}" if loc.source_file and loc.line >= 0 else (
-                "native" if frame.is_native else "?")
+                "native" if frame.is_native else "generated" if is_lambda_class(loc.class_name) else "?")
             if loc.obsolete:
                 where += " (old code: class redefined)"
-            short = loc.class_name.rsplit(".", 1)[-1]
-            style = "dim" if frame.is_library else ""
-            method = Text(f"{short}.{loc.method}", style=style)
+            style = "dim" if frame.is_library or is_lambda_class(loc.class_name) else ""
+            method = Text(loc.function(short=True), style=style)
             # the row key is the core's index (0 = top); the label is the number `where` and `:frame N` use (1 = top)
             rows.append((str(frame.index), (str(frame.index + 1), method, where)))
         self.set_rows(rows, cursor=selected)

@@ -7,7 +7,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.catalog import returned_text
-from ...core.model import SessionState, Status, StopKind, StopReason
+from ...core.frame_names import is_lambda_class
+from ...core.model import CodeLocation, SessionState, Status, StopKind, StopReason, ThreadInfo
 
 NARROW = 110
 
@@ -25,15 +26,20 @@ class StatusBar(Static):
         self.status: Status | None = None
         self.note = "starting…"
         self.driver = "you"
+        self.viewing: ThreadInfo | None = None  # another thread than the stop's, selected in Threads
         self._shown: Text | None = None
 
-    def show(self, status: Status | None = None, note: str | None = None, driver: str | None = None) -> None:
+    def show(self, status: Status | None = None, note: str | None = None, driver: str | None = None,
+             viewing: ThreadInfo | None | bool = False) -> None:
+        """`viewing`: the thread selected in Threads when it is not the stop's (None: the stop's own)."""
         if status is not None:
             self.status = status
         if note is not None:
             self.note = note
         if driver is not None:
             self.driver = driver
+        if viewing is not False:
+            self.viewing = viewing
         text = self.render_text()
         if text != self._shown:  # one line, fixed height: never a re-layout
             self._shown = text
@@ -50,6 +56,9 @@ class StatusBar(Static):
             text.append(f" {self.note}")
             return text
         text.append(f" {status.state.value} ", style=STATE_STYLE.get(status.state, "reverse"))
+        viewing = self.viewing if status.state is SessionState.STOPPED else None
+        if viewing is not None:
+            return self._viewing(text, status, viewing)
         if self.size.width and self.size.width < NARROW:
             return self._short(text, status)
         headline = status.headline()
@@ -62,6 +71,7 @@ class StatusBar(Static):
         returned = returned_text(status.stop)
         if returned and returned not in headline:
             text.append(f" · {returned}", style="bold green")
+        self._waiting(text, status)
         if self.note:
             text.append(f"  · {self.note}", style="italic")
         text.append(f"  · {_target_name(status) or status.target or 'no target'}", style="dim")
@@ -71,9 +81,7 @@ class StatusBar(Static):
     def _short(self, text: Text, status: Status) -> Text:
         stop = status.stop
         if stop is not None and stop.location is not None and status.state is SessionState.STOPPED:
-            loc = stop.location
-            short = loc.class_name.rsplit(".", 1)[-1].rsplit("$", 1)[-1]  # PriceCalculator, not Shop$PriceCalculator
-            text.append(f" {short}.{loc.method}:{loc.line}", style="bold")
+            text.append(f" {_where(stop.location)}", style="bold")
             text.append(f" {_reason(stop)}")
             returned = returned_text(stop)
             if returned:
@@ -82,11 +90,41 @@ class StatusBar(Static):
                 text.append(f" · {stop.thread_name}", style="dim")
         elif status.state is SessionState.EXITED and status.exit_code is not None:
             text.append(f" exit code {status.exit_code}")
+        self._waiting(text, status)
         if self.note:
             text.append(f" · {self.note}", style="italic")
         target = _target_name(status) or status.target or "no target"
         text.append(f" · {target} · {self.driver}", style="dim")
         return text
+
+
+    def _viewing(self, text: Text, status: Status, thread: ThreadInfo) -> Text:
+        """Another thread than the stop's is selected: its state and place first (what F10 would step)."""
+        where = f" at {_where(thread.location)}" if thread.location else ""
+        text.append(f" {thread.name}", style="bold")
+        text.append(f": {thread.description or thread.state}{where}")
+        stop = status.stop
+        if stop is not None and stop.thread_name:
+            text.append(f" · stop of {stop.thread_name}: {_reason(stop)}", style="dim")
+        self._waiting(text, status)
+        if self.note:
+            text.append(f" · {self.note}", style="italic")
+        return text
+
+    @staticmethod
+    def _waiting(text: Text, status: Status) -> None:
+        """Stops of other threads not answered yet: the next F5/F10 hands one out first (marked ● in Threads)."""
+        if status.state is SessionState.STOPPED and status.pending_stops:
+            text.append(f" · {status.pending_stops} more stop(s) waiting ●", style="bold yellow")
+
+
+def _where(loc: CodeLocation) -> str:
+    """Class.method:line without the package or outer class (PriceCalculator, not Shop$PriceCalculator)."""
+    if loc.method.startswith("lambda$") or is_lambda_class(loc.class_name):
+        name = loc.function(short=True)
+    else:
+        name = f"{loc.class_name.rsplit('.', 1)[-1].rsplit('$', 1)[-1]}.{loc.method}"
+    return f"{name}:{loc.line}" if loc.line >= 0 else name
 
 
 def _target_name(status: Status) -> str | None:

@@ -13,6 +13,7 @@ class Table(DataTable):
     COLUMNS: tuple[str, ...] = ()
     _shown: list[tuple[str, tuple[str | Text, ...]]] | None = None
     _widths: list[int] | None = None
+    _room = 0  # the width the columns were fitted to
 
     def on_mount(self) -> None:
         self.set_rows([])
@@ -23,14 +24,17 @@ class Table(DataTable):
         changed (no re-layout)."""
         # Plain strings are shown as they are: thread names, values and expressions come from the target or
         # the user and may hold "[...]" that must not be read as markup. Styled cells are passed as Text.
-        shown = [(key, tuple(c if isinstance(c, Text) else Text(c) for c in cells)) for key, cells in rows]
-        if shown == self._shown and self.row_count == len(shown) and (
+        shown = [(key, tuple(_ellipsis(c if isinstance(c, Text) else Text(c)) for c in cells)) for key, cells in rows]
+        room = self.scrollable_content_region.width
+        if shown == self._shown and self.row_count == len(shown) and room == self._room and (
                 cursor is None or not shown or cursor == self.cursor_row):
             return
+        self._room = room
         widths = [Text.from_markup(label).cell_len for label in self.COLUMNS]
         for _, cells in shown:
             for i, cell in enumerate(cells):
                 widths[i] = max(widths[i], cell.cell_len)
+        widths = self._fit(widths, room)
         previous_rows, self._shown = self._shown, shown
         if previous_rows is not None and widths == self._widths and self.row_count == len(previous_rows) \
                 and [key for key, _ in previous_rows] == [key for key, _ in shown]:
@@ -49,3 +53,29 @@ class Table(DataTable):
             cursor = previous if cursor is None else cursor
         if shown and cursor is not None and cursor != self.cursor_row:
             self.move_cursor(row=min(max(cursor, 0), len(shown) - 1), animate=False)
+
+    def _fit(self, widths: list[int], room: int) -> list[int]:
+        """Columns narrowed (the widest first, none below 8) so the table fits the pane: a cell cut at the edge
+        ends in "…" instead of running off it."""
+        if room <= 0:
+            return widths
+        widths = list(widths)
+        padding = 2 * self.cell_padding * len(widths)
+        while sum(widths) + padding > room:
+            widest = max(range(len(widths)), key=lambda i: widths[i])
+            if widths[widest] <= 8:
+                break
+            widths[widest] = max(8, widths[widest] - (sum(widths) + padding - room))
+        return widths
+
+    def on_resize(self) -> None:
+        if self._shown is not None and self.scrollable_content_region.width != self._room:
+            rows = [(key, cells) for key, cells in self._shown]
+            self._shown = None
+            self.set_rows(rows)
+
+
+def _ellipsis(cell: Text) -> Text:
+    cell.no_wrap = True
+    cell.overflow = "ellipsis"
+    return cell

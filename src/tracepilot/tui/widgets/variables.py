@@ -178,6 +178,20 @@ class VariablesPane(Tree[VarNode]):
         elif node.parent is not None and node.parent is not self.root:
             self.move_cursor(node.parent)
 
+    def render_label(self, node: TreeNode[VarNode], base_style, style) -> Text:  # noqa: ANN001 - Tree's signature
+        # A value wider than the pane ends in "…" at its edge (v or Enter shows it whole), not cut mid-character.
+        text = super().render_label(node, base_style, style)
+        depth, parent = 0, node.parent
+        while parent is not None and parent is not self.root:
+            depth, parent = depth + 1, parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room > 8 and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return text
+
+    def on_resize(self) -> None:
+        self.refresh()  # the labels are cut for the width: cut them again
+
     def action_show_value(self) -> None:
         node = self.cursor_node
         if node is not None and node.data is not None and node.data.variable is not None:
