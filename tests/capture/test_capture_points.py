@@ -1,0 +1,78 @@
+"""Capture points (issue 31): a breakpoint with `capture` takes the stack and values at a passing hit and lets
+the thread go on: no stop, nothing in the stop queue or the history's stops; values are those at the hit."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+
+SERVICE = "fixtures.CaptureService"
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def handled(d: Debugger) -> int:
+    """The service's own count of handled requests (a static read: nothing is suspended for it)."""
+    view = await d.evaluate("fixtures.CaptureService.handled")
+    return int(re.findall(r"\d+", view.text)[-1])
+
+
+async def throughput(d: Debugger, seconds: float) -> float:
+    start, t0 = await handled(d), time.monotonic()
+    await asyncio.sleep(seconds)
+    return (await handled(d) - start) / (time.monotonic() - t0)
+
+
+def child(value, name: str):  # noqa: ANN001
+    return next(c for c in value.children if c.name == name)
+
+
+async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factory, line_of) -> None:
+    jvm = jvm_factory(SERVICE, "4", suspend=False)
+    d = Debugger()
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await d.breakpoint_list()
+        # (Let it warm up: the first second's rate is the JIT's.)
+        await asyncio.sleep(1.0)
+        before = await throughput(d, 2.0)
+        line = line_of("capture-line")
+        seq0 = d.history.last_seq
+        bp = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 100 == 7", capture=3)
+        assert bp.capture.limit == 3 and bp.suspend == "thread", bp
+        during = await throughput(d, 2.0)
+        found = await d.captures(bp.id, wait=10)
+        while len(found) < 3:
+            more = await d.captures(bp.id, wait=10, since=found[-1].seq)
+            assert more, found
+            found += more
+        assert len(found) == 3
+        for capture in found:
+            assert capture.thread_name.startswith("worker-"), capture
+            top = capture.frames[0]
+            assert (top.location.method, top.location.line) == ("handle", line), top
+            assert [f.location.method for f in capture.frames[1:2]] == ["lambda$main$0"], capture.frames
+            variables = {v.name: v for v in top.locals}
+            request, size = variables["request"], int(variables["size"].text)
+            assert int(child(request, "id").text) % 100 == 7
+            items = child(request, "items")
+            # The list as it was at the hit: the line after it clears it.
+            assert [c.text for c in items.children] == [
+                f'"item-{int(child(request, "id").text) % 1_000_000}-{k}"' for k in range(size)], items
+            assert size >= 3 and items.cut is None
+        # Never a stop: none in the history, none queued, the session still running.
+        records = d.history.since(seq0)
+        assert not [r for r in records if r.kind == "stop"]
+        assert len([r for r in records if r.kind == "capture"]) == 3
+        status = await d.status()
+        assert status.state.value == "RUNNING" and not status.suspended, status
+        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+        assert listed.capture.done and listed.capture.taken == 3 and "capture 3/3 done" in listed.describe()
+        assert during >= 0.9 * before, (during, before)
+    finally:
+        await d.close()
