@@ -13,6 +13,8 @@ from tracepilot.core.debugger import Debugger
 
 SERVICE = "fixtures.CaptureService"
 
+WINDOW = 1.5  # seconds of each throughput measurement
+
 pytestmark = pytest.mark.timeout(90)
 
 
@@ -39,13 +41,13 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
         await d.attach(jvm.address, timeout=10)
         await d.breakpoint_list()
         # (Let it warm up: the first second's rate is the JIT's.)
-        await asyncio.sleep(1.0)
-        before = await throughput(d, 2.0)
+        await asyncio.sleep(0.5)
+        before = await throughput(d, WINDOW)
         line = line_of("capture-line")
         seq0 = d.history.last_seq
-        bp = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 100 == 7", capture=3)
+        bp = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 10 == 7", capture=3)
         assert bp.capture.limit == 3 and bp.suspend == "thread", bp
-        during = await throughput(d, 2.0)
+        during = await throughput(d, WINDOW)
         found = await d.captures(bp.id, wait=10)
         while len(found) < 3:
             more = await d.captures(bp.id, wait=10, since=found[-1].seq)
@@ -59,7 +61,7 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
             assert [f.location.method for f in capture.frames[1:2]] == ["lambda$main$0"], capture.frames
             variables = {v.name: v for v in top.locals}
             request, size = variables["request"], int(variables["size"].text)
-            assert int(child(request, "id").text) % 100 == 7
+            assert int(child(request, "id").text) % 10 == 7
             items = child(request, "items")
             # The list as it was at the hit: the line after it clears it.
             assert [c.text for c in items.children] == [
@@ -73,6 +75,9 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
         assert status.state.value == "RUNNING" and not status.suspended, status
         listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
         assert listed.capture.done and listed.capture.taken == 3 and "capture 3/3 done" in listed.describe()
-        assert during >= 0.9 * before, (during, before)
+        # The program's own rate while the point was set (it took its captures and was done within it), against
+        # the windows just before and after it, without the point (the machine's load drifts: both count).
+        after = await throughput(d, WINDOW)
+        assert during >= 0.9 * (before + after) / 2, (before, during, after)
     finally:
         await d.close()

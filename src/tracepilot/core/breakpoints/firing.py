@@ -68,6 +68,8 @@ class Firing(TrackerBase):
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
             return await self.in_jvm.on_event(bp, event)
+        if bp.info.capture is not None and bp.info.capture.done:
+            return None  # a hit in flight when its capture point got done (its requests are going)
         if await self.in_jvm.inside_probe(event.thread):
             return None  # hit while a probe's condition calls the program: the round trip never stops there
         # (A capture point never moves: the move suspends every thread for a moment, which it must not do.)
