@@ -127,25 +127,32 @@ class CapturePoints:
         number = state.taken
         if state.taken >= state.limit:
             state.done = True
+        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note)
+        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
+        capture.skipped = state.skipped
+        self.book.add(capture)
+        self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
+                                 breakpoint=bp.info.id, capture=capture.seq, thread=thread)
+        if state.done:
+            self._finish_later(bp)
+
+    async def read(self, thread: int, limits: CaptureLimits, expressions: list[str], *, skip: int = 0,
+                   extra: dict[str, Value] | None = None, note: str | None = None) -> Capture:
+        """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits)."""
         started = time.perf_counter()
         seq = self.book.next_seq()
-        capture = Capture(seq, bp.info.id, number, time.time(), thread, "", bp.info.hits, via, note=note,
-                          skipped=state.skipped)
+        capture = Capture(seq, "", 0, time.time(), thread, "", 0, "", note=note)
         try:
             capture.thread_name = await self.session.require_vm().thread_name(thread)
-            read = CaptureRead(self.session, thread, skip, state.limits, -seq)
+            read = CaptureRead(self.session, thread, skip, limits, -seq)
             capture.frames = await read.frames()
-            capture.expressions = [await read.expression(text, extra) for text in state.expressions]
+            capture.expressions = [await read.expression(text, extra) for text in expressions]
             capture.cuts = read.cuts
         except (DebuggerError, JdwpError) as exc:
             capture.note = f"{note}; " if note else ""
             capture.note += f"the capture could not be read completely: {exc}"
         capture.took_ms = (time.perf_counter() - started) * 1000
-        self.book.add(capture)
-        self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
-                                 breakpoint=bp.info.id, capture=seq, thread=thread)
-        if state.done:
-            self._finish_later(bp)
+        return capture
 
     def _finish_later(self, bp: Any) -> None:
         """Done: its requests (or in-JVM probe) go once the thread runs again, not while it is held."""
