@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tracepilot.core.debugger import Debugger
+from tracepilot.dap.adapter import Adapter
 
 SERVICE = "fixtures.CaptureService"
 
@@ -39,7 +40,9 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
-        await d.breakpoint_list()
+        sent: list[dict] = []
+        editor = Adapter(d, sent.append)  # a DAP client's view of the same session
+        await editor.handle({"seq": 1, "type": "request", "command": "initialize", "arguments": {"adapterID": "java"}})
         # (Let it warm up: the first second's rate is the JIT's.)
         await asyncio.sleep(0.5)
         before = await throughput(d, WINDOW)
@@ -79,5 +82,12 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
         # the windows just before and after it, without the point (the machine's load drifts: both count).
         after = await throughput(d, WINDOW)
         assert during >= 0.9 * (before + after) / 2, (before, during, after)
+        # Over DAP: an output event per capture, whose variablesReference opens its frames and their values.
+        outputs = [m["body"] for m in sent if m.get("event") == "output" and "capture bp-" in m["body"]["output"]]
+        assert len(outputs) == 3 and all(o.get("variablesReference") for o in outputs), outputs
+        await editor.handle({"seq": 2, "type": "request", "command": "variables",
+                             "arguments": {"variablesReference": outputs[0]["variablesReference"]}})
+        frames_shown = next(m for m in sent if m.get("command") == "variables")["body"]["variables"]
+        assert frames_shown[0]["value"] == f"{SERVICE}.handle:{line}" and frames_shown[0]["variablesReference"]
     finally:
         await d.close()
