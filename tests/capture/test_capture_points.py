@@ -79,9 +79,10 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
         listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
         assert listed.capture.done and listed.capture.taken == 3 and "capture 3/3 done" in listed.describe()
         # The program's own rate while the point was set (it took its captures and was done within it), against
-        # the windows just before and after it, without the point (the machine's load drifts: both count).
+        # the windows just before and after it, without the point. On a shared machine the rate drifts by tens
+        # of percent between windows: the point's window is held to the slower of its neighbours.
         after = await throughput(d, WINDOW)
-        assert during >= 0.9 * (before + after) / 2, (before, during, after)
+        assert during >= 0.9 * min(before, after), (before, during, after)
         # Over DAP: an output event per capture, whose variablesReference opens its frames and their values.
         outputs = [m["body"] for m in sent if m.get("event") == "output" and "capture bp-" in m["body"]["output"]]
         assert len(outputs) == 3 and all(o.get("variablesReference") for o in outputs), outputs
@@ -89,5 +90,15 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
                              "arguments": {"variablesReference": outputs[0]["variablesReference"]}})
         frames_shown = next(m for m in sent if m.get("command") == "variables")["body"]["variables"]
         assert frames_shown[0]["value"] == f"{SERVICE}.handle:{line}" and frames_shown[0]["variablesReference"]
+        # A point faster than its rate: the hits beyond it are skipped, counted and said.
+        limited = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 10 == 3", capture=100,
+                                         capture_limits={"rate": 2})
+        await d.captures(limited.id, wait=10)
+        await asyncio.sleep(1.0)
+        await d.breakpoint_remove(limited.id)
+        state = limited.capture
+        assert state.skipped > 0 and 0 < state.taken <= 4, state
+        assert "skipped by the rate limit (2/s)" in limited.describe()
+        assert [r for r in d.history.since(seq0) if r.kind == "breakpoint_throttled" and limited.id in r.text]
     finally:
         await d.close()

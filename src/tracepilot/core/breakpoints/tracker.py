@@ -425,6 +425,7 @@ class TrackerBase:
 
     def clear_all_local(self) -> None:
         self.in_jvm.forget_vm()
+        self.captures.clear()  # (detach, reset: a clean slate; a VM death keeps them, as the history)
         self.by_id.clear()
         self.by_request.clear()
         self._prepare_owner.clear()

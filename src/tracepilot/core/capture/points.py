@@ -177,6 +177,10 @@ class CapturePoints:
     def forget(self, bp_id: str) -> None:
         self._buckets.pop(bp_id, None)
 
+    def clear(self) -> None:
+        self._buckets.clear()
+        self.book.clear()
+
 
 def _summary(capture: Capture) -> str:
     """The top frame's variables in a few words, for the history line."""
