@@ -15,7 +15,8 @@ class CaptureLimits(Model):
     items: int = 20  # elements or entries of a collection, map or array (its logical view, as `inspect`)
     chars: int = 200  # characters of a string
     fields: int = 20  # fields of an object
-    frames: int = 3  # top frames whose arguments, locals and `this` (with its fields) are read
+    frames: int = 3  # top frames whose arguments and locals are read (`this` is opened in the top frame)
+    values: int = 1000  # values one capture reads at most (a framework's objects fan out fast)
 
 
 @dataclass

@@ -26,11 +26,11 @@ MAX_LIMIT = 10_000  # captures one point may take
 
 def capture_state(capture: bool | int | None, expressions: list[str] | str | None = None, *,
                   depth: int | None = None, items: int | None = None, chars: int | None = None,
-                  fields: int | None = None, frames: int | None = None,
+                  fields: int | None = None, frames: int | None = None, values: int | None = None,
                   rate: float | None = None) -> CaptureState | None:
     """The capture settings a breakpoint_set (or method_break, ...) asks for; None: not a capture point."""
     if capture is None or capture is False or capture == 0:
-        if expressions or any(v is not None for v in (depth, items, chars, fields, frames, rate)):
+        if expressions or any(v is not None for v in (depth, items, chars, fields, frames, values, rate)):
             raise InvalidArgument("capture limits and expressions belong to a capture point",
                                   "add capture=true (one capture) or capture=N (up to N captures)")
         return None
@@ -45,7 +45,7 @@ def capture_state(capture: bool | int | None, expressions: list[str] | str | Non
     _check_parse(exprs)
     limits = CaptureLimits()
     for name, value in (("depth", depth), ("items", items), ("chars", chars), ("fields", fields),
-                        ("frames", frames)):
+                        ("frames", frames), ("values", values)):
         if value is None:
             continue
         if isinstance(value, float) and value.is_integer():
@@ -59,7 +59,7 @@ def capture_state(capture: bool | int | None, expressions: list[str] | str | Non
     return CaptureState(limit=limit, rate=float(rate or DEFAULT_RATE), expressions=exprs, limits=limits)
 
 
-LIMIT_NAMES = ("depth", "items", "chars", "fields", "frames", "rate")
+LIMIT_NAMES = ("depth", "items", "chars", "fields", "frames", "values", "rate")
 
 
 def limits_arguments(capture_limits: dict[str, Any] | None) -> dict[str, Any]:

@@ -7,18 +7,40 @@ method of the program (only the point's own expressions may, as a condition may)
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import re
 from typing import Any
 
 from ...jdwp import JdwpError, ThreadReference, Value
 from ..errors import DebuggerError
 from ..inspect.stack import Frame, Frames
-from ..inspect.values import Values, java_length, quote_string
+from ..inspect.values import NESTED_STRING, SUMMARY_STRING, Values, quote_string
 from ..instrument.naming import is_probe_class
 from ..secrets import is_secret_name
 from .model import CapturedFrame, CapturedValue, CaptureLimits
 
 OPENED_KINDS = ("object", "collection", "map", "array")
+
+# Set while a capture opens a value: its children's own summaries are kept short (type, size, handle), as a
+# capture shows what they hold as children of their own (a rich summary of each would read every field of
+# every field again: thousands of requests for a framework object, while the thread is held).
+_OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_opening", default=False)
+
+
+class _CaptureValues(Values):
+    async def view(self, value: Value | None, static_type: str | None = None, depth: int = 0,
+                   name: str | None = None) -> Any:
+        if _OPENING.get() and depth == 1:
+            depth = 2
+        return await super().view(value, static_type, depth, name)
+
+    async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int,
+                      name: str | None = None) -> Any:
+        token = _OPENING.set(True)
+        try:
+            return await super().inspect(target, value, static_type, start, count, name)
+        finally:
+            _OPENING.reset(token)
 
 
 class CaptureRead:
@@ -33,11 +55,12 @@ class CaptureRead:
         handles = session.inspector.handles
         if handles.conn is None:
             handles.conn = self.vm.conn
-        self.values = Values(self.vm, handles, session.redact, session.secrets)
+        self.values = _CaptureValues(self.vm, handles, session.redact, session.secrets)
         # Collection node caches live for one "generation": each capture is its own (the program runs between).
         self.values.set_generation(generation)
         self.frames_reader = Frames(self.vm)
         self.cuts: list[str] = []
+        self.read = 0  # values read so far (limits.values)
 
     async def frames(self) -> list[CapturedFrame]:
         """Every frame's place; arguments and locals of the top `limits.frames` frames."""
@@ -59,8 +82,8 @@ class CaptureRead:
         pairs, this = await self.frames_reader.raw_values(self.thread, frame)
         where = f"frame {into.index}"
         jobs = []
-        if this is not None and not this.is_null:
-            jobs.append(self.value("this", this, None, where))
+        if this is not None and not this.is_null:  # opened in the top frame; the callers' are summaries
+            jobs.append(self.value("this", this, None, where, opened=into.index == 0))
         jobs += [self.value(slot.name, value, slot.type_name, where) for slot, value in pairs]
         into.locals = list(await asyncio.gather(*jobs))
 
@@ -76,30 +99,37 @@ class CaptureRead:
         return await self.value(text, result, None, "expressions", name_for_redaction=secret)
 
     async def value(self, name: str, raw: Value | None, static: str | None, where: str,
-                    name_for_redaction: str | None = None) -> CapturedValue:
+                    name_for_redaction: str | None = None, opened: bool = True) -> CapturedValue:
         """A variable's value (its summary as `locals` shows it), opened down to the depth limit."""
+        self.read += 1
         view = await self.values.view(raw, static, 0, name_for_redaction or name)
         captured = CapturedValue(name, view.type, view.text, view.kind)
-        await self._fill(captured, raw, view, f"{where}: {name}", 0)
+        if opened or view.kind == "string":
+            await self._fill(captured, raw, view, f"{where}: {name}", 0, SUMMARY_STRING)
         return captured
 
-    async def _fill(self, captured: CapturedValue, raw: Value | None, view: Any, path: str, level: int) -> None:
+    async def _fill(self, captured: CapturedValue, raw: Value | None, view: Any, path: str, level: int,
+                    shown_chars: int = NESTED_STRING) -> None:
+        """Open `captured` (its summary `view`, which showed `shown_chars` of a string) below `level`."""
         if raw is None or not raw.is_object or raw.is_null or view.kind == "redacted":
             return
         limits = self.limits
         if view.kind == "string":
-            text = await self.values.objects.string(raw.value)
-            captured.text = quote_string(text, limits.chars)
-            length = java_length(text)
-            if len(text) > limits.chars:
+            length = view.size or 0
+            if length > min(shown_chars, limits.chars) or limits.chars < shown_chars:  # else the summary is whole
+                text = await self.values.objects.string(raw.value)
+                captured.text = quote_string(text, limits.chars)
+            if length > limits.chars:
                 captured.cut = f"string cut at {limits.chars} of {length} chars"
                 self.cuts.append(f"{path}: {captured.cut}")
             return
         if view.kind not in OPENED_KINDS or not view.expandable:
             return
-        if level >= limits.depth:
+        if level >= limits.depth or self.read >= limits.values:
             size = f" ({view.size} elements)" if view.size is not None else ""
-            captured.cut = f"not opened: depth limit {limits.depth}{size}"
+            why = f"depth limit {limits.depth}" if level >= limits.depth else \
+                f"the capture read its {limits.values} values"
+            captured.cut = f"not opened: {why}{size}"
             self.cuts.append(f"{path}: {captured.cut}")
             return
         per_page = limits.fields if view.kind == "object" else limits.items
@@ -118,6 +148,7 @@ class CaptureRead:
                                            entry.value.kind), entry.value))
         captured.children = [c for c, _ in children]
         shown = len(children)
+        self.read += shown
         if ins.total is not None and ins.total > shown:
             what = "fields" if view.kind == "object" else ("entries" if view.kind == "map" else "elements")
             captured.cut = f"{shown} of {ins.total} {what}"
