@@ -16,7 +16,7 @@ class CaptureLimits(Model):
     chars: int = 200  # characters of a string
     fields: int = 20  # fields of an object
     frames: int = 3  # top frames whose arguments and locals are read (`this` is opened in the top frame)
-    values: int = 1000  # values one capture reads at most (a framework's objects fan out fast)
+    values: int = 300  # values one capture reads at most, top frame first (a framework's objects fan out fast)
 
 
 @dataclass

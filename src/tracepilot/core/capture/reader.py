@@ -69,13 +69,12 @@ class CaptureRead:
         locations = await asyncio.gather(*(self.vm.code_location(f.location) for f in raw))
         shown = [(f, loc) for f, loc in zip(raw, locations, strict=True) if not is_probe_class(loc.class_name)]
         out = [CapturedFrame(n, loc) for n, (_, loc) in enumerate(shown)]
-        top = shown[:self.limits.frames]
-        read = await asyncio.gather(*(self._locals(f, out[n]) for n, (f, _) in enumerate(top)),
-                                    return_exceptions=True)
-        for n, result in enumerate(read):
-            if isinstance(result, BaseException):
+        for n, (f, _) in enumerate(shown[:self.limits.frames]):  # the top frame first: it gets the value budget
+            try:
+                await self._locals(f, out[n])
+            except (DebuggerError, JdwpError) as exc:
                 out[n].locals = []
-                self.cuts.append(f"frame {n}: its variables could not be read ({result})")
+                self.cuts.append(f"frame {n}: its variables could not be read ({exc})")
         return out
 
     async def _locals(self, frame: Frame, into: CapturedFrame) -> None:
