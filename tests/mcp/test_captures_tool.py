@@ -20,6 +20,8 @@ async def test_capture_points_and_the_captures_tool(mcp_session, jvm_factory, li
         write = await s.ok("watchpoint_set", field="fixtures.Captured.round", capture=1, expressions=["$new"])
         await s.err("breakpoint_set", location=f"fixtures.Captured:{line}", capture=1, log="x")
         await s.err("breakpoint_set", location=f"fixtures.Captured:{line}", capture=1, capture_limits={"deep": 3})
+        await s.err("breakpoint_update", id=point.data["id"], suspend="all")
+        await s.err("breakpoint_update", id=point.data["id"], log="x={i}")
         await s.ok("breakpoint_set", location=f"fixtures.Captured:{line_of('captured-end')}")
         stop = await s.ok("resume")
         assert stop.data["stop"]["location"]["line"] == line_of("captured-end"), stop.text

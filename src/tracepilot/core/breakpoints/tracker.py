@@ -338,6 +338,12 @@ class TrackerBase:
             raise InvalidArgument(f"unknown option(s) {', '.join(sorted(unknown))}", f"use {', '.join(sorted(allowed))}")
         options = {k: v for k, v in options.items() if v is not None}
         _check_expressions(options.get("condition"), options.get("log"))  # before anything changes
+        if bp.info.capture is not None:  # what a capture point cannot become (check_point), before any change
+            check_point(type(bp.info)(bp.info.id, bp.info.kind, bp.info.spec, log=options.get("log") or None,
+                                      temporary=bool(options.get("temporary")), capture=bp.info.capture))
+            if options.get("suspend") == "all":
+                raise InvalidArgument("a capture point holds only the hitting thread, never all of them",
+                                      "leave suspend out: a capture point never stops the program")
         if "after" in options:
             self._check_chain(bp.info.id, options["after"] or None)
             bp.info.after = options["after"] or None
