@@ -27,3 +27,15 @@ async def test_capture_at_then_captures(drive, line_of):
     assert "capture 2/2 done" in listed.text, listed.text
     bad = await drive.fails(f"capture at fixtures.Captured:{line} times zero")
     assert "`times` needs a number" in bad.text
+
+
+async def test_exception_capture_records_the_exception_and_never_stops(drive, line_of):
+    await drive.attach("Exceptions")
+    point = await drive.debugger.exception_break("fixtures.Exceptions$ExceptionB", capture=2,
+                                                 expressions=["$exception.getMessage()", "i"])
+    await drive(f"stop at fixtures.Exceptions:{line_of('exceptions-summary')}")
+    stopped = await drive("cont")
+    assert stopped.stop.location.line == line_of("exceptions-summary"), stopped.text
+    shown = await drive(f"captures {point.id}")
+    assert [c.frames[0].location.method for c in shown.data] == ["throwB", "throwB"], shown.text
+    assert '$exception.getMessage() = "b' in shown.text and "i = " in shown.text, shown.text
