@@ -16,7 +16,7 @@ from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .model import Capture, CaptureLimits, CaptureState
-from .reader import CaptureRead
+from .reader import CaptureObjects, CaptureRead
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,7 @@ class CapturePoints:
         self.book = CaptureBook()
         self._buckets: dict[str, TokenBucket] = {}
         self._finishing: set[asyncio.Task[None]] = set()
+        self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
 
     @property
     def session(self) -> Any:
@@ -143,7 +144,10 @@ class CapturePoints:
         capture = Capture(seq, "", 0, time.time(), thread, "", 0, "", note=note)
         try:
             capture.thread_name = await self.session.require_vm().thread_name(thread)
-            read = CaptureRead(self.session, thread, skip, limits, -seq)
+            vm = self.session.require_vm()
+            if self._objects is None or self._objects.vm is not vm:
+                self._objects = CaptureObjects(vm)
+            read = CaptureRead(self.session, thread, skip, limits, -seq, self._objects)
             capture.frames = await read.frames()
             capture.expressions = [await read.expression(text, extra) for text in expressions]
             capture.cuts = read.cuts
@@ -178,6 +182,7 @@ class CapturePoints:
         self._buckets.pop(bp_id, None)
 
     def clear(self) -> None:
+        self._objects = None
         self._buckets.clear()
         self.book.clear()
 

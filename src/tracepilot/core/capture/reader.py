@@ -13,6 +13,9 @@ from typing import Any
 
 from ...jdwp import JdwpError, ThreadReference, Value
 from ..errors import DebuggerError
+from ..inspect.collections import Collections
+from ..inspect.objects import Objects
+from ..inspect.secret_values import SecretLearner
 from ..inspect.stack import Frame, Frames
 from ..inspect.values import NESTED_STRING, SUMMARY_STRING, Values, quote_string
 from ..instrument.naming import is_probe_class
@@ -25,6 +28,23 @@ OPENED_KINDS = ("object", "collection", "map", "array")
 # capture shows what they hold as children of their own (a rich summary of each would read every field of
 # every field again: thousands of requests for a framework object, while the thread is held).
 _OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_opening", default=False)
+
+
+class CaptureObjects(Objects):
+    """Objects as the captures of a session read them: an array's length never changes either."""
+
+    def __init__(self, vm: Any) -> None:
+        super().__init__(vm)
+        self._lengths: dict[int, int] = {}
+
+    async def length(self, array_id: int) -> int:
+        found = self._lengths.get(array_id)
+        if found is None:
+            found = await super().length(array_id)
+            if len(self._lengths) > 200_000:
+                self._lengths.clear()
+            self._lengths[array_id] = found
+        return found
 
 
 class _CaptureValues(Values):
@@ -46,7 +66,8 @@ class _CaptureValues(Values):
 class CaptureRead:
     """One capture being read: the thread, where its frames start, and the limits that cut."""
 
-    def __init__(self, session: Any, thread: int, skip: int, limits: CaptureLimits, generation: int) -> None:
+    def __init__(self, session: Any, thread: int, skip: int, limits: CaptureLimits, generation: int,
+                 objects: Objects | None = None) -> None:
         self.session = session
         self.vm = session.require_vm()
         self.thread = thread
@@ -56,6 +77,12 @@ class CaptureRead:
         if handles.conn is None:
             handles.conn = self.vm.conn
         self.values = _CaptureValues(self.vm, handles, session.redact, session.secrets)
+        if objects is not None and objects.vm is self.vm:
+            # What never changes (an object's class, a class's fields, a string's text) is known from the
+            # point's earlier captures: the thread is held for fewer requests.
+            self.values.objects = objects
+            self.values.collections = Collections(objects)
+            self.values.learner = SecretLearner(objects, self.values.collections, self.values.learner.book)
         # Collection node caches live for one "generation": each capture is its own (the program runs between).
         self.values.set_generation(generation)
         self.frames_reader = Frames(self.vm)
