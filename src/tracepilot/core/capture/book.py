@@ -17,15 +17,15 @@ class CaptureBook:
         self._waiters: list[asyncio.Future[None]] = []
         self.dropped = 0
 
-    def next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
-
     @property
     def last_seq(self) -> int:
         return self._seq
 
     def add(self, capture: Capture) -> None:
+        """Numbered as added (not as started: captures read at once finish in any order), so a reader that
+        continues after the last number it saw misses none."""
+        self._seq += 1
+        capture.seq = self._seq
         if len(self._captures) == self._captures.maxlen:
             self.dropped += 1
         self._captures.append(capture)
@@ -35,8 +35,7 @@ class CaptureBook:
         self._waiters.clear()
 
     def select(self, bp_id: str | None = None, since: int = 0, limit: int | None = None) -> list[Capture]:
-        found = sorted((c for c in self._captures if c.seq > since and (bp_id is None or c.breakpoint_id == bp_id)),
-                       key=lambda c: c.seq)
+        found = [c for c in self._captures if c.seq > since and (bp_id is None or c.breakpoint_id == bp_id)]
         return found[:limit] if limit is not None else found
 
     async def wait(self, timeout: float) -> None:

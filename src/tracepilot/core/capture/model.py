@@ -42,7 +42,7 @@ class CapturedFrame(Model):
 class Capture(Model):
     """One capture of a capture point."""
 
-    seq: int  # the session's capture number (1, 2, ...): `captures` continues after it
+    seq: int  # the session's capture number (1, 2, ...) in the order they were added: `captures since=` it
     breakpoint_id: str
     number: int  # this point's n-th capture
     time: float

@@ -104,6 +104,7 @@ class CapturePoints:
         self._buckets: dict[str, TokenBucket] = {}
         self._finishing: set[asyncio.Task[None]] = set()
         self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
+        self._reads = 0
 
     @property
     def session(self) -> Any:
@@ -140,14 +141,14 @@ class CapturePoints:
                    extra: dict[str, Value] | None = None, note: str | None = None) -> Capture:
         """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits)."""
         started = time.perf_counter()
-        seq = self.book.next_seq()
-        capture = Capture(seq, "", 0, time.time(), thread, "", 0, "", note=note)
+        self._reads += 1
+        capture = Capture(0, "", 0, time.time(), thread, "", 0, "", note=note)  # (its seq: when it is added)
         try:
             capture.thread_name = await self.session.require_vm().thread_name(thread)
             vm = self.session.require_vm()
             if self._objects is None or self._objects.vm is not vm:
                 self._objects = CaptureObjects(vm)
-            read = CaptureRead(self.session, thread, skip, limits, -seq, self._objects)
+            read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects)
             capture.frames = await read.frames()
             capture.expressions = [await read.expression(text, extra) for text in expressions]
             capture.cuts = read.cuts
