@@ -117,11 +117,14 @@ class CaptureRead:
         """A point's expression, evaluated in the program's top frame (as a condition is)."""
         inspector = self.session.inspector
         secret = next((w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if is_secret_name(w)), None)
+        created: set[int] = set()
         try:
             result = await inspector.evaluator.evaluate(
-                text, self.thread, self.skip, extra, allow_side_effects=not self.session.read_only)
+                text, self.thread, self.skip, extra, allow_side_effects=not self.session.read_only, created=created)
         except (DebuggerError, JdwpError) as exc:
             return CapturedValue(text, "?", f"<error: {exc}>", "error")
+        if result.is_object and result.value in created:  # a String it built: read once, then let go
+            self.values.mark_transient(result.value)
         return await self.value(text, result, None, "expressions", name_for_redaction=secret)
 
     async def value(self, name: str, raw: Value | None, static: str | None, where: str,
