@@ -12,6 +12,8 @@ LINES = [
     ('stop at Foo:12 if x > 1 hit 5 log "m={x}" thread main after bp-1 once disabled suspend thread',
      "breakpoint_set"),
     ('tbreak Foo:12 if x > 1', "breakpoint_set"),
+    ('capture at Foo:12 times 3 if x > 1 hit 5 thread main show "a; b.c"', "breakpoint_set"),
+    ("captures bp-1 wait 2 limit 5", "captures"),
     ('logpoint Foo:12 "x={x}" if x > 1 hit %10', "breakpoint_set"),
     ("catch caught java.io.IOException", "exception_break"),
     ("watch access Foo.bar", "watchpoint_set"),

@@ -25,11 +25,11 @@ SPECS = (
         "statics, method calls. A logpoint line also says where it fired (Class.method:line, thread) and\n"
         "shows in the next stop answer; log=true needs no message.",
         Effect.CONTROL, tool="breakpoint_set", method="breakpoint_set",
-        commands=("stop", "stop at", "stop in", "tbreak", "logpoint"),
+        commands=("stop", "stop at", "stop in", "tbreak", "logpoint", "capture"),
         call=lambda d, a: d.breakpoint_set(
             a.location, condition=a.condition, hit_count=a.hit_count, log=log_arg(a.log, "reached"),
             thread=thread_arg(a.thread), temporary=a.temporary, suspend=a.suspend, after=a.after,
-            enabled=a.enabled, actor=a.actor),
+            enabled=a.enabled, **_capture(a), actor=a.actor),
         params=(
             params.location(), params.condition(),
             Param("hit_count", int | str | None, None,
@@ -39,6 +39,7 @@ SPECS = (
             Param("suspend", Literal["thread", "all"], "all", "suspend only the hitting thread, or all"),
             Param("after", str | None, None, "id of a breakpoint that must fire first (chained)"),
             Param("enabled", bool, True),
+            *params.capture_params(),
         )),
     Spec(
         "breakpoint_list", "Every breakpoint, exception break, watchpoint and method break with its id, state and hits.",
@@ -74,13 +75,13 @@ SPECS = (
         Effect.CONTROL, tool="exception_break", method="exception_break", commands=("catch",),
         call=lambda d, a: d.exception_break(
             a.exception, caught=a.caught, uncaught=a.uncaught, condition=a.condition, log=log_arg(a.log, "thrown"),
-            thread=thread_arg(a.thread), actor=a.actor),
+            thread=thread_arg(a.thread), **_capture(a), actor=a.actor),
         params=(
             Param("exception", str, "*", 'exception class, e.g. "java.lang.NullPointerException" or '
                   '"NullPointerException"; "*" for every exception'),
             Param("caught", bool, True, "stop when it will be caught"),
             Param("uncaught", bool, True, "stop when nothing catches it"),
-            params.condition(), params.log(), params.thread(),
+            params.condition(), params.log(), params.thread(), *params.capture_params(),
         )),
     Spec(
         "watchpoint_set", "Stop when a field is read and/or written (shows old and new values).\n\n"
@@ -91,13 +92,14 @@ SPECS = (
         Effect.CONTROL, tool="watchpoint_set", method="watchpoint_set", commands=("watch",),
         call=lambda d, a: d.watchpoint_set(
             a.field, access=a.access, modify=a.modify, instance=a.instance, condition=a.condition,
-            log=log_arg(a.log, "write" if a.modify else "read"), thread=thread_arg(a.thread), actor=a.actor),
+            log=log_arg(a.log, "write" if a.modify else "read"), thread=thread_arg(a.thread), **_capture(a),
+            actor=a.actor),
         params=(
             Param("field", str, description='"com.acme.Order.totalCents" (class.field)'),
             Param("access", bool, False, "stop when the field is read"),
             Param("modify", bool, True, "stop when the field is written"),
             Param("instance", str | None, None, 'only for this object: "@12" or "$mark"'),
-            params.condition(), params.log(), params.thread(),
+            params.condition(), params.log(), params.thread(), *params.capture_params(),
         )),
     Spec(
         "method_break", "Stop when a method is entered or exits.\n\n"
@@ -106,10 +108,26 @@ SPECS = (
         Effect.CONTROL, tool="method_break", method="method_break", commands=("break-entry", "break-exit"),
         call=lambda d, a: d.method_break(
             a.method, on=a.on, condition=a.condition, log=log_arg(a.log, "entered" if a.on == "entry" else "returned"),
-            thread=thread_arg(a.thread), actor=a.actor),
+            thread=thread_arg(a.thread), **_capture(a), actor=a.actor),
         params=(
             Param("method", str, description='"com.acme.Foo.bar" (every overload) or "com.acme.Foo.bar(int)"'),
             Param("on", Literal["entry", "exit"], "entry", "stop on entry, or on exit (shows the return value)"),
-            params.condition(), params.log(), params.thread(),
+            params.condition(), params.log(), params.thread(), *params.capture_params(),
+        )),
+    Spec(
+        "captures", "Captures taken by capture points (capture=true/N on a breakpoint), oldest first: each\n"
+        "the thread, its frames, the top frames' arguments and locals and the expressions, as they were at\n"
+        "the hit. The program never stopped for them.",
+        tool="captures", method="captures", render="captures", data_key="captures", commands=("captures",),
+        call=lambda d, a: d.captures(a.id, a.wait, a.limit, a.since),
+        params=(
+            Param("id", str | None, None, 'a capture point\'s breakpoint id ("bp-3"); default: every point'),
+            Param("wait", float, 0.0, "seconds to wait for the next capture when there is none yet", ge=0, le=600),
+            Param("limit", int, 20, "at most this many", ge=1, le=1000),
+            Param("since", int, 0, "only captures after this capture number (the last one's `seq`)", ge=0),
         )),
 )
+
+
+def _capture(a: Arguments) -> dict[str, Any]:
+    return {"capture": a.capture, "expressions": a.expressions, "capture_limits": a.capture_limits}

@@ -39,3 +39,18 @@ def target() -> Param:
 def wait_timeout(default: float) -> Param:
     return Param("timeout", float, float(default),
                  f"seconds to wait for the next stop (default {default:g}; 0 = don't wait)", ge=0, le=600)
+
+
+def capture_params() -> tuple[Param, ...]:
+    """A capture point: takes the stack and values at a hit and lets the thread go on (never a stop)."""
+    return (
+        Param("capture", bool | int | None, None,
+              "capture instead of stopping: true = one capture, N = up to N; each holds the thread, frames "
+              "(Class.method:line), arguments and locals of the top frames with `this`'s fields, as they were at "
+              "the hit; the program never stops (captures lists them)"),
+        Param("expressions", list[str] | None, None, 'Java expressions a capture also records, e.g. ["order.id"]'),
+        Param("capture_limits", dict[str, float] | None, None,
+              'raise or lower what a capture reads: {"depth": 2, "items": 20, "chars": 200, "fields": 20, '
+              '"frames": 3, "rate": 100} (levels opened, elements, string chars, fields, frames with locals, '
+              "captures/s)"),
+    )

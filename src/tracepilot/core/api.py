@@ -143,6 +143,8 @@ class DebuggerApi(Protocol):
     async def breakpoint_set(self, location: str, condition: str | None = None, hit_count: str | int | None = None,
                              log: str | None = None, thread: str | int | None = None, temporary: bool = False,
                              suspend: str = "all", after: str | None = None, enabled: bool = True,
+                             capture: bool | int | None = None,
+                             expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
                              actor: Actor | None = None) -> BreakpointInfo:
         ...
 
@@ -158,16 +160,26 @@ class DebuggerApi(Protocol):
 
     async def exception_break(self, exception: str = "*", caught: bool = True, uncaught: bool = True,
                               condition: str | None = None, log: str | None = None, thread: str | int | None = None,
-                              enabled: bool = True, actor: Actor | None = None) -> BreakpointInfo:
+                              enabled: bool = True, capture: bool | int | None = None,
+                              expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
+                              actor: Actor | None = None) -> BreakpointInfo:
         ...
 
     async def watchpoint_set(self, field: str, access: bool = False, modify: bool = True, instance: str | None = None,
                              condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                             capture: bool | int | None = None,
+                             expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
                              actor: Actor | None = None) -> BreakpointInfo:
         ...
 
     async def method_break(self, method: str, on: str = "entry", condition: str | None = None, log: str | None = None,
-                           thread: str | int | None = None, actor: Actor | None = None) -> BreakpointInfo:
+                           thread: str | int | None = None, capture: bool | int | None = None,
+                           expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
+                           actor: Actor | None = None) -> BreakpointInfo:
+        ...
+
+    async def captures(self, id: str | None = None, wait: float = 0.0, limit: int = 100,  # noqa: A002
+                       since: int = 0) -> list[Any]:
         ...
 
     async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:

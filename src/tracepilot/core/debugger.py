@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..jdwp import JdwpError, JdwpTransportError, ThreadReference, VirtualMachine, VMDisconnected
+from .capture.model import Capture
+from .capture.points import capture_state, limits_arguments
 from .errors import DebuggerError, InvalidArgument, NotConnected, ReadOnlyViolation, TargetError, refused
 from .foreign import ForeignClient
 from .inspect.inspector import Inspector
@@ -341,10 +343,13 @@ class Debugger:
     async def breakpoint_set(self, location: str, condition: str | None = None, hit_count: str | int | None = None,
                              log: str | None = None, thread: str | int | None = None, temporary: bool = False,
                              suspend: str = "all", after: str | None = None, enabled: bool = True,
+                             capture: bool | int | None = None,
+                             expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
                              actor: Actor | None = None) -> BreakpointInfo:
         return await self.session.breakpoints.set_line(
             location, condition=condition, hit_count=hit_count, log=log, thread=thread, temporary=temporary,
-            suspend=suspend, after=after, enabled=enabled, actor=self._actor(actor))
+            suspend=suspend, after=after, enabled=enabled, actor=self._actor(actor),
+            capture=capture_state(capture, list(expressions or ()), **_limits(capture_limits)))
 
     async def breakpoint_list(self) -> list[BreakpointInfo]:
         await self.session.breakpoints.flush_logs()  # in-JVM logpoints' hit counts exact as of now
@@ -360,24 +365,45 @@ class Debugger:
 
     async def exception_break(self, exception: str = "*", caught: bool = True, uncaught: bool = True,
                               condition: str | None = None, log: str | None = None, thread: str | int | None = None,
-                              enabled: bool = True, actor: Actor | None = None) -> BreakpointInfo:
+                              enabled: bool = True, capture: bool | int | None = None,
+                              expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
+                              actor: Actor | None = None) -> BreakpointInfo:
         return await self.session.breakpoints.set_exception(
             exception, caught=caught, uncaught=uncaught, condition=condition, log=log, thread=thread,
-            enabled=enabled, actor=self._actor(actor))
+            enabled=enabled, actor=self._actor(actor),
+            capture=capture_state(capture, list(expressions or ()), **_limits(capture_limits)))
 
     async def watchpoint_set(self, field: str, access: bool = False, modify: bool = True, instance: str | None = None,
                              condition: str | None = None, log: str | None = None, thread: str | int | None = None,
+                             capture: bool | int | None = None,
+                             expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
                              actor: Actor | None = None) -> BreakpointInfo:
         return await self.session.breakpoints.set_watchpoint(
             field, access=access, modify=modify, instance=instance, condition=condition, log=log, thread=thread,
-            actor=self._actor(actor))
+            actor=self._actor(actor),
+            capture=capture_state(capture, list(expressions or ()), **_limits(capture_limits)))
 
     async def method_break(self, method: str, on: str = "entry", condition: str | None = None, log: str | None = None,
-                           thread: str | int | None = None, actor: Actor | None = None) -> BreakpointInfo:
+                           thread: str | int | None = None, capture: bool | int | None = None,
+                           expressions: Sequence[str] | None = None, capture_limits: dict[str, Any] | None = None,
+                           actor: Actor | None = None) -> BreakpointInfo:
         return await self.session.breakpoints.set_method(
-            method, on=on, condition=condition, log=log, thread=thread, actor=self._actor(actor))
+            method, on=on, condition=condition, log=log, thread=thread, actor=self._actor(actor),
+            capture=capture_state(capture, list(expressions or ()), **_limits(capture_limits)))
 
     # -- observation ---------------------------------------------------------------------------------
+
+    async def captures(self, id: str | None = None, wait: float = 0.0, limit: int = 100,  # noqa: A002
+                       since: int = 0) -> list[Capture]:
+        """Captures of capture points (all, or breakpoint `id`'s), oldest first, after capture number `since`;
+        with none there yet, wait up to `wait` seconds for the next."""
+        points = self.session.breakpoints
+        bp_id = points.get(id).info.id if id else None
+        found = points.captures.book.select(bp_id, since, limit)
+        if not found and wait > 0:
+            await points.captures.book.wait(wait)
+            found = points.captures.book.select(bp_id, since, limit)
+        return found
 
     async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:
         await self.session.breakpoints.flush_logs()  # what in-JVM logpoints logged up to now
@@ -460,3 +486,8 @@ class Debugger:
 
     async def force_return(self, value: str, thread: str | int | None = None, actor: Actor | None = None) -> Any:
         return await self.inspector.force_return(value, thread, self._actor(actor))
+
+
+def _limits(capture_limits: dict[str, Any] | None) -> dict[str, Any]:
+    """capture_limits={"depth": 3, "items": 50, "chars": 1000, "fields": 40, "frames": 5, "rate": 10}."""
+    return limits_arguments(capture_limits)

@@ -19,7 +19,7 @@ Listener = Callable[[EventRecord], None]
 # What a stop answer reports of the way to the stop: what the program logged and what happened to it,
 # not the debugger's own bookkeeping (breakpoints set, resumes, evaluations).
 NOTABLE_KINDS = frozenset({
-    "log", "exception", "thread_start", "thread_death", "breakpoint_throttled", "condition_hot",
+    "log", "capture", "exception", "thread_start", "thread_death", "breakpoint_throttled", "condition_hot",
     "breakpoint_armed", "stop_queued", "suppressed", "error", "vm_death",
 })
 

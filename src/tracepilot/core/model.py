@@ -232,6 +232,7 @@ class BreakpointInfo(Model):
     hits_estimated: bool = False  # hits were extrapolated from sampled events (a throttled round trip)
     mode: str | None = None  # conditions/logpoints: "in-JVM" or "round trip (why)" (core/instrument)
     log_values: str | None = None  # how a template's {parts} read: the program's toString, or the field view
+    capture: Any = None  # a capture point: its settings and progress (core/capture/model.py CaptureState)
     # exception breakpoints
     caught: bool | None = None
     uncaught: bool | None = None
@@ -264,6 +265,8 @@ class BreakpointInfo(Model):
             opts.append(f"throttled: the history records about 1 line in {self.sampled}")
         elif self.sampled:
             opts.append(f"throttled: {'logs' if self.log else 'evaluates'} 1 hit in {self.sampled}")
+        if self.capture is not None:
+            opts.append(self.capture.describe())
         if self.mode:
             opts.append(self.mode)
         where = ", ".join(str(loc) for loc in self.locations[:2])

@@ -22,6 +22,7 @@ from ..core.errors import DebuggerError
 from ..core.model import Actor, BreakpointInfo, EventRecord, SessionState, ValueView, Variable
 from . import auth
 from .exception_info import exception_info_body
+from .captured import FrozenValues
 from .handles import Handles
 from .launch_args import attach_kwargs, check_arguments, launch_kwargs
 from .outline import outline_text
@@ -95,6 +96,7 @@ class Adapter:
         self.follow_only = follow_only
         self._seq = 0
         self.handles = Handles()
+        self.frozen = FrozenValues()  # captures' values, kept across resumes (captured.py)
         self._unsubscribe: Callable[[], None] | None = None
         self._launched = False
         self._pid: int | None = None
@@ -544,6 +546,8 @@ class Adapter:
         return item
 
     async def on_variables(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.frozen.owns(args.get("variablesReference")):  # a capture's values: as they were at the hit
+            return {"variables": self.frozen.variables(args["variablesReference"])}
         key = self.handles.lookup(args.get("variablesReference"))
         if key is None:
             raise RequestFailed("unknown variablesReference: the program ran since; expand the value again")
@@ -623,6 +627,8 @@ class Adapter:
             self._thread_event(kind, record.data)
         elif kind == "log":
             self.event("output", self._log_output(record))
+        elif kind == "capture":
+            asyncio.get_running_loop().create_task(self._announce_capture(record))
         elif kind == "breakpoint_verified":
             asyncio.get_running_loop().create_task(self._announce_breakpoint(record.data.get("breakpoint")))
         elif kind == "vm_death":
@@ -670,6 +676,15 @@ class Adapter:
             if isinstance(line, int) and line > 0:
                 body["line"] = line
         return body
+
+    async def _announce_capture(self, record: EventRecord) -> None:
+        """A capture point's capture: a line in the console that expands into its frames and values."""
+        seq = record.data.get("capture")
+        found = await self.debugger.captures(since=seq - 1, limit=1) if isinstance(seq, int) else []
+        body: dict[str, Any] = {"category": "console", "output": record.text + "\n"}
+        if found:
+            body["variablesReference"] = self.frozen.capture(found[0])
+        self.event("output", body)
 
     def _send_stopped(self, stop: dict[str, Any], queued: bool = False) -> None:
         kind = str(stop.get("kind", ""))

@@ -77,7 +77,7 @@ class Binding(TrackerBase):
         bp.unbind()
 
     async def _install(self, bp: Breakpoint) -> None:
-        if not bp.info.enabled or not bp.info.armed:
+        if not bp.info.enabled or not bp.info.armed or (bp.info.capture is not None and bp.info.capture.done):
             return
         try:
             if bp.info.kind == "line":

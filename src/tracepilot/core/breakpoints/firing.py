@@ -67,9 +67,12 @@ class Firing(TrackerBase):
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
             return await self.in_jvm.on_event(bp, event)
+        if bp.info.capture is not None and bp.info.capture.done:
+            return None  # a hit in flight when its capture point got done (its requests are going)
         if await self.in_jvm.inside_probe(event.thread):
             return None  # hit while a probe's condition calls the program: the round trip never stops there
-        if bp.info.mode is not None and bp.info.mode != "in-JVM":  # may move into the JVM once its method returns
+        # (A capture point never moves: the move suspends every thread for a moment, which it must not do.)
+        if bp.info.mode is not None and bp.info.mode != "in-JVM" and bp.info.capture is None:
             await self.in_jvm.maybe_upgrade(bp, event)
         kind = type(event).KIND
         if kind == EventKind.EXCEPTION and await self._caught_in_probe(event):
@@ -117,6 +120,9 @@ class Firing(TrackerBase):
         bp.fired = True
         hit = bp.info.hits  # this event's hit number: other threads' hits may count on during the awaits below
         await self.arm_dependants(bp)
+        if bp.info.capture is not None:  # a capture point: read while the event holds the thread, never a stop
+            await self.captures.on_hit(bp, event.thread, skip=0, via="round trip", extra=extra, note=message)
+            return None
         if bp.info.log and message is None and bp.hit_rule is not None and not self._line_allowed(bp):
             return None
         if bp.info.log:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..capture.points import CapturePoints, check_point
 from ..errors import DebuggerError, EvaluationError, InvalidArgument, NotFound
 from ..instrument.jvm import InJvm
 from ..locations import LineSpec, MethodSpec, parse_location, parse_method, suggest
@@ -117,6 +118,7 @@ class TrackerBase:
         self._prepare_owner: dict[int, Breakpoint] = {}
         self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
         self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)
+        self.captures = CapturePoints(self)  # breakpoints that capture values instead of stopping (core/capture)
 
     # -- queries -------------------------------------------------------------------------------------
 
@@ -177,7 +179,12 @@ class TrackerBase:
             nxt = self.by_id.get(current)
             current = nxt.info.after if nxt else None
 
+    async def uninstall_done(self, bp: Breakpoint) -> None:
+        """A capture point took its captures: its requests (or probe) go; it stays listed, done."""
+        await self._uninstall(bp)  # type: ignore[attr-defined]  (binding.py)
+
     async def _add(self, bp: Breakpoint, actor: Actor) -> BreakpointInfo:
+        check_point(bp.info)
         number = None if bp.internal else self._take_id(bp)
         self.by_id[bp.info.id] = bp
         if bp.info.after and not self.by_id[bp.info.after].fired:
@@ -200,12 +207,12 @@ class TrackerBase:
     async def set_line(self, location: str, *, condition: str | None = None, hit_count: str | int | None = None,
                        log: str | None = None, thread: str | int | None = None, temporary: bool = False,
                        suspend: str = "all", after: str | None = None, enabled: bool = True,
-                       actor: Actor = Actor.PERSON, internal: bool = False) -> BreakpointInfo:
+                       actor: Actor = Actor.PERSON, internal: bool = False, capture: Any = None) -> BreakpointInfo:
         spec = parse_location(location)
         if isinstance(spec, MethodSpec):
             return await self.set_method(location, on="entry", condition=condition, log=log, thread=thread,
                                          actor=actor, hit_count=hit_count, temporary=temporary, suspend=suspend,
-                                         after=after, enabled=enabled, internal=internal)
+                                         after=after, enabled=enabled, internal=internal, capture=capture)
         spec = self._normalise_line_spec(spec)
         _check_suspend(suspend)
         bp_id = self._new_id() if not internal else f"run-to-{self._next_id}"
@@ -213,7 +220,8 @@ class TrackerBase:
             self._next_id += 0
         self._check_chain(bp_id, after)
         info = BreakpointInfo(id=bp_id, kind="line", spec=str(spec), enabled=enabled, condition=condition or None,
-                              log=log or None, temporary=temporary, suspend=suspend, after=after or None)
+                              log=log or None, temporary=temporary, suspend=suspend, after=after or None,
+                              capture=capture)
         bp = Breakpoint(info, spec, HitRule.parse(hit_count), internal=internal)
         info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
         bp.thread_id = await self._resolve_thread_filter(thread)
@@ -305,7 +313,8 @@ class TrackerBase:
     async def set_method(self, method: str, *, on: str = "entry", condition: str | None = None,
                          log: str | None = None, thread: str | int | None = None, actor: Actor = Actor.PERSON,
                          hit_count: str | int | None = None, temporary: bool = False, suspend: str = "all",
-                         after: str | None = None, enabled: bool = True, internal: bool = False) -> BreakpointInfo:
+                         after: str | None = None, enabled: bool = True, internal: bool = False,
+                         capture: Any = None) -> BreakpointInfo:
         if on not in ("entry", "exit"):
             raise InvalidArgument(f"on='{on}'", "use on='entry' or on='exit'")
         spec = parse_method(method)
@@ -317,7 +326,7 @@ class TrackerBase:
         self._check_chain(bp_id, after)
         info = BreakpointInfo(id=bp_id, kind=f"method_{on}", spec=str(spec), enabled=enabled,
                               condition=condition or None, log=log or None, temporary=temporary, suspend=suspend,
-                              after=after or None)
+                              after=after or None, capture=capture)
         bp = Breakpoint(info, spec, HitRule.parse(hit_count), internal=internal)
         info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
         bp.thread_id = await self._resolve_thread_filter(thread)
@@ -327,7 +336,7 @@ class TrackerBase:
 
     async def set_exception(self, exception: str = "*", *, caught: bool = True, uncaught: bool = True,
                             condition: str | None = None, log: str | None = None, thread: str | int | None = None,
-                            enabled: bool = True, actor: Actor = Actor.PERSON) -> BreakpointInfo:
+                            enabled: bool = True, actor: Actor = Actor.PERSON, capture: Any = None) -> BreakpointInfo:
         name = (exception or "*").strip()
         if name not in ("*", "all") and not all(part.replace("$", "").isidentifier() for part in name.split(".")):
             raise InvalidArgument(f"'{exception}' is not an exception class name",
@@ -337,7 +346,7 @@ class TrackerBase:
         bp_id = self._new_id()
         info = BreakpointInfo(id=bp_id, kind="exception", spec="*" if name in ("*", "all") else name,
                               enabled=enabled, condition=condition or None, log=log or None, caught=caught,
-                              uncaught=uncaught)
+                              uncaught=uncaught, capture=capture)
         bp = Breakpoint(info, info.spec)
         bp.thread_id = await self._resolve_thread_filter(thread)
         info.thread = str(thread) if thread not in (None, "") else None
@@ -346,7 +355,8 @@ class TrackerBase:
 
     async def set_watchpoint(self, field_name: str, *, access: bool = False, modify: bool = True,
                              instance: str | None = None, condition: str | None = None, log: str | None = None,
-                             thread: str | int | None = None, actor: Actor = Actor.PERSON) -> BreakpointInfo:
+                             thread: str | int | None = None, actor: Actor = Actor.PERSON,
+                             capture: Any = None) -> BreakpointInfo:
         class_name, _, fname = (field_name or "").strip().rpartition(".")
         if not class_name or not fname:
             raise InvalidArgument(f"'{field_name}' is not Class.field", "use e.g. com.acme.Order.totalCents")
@@ -354,7 +364,7 @@ class TrackerBase:
             raise InvalidArgument("neither access nor modify selected", "set access and/or modify")
         bp_id = self._new_id()
         info = BreakpointInfo(id=bp_id, kind="watchpoint", spec=f"{class_name}.{fname}", condition=condition or None,
-                              log=log or None, access=access, modify=modify, instance=instance)
+                              log=log or None, access=access, modify=modify, instance=instance, capture=capture)
         bp = Breakpoint(info, (class_name, fname))
         if instance:
             bp.instance_id = await self.session.inspector.object_id_of(instance)
@@ -373,6 +383,12 @@ class TrackerBase:
             raise InvalidArgument(f"unknown option(s) {', '.join(sorted(unknown))}", f"use {', '.join(sorted(allowed))}")
         options = {k: v for k, v in options.items() if v is not None}
         _check_expressions(options.get("condition"), options.get("log"))  # before anything changes
+        if bp.info.capture is not None:  # what a capture point cannot become (check_point), before any change
+            check_point(type(bp.info)(bp.info.id, bp.info.kind, bp.info.spec, log=options.get("log") or None,
+                                      temporary=bool(options.get("temporary")), capture=bp.info.capture))
+            if options.get("suspend") == "all":
+                raise InvalidArgument("a capture point holds only the hitting thread, never all of them",
+                                      "leave suspend out: a capture point never stops the program")
         if "after" in options:
             self._check_chain(bp.info.id, options["after"] or None)
             bp.info.after = options["after"] or None
@@ -423,6 +439,7 @@ class TrackerBase:
         for bp in targets:
             await self._uninstall(bp)
             self.by_id.pop(bp.info.id, None)
+            self.captures.forget(bp.info.id)
             removed.append(bp.info.id)
             for other in self.by_id.values():  # dependants of a removed breakpoint are armed for good
                 if other.info.after == bp.info.id:
@@ -466,6 +483,7 @@ class TrackerBase:
 
     def clear_all_local(self) -> None:
         self.in_jvm.forget_vm()
+        self.captures.clear()  # (detach, reset: a clean slate; a VM death keeps them, as the history)
         self.by_id.clear()
         self.by_request.clear()
         self._prepare_owner.clear()

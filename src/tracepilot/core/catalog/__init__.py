@@ -41,5 +41,5 @@ __all__ = [
 # Importing a feature module registers its commands; `help` and completion list them in this order.
 # isort: off
 from . import connection, execution, breakpoints, stack, data, watchers, threads, classes  # noqa: E402, F401
-from . import observation, session, targets  # noqa: E402, F401
+from . import captures, observation, session, targets  # noqa: E402, F401
 # isort: on

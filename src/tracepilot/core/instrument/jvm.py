@@ -636,6 +636,10 @@ class InJvm:
         if spec is not None and spec.at in KINDS.values():  # where the round trip's method entry/exit stops
             stands_for = await probe_stop(vm, spec.at, event.thread, frames[1], user.location, event.request_id,
                                           request.method)
+        if bp.info.capture is not None:  # a capture point: read below the probe's frames, which stay (no stop)
+            extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+            await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
+            return None
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
         await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
         await self._skip_once(request.probe_type, event.thread)

@@ -12,6 +12,7 @@ Anything without a renderer of its own falls back to `headline()`/`describe()`/`
 fields.
 """
 
+from .captures import capture, captures
 from .fallback import removed, render
 from .inspection import (
     class_summary,
@@ -68,6 +69,8 @@ from .session import (
 )
 
 __all__ = [
+    "capture",
+    "captures",
     "MAX_EVENTS",
     "MAX_FRAMES",
     "MAX_LOCALS",

@@ -1,0 +1,97 @@
+"""Capture points on a real server (issue 31's Jetty point): Debian's jetty9 under `ab -c 4`, a capture point
+with `capture: N` on the request path (ContextHandler.doHandle's entry, the request's `target` as an
+expression), against the same load without it, in one run.
+
+    .venv/bin/python benchmarks/jetty_capture.py [--requests 4000] [--captures 100]
+
+Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requests/s of both runs, the
+captures taken, how many show the request's URI, and the time each held its thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from tracepilot.core.debugger import Debugger
+
+JETTY_HOME = Path("/usr/share/jetty9")
+WEBAPP = Path("/var/lib/jetty9/webapps/root")
+METHOD = "org.eclipse.jetty.server.handler.ContextHandler.doHandle"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def start_jetty(base: Path, http: int, jdwp: int) -> asyncio.subprocess.Process:
+    subprocess.run(["java", "-jar", str(JETTY_HOME / "start.jar"), f"jetty.home={JETTY_HOME}", f"jetty.base={base}",
+                    "--add-to-start=http,deploy"], cwd=base, check=True, capture_output=True)
+    shutil.copytree(WEBAPP, base / "webapps" / "root", dirs_exist_ok=True)
+    with (base / "start.ini").open("a") as ini:
+        ini.write(f"\njetty.http.port={http}\n")
+    proc = await asyncio.create_subprocess_exec(
+        "java", f"-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:{jdwp}", "-jar",
+        str(JETTY_HOME / "start.jar"), f"jetty.home={JETTY_HOME}", f"jetty.base={base}", cwd=base,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    assert proc.stdout is not None
+    while b"Started @" not in (line := await asyncio.wait_for(proc.stdout.readline(), 60)):
+        if not line:
+            raise SystemExit("jetty did not start")
+    asyncio.get_running_loop().create_task(proc.stdout.read())  # keep draining its log
+    return proc
+
+
+async def ab(url: str, requests: int) -> tuple[int, float]:
+    proc = await asyncio.create_subprocess_exec("ab", "-q", "-c", "4", "-n", str(requests), url,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out = (await proc.communicate())[0].decode()
+    failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
+    rate = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
+    return failed, rate
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=4000)
+    parser.add_argument("--captures", type=int, default=100)
+    args = parser.parse_args()
+    http, jdwp = free_port(), free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        jetty = await start_jetty(Path(tmp), http, jdwp)
+        d = Debugger()
+        try:
+            await d.attach(f"127.0.0.1:{jdwp}", timeout=30)
+            url = f"http://127.0.0.1:{http}/index.html?order=17"
+            await ab(url, 500)  # warm-up: JIT, the first requests' class loading
+            failed_without, without = await ab(url, args.requests)
+            bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"])
+            failed_with, with_point = await ab(url, args.requests)
+            found = await d.captures(bp.id, limit=args.captures)
+            uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
+            held = [c.took_ms for c in found]
+            print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
+            print(f"with capture={args.captures}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
+                  f"{failed_with} failed")
+            if held:
+                print(f"captures: {len(found)}, {uris} show the request's URI; thread held {statistics.mean(held):,.0f} "
+                      f"ms mean, {statistics.median(held):,.0f} ms median")
+            listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+            print(listed.describe())
+        finally:
+            await d.close()
+            jetty.kill()
+            await jetty.wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,87 @@
+"""What a capture holds: the values at the hit, frozen (never handles to read later), and every cut said."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import CodeLocation, Model
+
+
+@dataclass
+class CaptureLimits(Model):
+    """How much a capture reads; each raisable per point (breakpoint_set capture_depth=... and so on)."""
+
+    depth: int = 2  # levels of objects opened below a variable (its fields, elements, entries)
+    items: int = 20  # elements or entries of a collection, map or array (its logical view, as `inspect`)
+    chars: int = 200  # characters of a string
+    fields: int = 20  # fields of an object
+    frames: int = 3  # top frames whose arguments and locals are read (`this` is opened in the top frame)
+    values: int = 300  # values one capture reads at most, top frame first (a framework's objects fan out fast)
+
+
+@dataclass
+class CapturedValue(Model):
+    """One value as it was at the hit: its summary, and (below the depth limit) what it holds."""
+
+    name: str
+    type: str
+    text: str
+    kind: str = "primitive"  # as ValueView.kind
+    children: list[CapturedValue] = field(default_factory=list)
+    cut: str | None = None  # what a limit left out, and how much there was ("20 of 35 elements")
+
+
+@dataclass
+class CapturedFrame(Model):
+    index: int
+    location: CodeLocation
+    locals: list[CapturedValue] | None = None  # arguments first, then locals; None below the top frames
+
+
+@dataclass
+class Capture(Model):
+    """One capture of a capture point."""
+
+    seq: int  # the session's capture number (1, 2, ...) in the order they were added: `captures since=` it
+    breakpoint_id: str
+    number: int  # this point's n-th capture
+    time: float
+    thread_id: int
+    thread_name: str
+    hit: int  # the breakpoint's hit count at the capture
+    via: str  # "in-JVM" or "round trip"
+    frames: list[CapturedFrame] = field(default_factory=list)
+    expressions: list[CapturedValue] = field(default_factory=list)
+    cuts: list[str] = field(default_factory=list)  # every limit that cut something, where
+    skipped: int = 0  # hits of the point the rate limit let by without a capture, up to this one
+    note: str | None = None  # what went wrong while reading (a condition error, an unreadable frame)
+    took_ms: float = 0.0  # how long the thread was held
+
+    @property
+    def location(self) -> CodeLocation | None:
+        return self.frames[0].location if self.frames else None
+
+    def headline(self) -> str:
+        loc = self.location
+        where = f"{loc.class_name.rpartition('.')[2]}.{loc.method}:{loc.line}" if loc else "?"
+        return (f"capture {self.breakpoint_id} #{self.number} at {where} [{self.thread_name}] (hit {self.hit}, "
+                f"{self.via}, held {self.took_ms:.1f} ms)")
+
+
+@dataclass
+class CaptureState(Model):
+    """A capture point's settings and progress, as breakpoint_list shows them."""
+
+    limit: int  # captures it takes, then it is done
+    taken: int = 0
+    skipped: int = 0  # hits the rate limit let by without a capture
+    rate: float = 100.0  # captures a second at most
+    expressions: list[str] = field(default_factory=list)
+    limits: CaptureLimits = field(default_factory=CaptureLimits)
+    done: bool = False
+
+    def describe(self) -> str:
+        text = f"capture {self.taken}/{self.limit}" + (" done" if self.done else "")
+        if self.skipped:
+            text += f", {self.skipped} hit(s) skipped by the rate limit ({self.rate:g}/s)"
+        return text

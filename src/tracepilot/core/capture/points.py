@@ -1,0 +1,197 @@
+"""Capture points: what a passing hit of a breakpoint with `capture` does. The hitting thread is held (by the
+event's own suspension) only while the capture is read; the breakpoint answers no stop, so the dispatcher
+resumes the thread at once. A point takes up to its limit of captures, at most `rate` a second (the hits the
+rate lets by are counted and said), and is then done: its requests go, it stays listed with its captures."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from ...jdwp import JdwpError, Value
+from ..errors import DebuggerError, InvalidArgument
+from ..model import Actor
+from ..rate import TokenBucket, bucket_at
+from .book import CaptureBook
+from .model import Capture, CaptureLimits, CaptureState
+from .reader import CaptureObjects, CaptureRead
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RATE = 100.0  # captures a second per point
+MAX_LIMIT = 10_000  # captures one point may take
+
+
+def capture_state(capture: bool | int | None, expressions: list[str] | str | None = None, *,
+                  depth: int | None = None, items: int | None = None, chars: int | None = None,
+                  fields: int | None = None, frames: int | None = None, values: int | None = None,
+                  rate: float | None = None) -> CaptureState | None:
+    """The capture settings a breakpoint_set (or method_break, ...) asks for; None: not a capture point."""
+    if capture is None or capture is False or capture == 0:
+        if expressions or any(v is not None for v in (depth, items, chars, fields, frames, values, rate)):
+            raise InvalidArgument("capture limits and expressions belong to a capture point",
+                                  "add capture=true (one capture) or capture=N (up to N captures)")
+        return None
+    limit = 1 if capture is True else capture
+    if isinstance(limit, float) and limit.is_integer():
+        limit = int(limit)
+    if not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
+        raise InvalidArgument(f"capture={capture!r}", f"use capture=true (one capture) or a number 1..{MAX_LIMIT}")
+    if isinstance(expressions, str):
+        expressions = [expressions]
+    exprs = [e.strip() for e in expressions or [] if e and e.strip()]
+    _check_parse(exprs)
+    limits = CaptureLimits()
+    for name, value in (("depth", depth), ("items", items), ("chars", chars), ("fields", fields),
+                        ("frames", frames), ("values", values)):
+        if value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # (a JSON number)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidArgument(f"capture_{name}={value!r}", f"use a whole number >= 0 (default "
+                                  f"{getattr(CaptureLimits(), name)})")
+        setattr(limits, name, value)
+    if rate is not None and rate <= 0:
+        raise InvalidArgument(f"capture_rate={rate!r}", f"captures a second: a number > 0 (default {DEFAULT_RATE:g})")
+    return CaptureState(limit=limit, rate=float(rate or DEFAULT_RATE), expressions=exprs, limits=limits)
+
+
+LIMIT_NAMES = ("depth", "items", "chars", "fields", "frames", "values", "rate")
+
+
+def limits_arguments(capture_limits: dict[str, Any] | None) -> dict[str, Any]:
+    """capture_limits as given ({"depth": 3, "rate": 10}) -> capture_state's keyword arguments, each checked."""
+    given = dict(capture_limits or {})
+    unknown = sorted(set(given) - set(LIMIT_NAMES))
+    if unknown:
+        raise InvalidArgument(f"capture_limits has no {', '.join(unknown)}", f"use {', '.join(LIMIT_NAMES)}")
+    return given
+
+
+def _check_parse(expressions: list[str]) -> None:
+    from ..errors import EvaluationError  # noqa: PLC0415
+    from ..evaluator.parse import ExpressionSyntaxError, parse_expression  # noqa: PLC0415
+
+    for text in expressions:
+        try:
+            parse_expression(text)
+        except ExpressionSyntaxError as exc:
+            raise EvaluationError(f"capture expression {text!r} does not parse: {exc}", "fix the expression") from None
+
+
+def check_point(info: Any) -> None:
+    """What a capture point cannot also be (asked before the breakpoint is added)."""
+    if info.capture is None:
+        return
+    if info.log:
+        raise InvalidArgument("a capture point takes values, a logpoint writes a line: not both",
+                              "drop log (add the values you want as expressions) or drop capture")
+    if info.temporary:
+        raise InvalidArgument("a capture point is done after its captures: temporary does not apply",
+                              "drop temporary")
+    info.suspend = "thread"  # only the hitting thread is ever held, and only while it is read
+
+
+class CapturePoints:
+    """The capture points of one session's tracker, and the captures they took (`book`)."""
+
+    def __init__(self, tracker: Any) -> None:
+        self.tracker = tracker
+        self.book = CaptureBook()
+        self._buckets: dict[str, TokenBucket] = {}
+        self._finishing: set[asyncio.Task[None]] = set()
+        self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
+        self._reads = 0
+
+    @property
+    def session(self) -> Any:
+        return self.tracker.session
+
+    async def on_hit(self, bp: Any, thread: int, *, skip: int, via: str, extra: dict[str, Value] | None = None,
+                     note: str | None = None) -> None:
+        """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller)."""
+        state: CaptureState = bp.info.capture
+        if state.done or state.taken >= state.limit:
+            return  # hits in flight when it got done (its requests are going)
+        bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
+        if not bucket.take():
+            state.skipped += 1
+            if state.skipped == 1:
+                self.session.history.add(
+                    "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} captures/s: "
+                    "the hits beyond are not captured (counted as skipped)", Actor.TARGET, breakpoint=bp.info.id)
+            return
+        state.taken += 1  # taken now: hits of other threads handled meanwhile see the count
+        number = state.taken
+        if state.taken >= state.limit:
+            state.done = True
+        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note)
+        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
+        capture.skipped = state.skipped
+        self.book.add(capture)
+        self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
+                                 breakpoint=bp.info.id, capture=capture.seq, thread=thread)
+        if state.done:
+            self._finish_later(bp)
+
+    async def read(self, thread: int, limits: CaptureLimits, expressions: list[str], *, skip: int = 0,
+                   extra: dict[str, Value] | None = None, note: str | None = None) -> Capture:
+        """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits)."""
+        started = time.perf_counter()
+        self._reads += 1
+        capture = Capture(0, "", 0, time.time(), thread, "", 0, "", note=note)  # (its seq: when it is added)
+        try:
+            capture.thread_name = await self.session.require_vm().thread_name(thread)
+            vm = self.session.require_vm()
+            if self._objects is None or self._objects.vm is not vm:
+                self._objects = CaptureObjects(vm)
+            read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects)
+            capture.frames = await read.frames()
+            capture.expressions = [await read.expression(text, extra) for text in expressions]
+            capture.cuts = read.cuts
+        except (DebuggerError, JdwpError) as exc:
+            capture.note = f"{note}; " if note else ""
+            capture.note += f"the capture could not be read completely: {exc}"
+        capture.took_ms = (time.perf_counter() - started) * 1000
+        return capture
+
+    def _finish_later(self, bp: Any) -> None:
+        """Done: its requests (or in-JVM probe) go once the thread runs again, not while it is held."""
+        task = asyncio.get_running_loop().create_task(self._finish(bp))
+        self._finishing.add(task)
+        task.add_done_callback(self._finishing.discard)
+
+    async def _finish(self, bp: Any) -> None:
+        await asyncio.sleep(0)
+        try:
+            if self.tracker.by_id.get(bp.info.id) is bp:
+                await self.tracker.uninstall_done(bp)
+        except Exception as exc:  # noqa: BLE001 - the VM went meanwhile (its requests went with it), or a bug
+            log.debug("letting go of done capture point %s: %s", bp.info.id, exc)
+        self.session.history.add("breakpoint_done", f"{bp.info.id} took its {bp.info.capture.limit} capture(s): "
+                                 "done (captures shows them)", Actor.TARGET, breakpoint=bp.info.id)
+
+    async def settled(self) -> None:
+        """Wait until done points have let go of the target (tests, detach)."""
+        if self._finishing:
+            await asyncio.gather(*list(self._finishing), return_exceptions=True)
+
+    def forget(self, bp_id: str) -> None:
+        self._buckets.pop(bp_id, None)
+
+    def clear(self) -> None:
+        self._objects = None
+        self._buckets.clear()
+        self.book.clear()
+
+
+def _summary(capture: Capture) -> str:
+    """The top frame's variables in a few words, for the history line."""
+    if not capture.frames or not capture.frames[0].locals:
+        return ""
+    parts = [f"{v.name}={v.text}" for v in capture.frames[0].locals if v.name != "this"][:4]
+    text = ", ".join(parts)
+    return f": {text[:200]}…" if len(text) > 200 else (f": {text}" if text else "")

@@ -1,0 +1,195 @@
+"""Reading a capture from a thread held at a hit: every frame's place, the top frames' arguments and locals
+(`this` with its fields), the point's expressions. Values are read as they are now, while the thread is
+held, and copied (never kept as handles to read later): a list the code clears after the line shows its
+elements as they were. Like `inspect`, it reads fields and the JDK collections' internals; it calls no
+method of the program (only the point's own expressions may, as a condition may)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import re
+from typing import Any
+
+from ...jdwp import JdwpError, ThreadReference, Value
+from ..errors import DebuggerError
+from ..inspect.collections import Collections
+from ..inspect.objects import Objects
+from ..inspect.secret_values import SecretLearner
+from ..inspect.stack import Frame, Frames
+from ..inspect.values import NESTED_STRING, SUMMARY_STRING, Values, quote_string
+from ..instrument.naming import is_probe_class
+from ..secrets import is_secret_name
+from .model import CapturedFrame, CapturedValue, CaptureLimits
+
+OPENED_KINDS = ("object", "collection", "map", "array")
+
+# Set while a capture opens a value: its children's own summaries are kept short (type, size, handle), as a
+# capture shows what they hold as children of their own (a rich summary of each would read every field of
+# every field again: thousands of requests for a framework object, while the thread is held).
+_OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_opening", default=False)
+
+
+class CaptureObjects(Objects):
+    """Objects as the captures of a session read them: an array's length never changes either."""
+
+    def __init__(self, vm: Any) -> None:
+        super().__init__(vm)
+        self._lengths: dict[int, int] = {}
+
+    async def length(self, array_id: int) -> int:
+        found = self._lengths.get(array_id)
+        if found is None:
+            found = await super().length(array_id)
+            if len(self._lengths) > 200_000:
+                self._lengths.clear()
+            self._lengths[array_id] = found
+        return found
+
+
+class _CaptureValues(Values):
+    async def view(self, value: Value | None, static_type: str | None = None, depth: int = 0,
+                   name: str | None = None) -> Any:
+        if _OPENING.get() and depth == 1:
+            depth = 2
+        return await super().view(value, static_type, depth, name)
+
+    async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int,
+                      name: str | None = None) -> Any:
+        token = _OPENING.set(True)
+        try:
+            return await super().inspect(target, value, static_type, start, count, name)
+        finally:
+            _OPENING.reset(token)
+
+
+class CaptureRead:
+    """One capture being read: the thread, where its frames start, and the limits that cut."""
+
+    def __init__(self, session: Any, thread: int, skip: int, limits: CaptureLimits, generation: int,
+                 objects: Objects | None = None) -> None:
+        self.session = session
+        self.vm = session.require_vm()
+        self.thread = thread
+        self.skip = skip  # JVM frames above the program's (an in-JVM probe's): not the program's
+        self.limits = limits
+        handles = session.inspector.handles
+        if handles.conn is None:
+            handles.conn = self.vm.conn
+        self.values = _CaptureValues(self.vm, handles, session.redact, session.secrets)
+        if objects is not None and objects.vm is self.vm:
+            # What never changes (an object's class, a class's fields, a string's text) is known from the
+            # point's earlier captures: the thread is held for fewer requests.
+            self.values.objects = objects
+            self.values.collections = Collections(objects)
+            self.values.learner = SecretLearner(objects, self.values.collections, self.values.learner.book)
+        # Collection node caches live for one "generation": each capture is its own (the program runs between).
+        self.values.set_generation(generation)
+        self.frames_reader = Frames(self.vm)
+        self.cuts: list[str] = []
+        self.read = 0  # values read so far (limits.values)
+
+    async def frames(self) -> list[CapturedFrame]:
+        """Every frame's place; arguments and locals of the top `limits.frames` frames."""
+        reply = await self.vm.send(ThreadReference.Frames, self.thread, self.skip, -1)
+        raw = [Frame(self.skip + i, f.frame_id, f.location) for i, f in enumerate(reply.frames)]
+        locations = await asyncio.gather(*(self.vm.code_location(f.location) for f in raw))
+        shown = [(f, loc) for f, loc in zip(raw, locations, strict=True) if not is_probe_class(loc.class_name)]
+        out = [CapturedFrame(n, loc) for n, (_, loc) in enumerate(shown)]
+        for n, (f, _) in enumerate(shown[:self.limits.frames]):  # the top frame first: it gets the value budget
+            try:
+                await self._locals(f, out[n])
+            except (DebuggerError, JdwpError) as exc:
+                out[n].locals = []
+                self.cuts.append(f"frame {n}: its variables could not be read ({exc})")
+        return out
+
+    async def _locals(self, frame: Frame, into: CapturedFrame) -> None:
+        pairs, this = await self.frames_reader.raw_values(self.thread, frame)
+        where = f"frame {into.index}"
+        jobs = []
+        if this is not None and not this.is_null:  # opened in the top frame; the callers' are summaries
+            jobs.append(self.value("this", this, None, where, opened=into.index == 0))
+        jobs += [self.value(slot.name, value, slot.type_name, where) for slot, value in pairs]
+        into.locals = list(await asyncio.gather(*jobs))
+
+    async def expression(self, text: str, extra: dict[str, Value] | None) -> CapturedValue:
+        """A point's expression, evaluated in the program's top frame (as a condition is)."""
+        inspector = self.session.inspector
+        secret = next((w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if is_secret_name(w)), None)
+        created: set[int] = set()
+        try:
+            result = await inspector.evaluator.evaluate(
+                text, self.thread, self.skip, extra, allow_side_effects=not self.session.read_only, created=created)
+        except (DebuggerError, JdwpError) as exc:
+            return CapturedValue(text, "?", f"<error: {exc}>", "error")
+        if result.is_object and result.value in created:  # a String it built: read once, then let go
+            self.values.mark_transient(result.value)
+        return await self.value(text, result, None, "expressions", name_for_redaction=secret)
+
+    async def value(self, name: str, raw: Value | None, static: str | None, where: str,
+                    name_for_redaction: str | None = None, opened: bool = True) -> CapturedValue:
+        """A variable's value (its summary as `locals` shows it), opened down to the depth limit."""
+        self.read += 1
+        view = await self.values.view(raw, static, 0, name_for_redaction or name)
+        captured = CapturedValue(name, view.type, view.text, view.kind)
+        if opened or view.kind == "string":
+            await self._fill(captured, raw, view, f"{where}: {name}", 0, SUMMARY_STRING)
+        return captured
+
+    async def _fill(self, captured: CapturedValue, raw: Value | None, view: Any, path: str, level: int,
+                    shown_chars: int = NESTED_STRING) -> None:
+        """Open `captured` (its summary `view`, which showed `shown_chars` of a string) below `level`."""
+        if raw is None or not raw.is_object or raw.is_null or view.kind == "redacted":
+            return
+        limits = self.limits
+        if view.kind == "string":
+            length = view.size or 0
+            if length > min(shown_chars, limits.chars) or limits.chars < shown_chars:  # else the summary is whole
+                text = await self.values.objects.string(raw.value)
+                captured.text = quote_string(text, limits.chars)
+            if length > limits.chars:
+                captured.cut = f"string cut at {limits.chars} of {length} chars"
+                self.cuts.append(f"{path}: {captured.cut}")
+            return
+        if view.kind not in OPENED_KINDS or not view.expandable:
+            return
+        if level >= limits.depth or self.read >= limits.values:
+            size = f" ({view.size} elements)" if view.size is not None else ""
+            why = f"depth limit {limits.depth}" if level >= limits.depth else \
+                f"the capture read its {limits.values} values"
+            captured.cut = f"not opened: {why}{size}"
+            self.cuts.append(f"{path}: {captured.cut}")
+            return
+        per_page = limits.fields if view.kind == "object" else limits.items
+        try:
+            ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name)
+        except (DebuggerError, JdwpError) as exc:
+            captured.cut = f"could not be opened: {exc}"
+            self.cuts.append(f"{path}: {captured.cut}")
+            return
+        children: list[tuple[CapturedValue, Any]] = []
+        for child in ins.children:
+            children.append((CapturedValue(child.name, child.value.type, child.value.text, child.value.kind),
+                             child.value))
+        for entry in ins.entries:
+            children.append((CapturedValue(f"[{entry.key.text}]", entry.value.type, entry.value.text,
+                                           entry.value.kind), entry.value))
+        captured.children = [c for c, _ in children]
+        shown = len(children)
+        self.read += shown
+        if ins.total is not None and ins.total > shown:
+            what = "fields" if view.kind == "object" else ("entries" if view.kind == "map" else "elements")
+            captured.cut = f"{shown} of {ins.total} {what}"
+            self.cuts.append(f"{path}: {captured.cut}")
+        await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in children))
+
+    def _raw(self, view: Any) -> Value | None:
+        """The object behind a summary shown with a handle (`@12`), to open it one level further."""
+        if not view.handle:
+            return None
+        try:
+            held = self.session.inspector.handles.get(view.handle)
+        except DebuggerError:
+            return None
+        return Value(held.tag, held.object_id)

@@ -1,0 +1,89 @@
+"""A capture and a stop on the same hit show the same values, with the same limits, in the JVM (an in-JVM
+condition's probe) and by round trip (--no-instrument): a deterministic program, one run with a capture point,
+one stopping at the same hit (where the stop's `locals` and a capture taken at the stop are compared)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tracepilot.core.capture.model import CaptureLimits
+from tracepilot.core.debugger import Debugger
+
+MAIN = "fixtures.Captured"
+CONDITION = "i == 3"
+EXPRESSIONS = ["chain.next.label", "round + i"]
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def plain(value) -> object:  # noqa: ANN001
+    """A captured value without what differs between runs (object handles)."""
+    return (value.name, re.sub(r"@\d+", "@", value.text), value.kind, value.cut,
+            [plain(c) for c in value.children])
+
+
+def frames(capture) -> list:  # noqa: ANN001
+    return [(f.location.class_name, f.location.method, f.location.line,
+             None if f.locals is None else [plain(v) for v in f.locals]) for f in capture.frames]
+
+
+async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple:  # noqa: ANN001
+    location = f"{MAIN}:{line}"
+    # The capture point's run.
+    d = Debugger()
+    d.session.breakpoints.in_jvm.enabled = in_jvm
+    try:
+        await d.attach(jvm_factory(MAIN).address, timeout=10)
+        point = await d.breakpoint_set(location, condition=CONDITION, capture=1, expressions=EXPRESSIONS)
+        await d.breakpoint_set(f"{MAIN}:{end_line}")
+        end = await d.resume(timeout=60)  # to the end: the point never stopped it on the way
+        assert end.stopped and end.stop.location.line == end_line, end
+        found = await d.captures(point.id)
+        listed = next(b for b in await d.breakpoint_list() if b.id == point.id)
+        assert listed.mode == ("in-JVM" if in_jvm else "round trip (in-JVM mode is off (--no-instrument))"), \
+            listed.describe()
+        stops = [r.data["stop"]["location"]["line"] for r in d.history.since(0) if r.kind == "stop"
+                 and "VM start" not in r.text]
+        assert stops == [end_line], stops
+        assert len(found) == 1 and found[0].via == ("in-JVM" if in_jvm else "round trip"), found
+        captured = found[0]
+    finally:
+        await d.close()
+    # The stopping run: the same hit.
+    d = Debugger()
+    d.session.breakpoints.in_jvm.enabled = in_jvm
+    try:
+        await d.attach(jvm_factory(MAIN).address, timeout=10)
+        await d.breakpoint_set(location, condition=CONDITION)
+        stop = await d.resume(timeout=60)
+        assert stop.stopped and stop.stop.location.line == line, stop
+        at_stop = await d.session.breakpoints.captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS)
+        shown = {v.name: re.sub(r"@\d+", "@", v.value.text) for v in await d.locals(0)}
+    finally:
+        await d.close()
+    return captured, at_stop, shown
+
+
+async def test_a_capture_shows_what_a_stop_at_the_same_hit_shows_in_both_modes(jvm_factory, line_of) -> None:
+    line = line_of("captured-line")
+    seen = {}
+    for in_jvm in (True, False):
+        captured, at_stop, shown = await one_mode(jvm_factory, line, line_of("captured-end"), in_jvm)
+        assert frames(captured) == frames(at_stop), in_jvm
+        assert [plain(v) for v in captured.expressions] == [plain(v) for v in at_stop.expressions]
+        assert sorted(captured.cuts) == sorted(at_stop.cuts)
+        # The top frame's variables read as the stop's `locals` shows them.
+        assert {v.name: re.sub(r"@\d+", "@", v.text) for v in captured.frames[0].locals} == shown
+        seen[in_jvm] = (frames(captured), [plain(v) for v in captured.expressions], sorted(captured.cuts))
+    assert seen[True] == seen[False]
+    # The limits cut, and say what and how much.
+    top = {v.name: v for v in captured.frames[0].locals}
+    this = {c.name: c for c in top["this"].children}
+    assert this["names"].cut == "20 of 25 elements" and len(this["names"].children) == 20
+    assert top["longText"].cut == "string cut at 200 of 300 chars"
+    chain = {c.name: c for c in top["chain"].children}
+    nested = {c.name: c for c in chain["next"].children}
+    assert nested["next"].cut.startswith("not opened: depth limit 2"), nested["next"]
+    assert [plain(v)[1] for v in captured.expressions] == ['"b3"', "6"]
