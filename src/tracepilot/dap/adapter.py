@@ -21,8 +21,8 @@ from typing import Any
 from ..core.errors import DebuggerError
 from ..core.model import Actor, BreakpointInfo, EventRecord, SessionState, ValueView, Variable
 from . import auth
-from .exception_info import exception_info_body
 from .captured import FrozenValues
+from .exception_info import exception_info_body
 from .handles import Handles
 from .launch_args import attach_kwargs, check_arguments, launch_kwargs
 from .outline import outline_text

@@ -7,7 +7,7 @@ and says at the top what to add to `sourcePaths` to see the real text.
 
 from __future__ import annotations
 
-from ..core.model import ClassSummary
+from ..core.model_heap import ClassSummary
 
 
 def outline_text(class_name: str, summary: ClassSummary | None) -> str:

@@ -6,7 +6,8 @@ from typing import Any
 
 from ..errors import NotFound
 from ..locations import suggest
-from ..model import ClassSummary, CutList, MemberInfo
+from ..model import CutList
+from ..model_heap import ClassSummary, MemberInfo
 from .heap import match_classes
 
 MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted ("... N more")

@@ -6,7 +6,8 @@ import fnmatch
 
 from ...jdwp import ObjectReference, Value, VirtualMachine
 from ..errors import NotFound, Unsupported
-from ..model import CutList, HeapCount
+from ..model import CutList
+from ..model_heap import HeapCount
 from ..vm import TypeInfo, Vm
 
 

@@ -34,15 +34,10 @@ from ..frame_names import name_lambda_classes
 from ..instrument.naming import is_probe_class
 from ..model import (
     Actor,
-    ClassSummary,
     CodeLocation,
     FrameInfo,
-    HeapCount,
     Inspection,
-    LockReport,
     MarkInfo,
-    Referrer,
-    Referrers,
     SessionState,
     Snapshot,
     SourceView,
@@ -53,6 +48,7 @@ from ..model import (
     Variable,
     WatchInfo,
 )
+from ..model_heap import ClassSummary, HeapCount, LockReport, Referrer, Referrers
 from ..session_view import SessionView
 from ..vm import Vm
 from . import paths

@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from ...jdwp import ObjectReference, ThreadReference, Value
-from ..model import Deadlock, LockReport, ThreadLocks
+from ..model_heap import Deadlock, LockReport, ThreadLocks
 from ..vm import Vm
 from .objects import obj, safe
 from .owners import owner_name

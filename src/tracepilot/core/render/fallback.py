@@ -9,19 +9,15 @@ from typing import Any
 
 from ..model import (
     BreakpointInfo,
-    ClassSummary,
     CodeLocation,
     EventRecord,
     ExceptionInfo,
     FrameChange,
     FrameInfo,
-    HeapCount,
     HotswapResult,
     Inspection,
-    LockReport,
     MarkInfo,
     OutputChunk,
-    Referrers,
     Snapshot,
     SourceView,
     Status,
@@ -34,6 +30,7 @@ from ..model import (
     WaitResult,
     WatchInfo,
 )
+from ..model_heap import ClassSummary, HeapCount, LockReport, Referrers
 from .inspection import (
     class_summary,
     classes,

@@ -6,17 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..model import (
-    CallNode,
-    ClassSummary,
-    FrameChange,
-    HeapCount,
-    Inspection,
-    LockReport,
-    MarkInfo,
-    Referrers,
-    TraceResult,
-)
+from ..model import CallNode, FrameChange, Inspection, MarkInfo, TraceResult
+from ..model_heap import ClassSummary, HeapCount, LockReport, Referrers
 from .pieces import value, variable
 
 # -- values opened up, classes, locks, heap --------------------------------------------------------------
