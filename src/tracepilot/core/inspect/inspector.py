@@ -1,7 +1,8 @@
 """The inspector facade: seeing and changing state at a stop — threads, stacks, locals, values, sources, classes,
 locks, heap, watchers, marks, tracing and code changes (issue 4).
 
-Code changes (changes.py) and conditions and logpoints (conditions.py) are mixed in; the logic lives in
+Code changes (changes.py), conditions and logpoints (conditions.py), watchers and marks (watch_marks.py)
+are mixed in; the logic lives in
 the small modules beside it in core/inspect/; this class wires them to the session (current
 stop, stop generation, history, read-only and redact flags) and keeps per-VM state (handles, caches).
 """
@@ -17,7 +18,6 @@ from typing import Any
 
 from ...jdwp import (
     JdwpError,
-    ObjectReference,
     Tag,
     Value,
     VirtualMachine,
@@ -37,16 +37,13 @@ from ..model import (
     CodeLocation,
     FrameInfo,
     Inspection,
-    MarkInfo,
     SessionState,
     Snapshot,
     SourceView,
-    StopKind,
     ThreadInfo,
     TraceResult,
     ValueView,
     Variable,
-    WatchInfo,
 )
 from ..model_heap import ClassSummary, HeapCount, LockReport, Referrer, Referrers
 from ..session_view import SessionView
@@ -67,6 +64,7 @@ from .threads import Threads
 from .threads import is_system as is_system_thread
 from .trace import Tracer, tap_events
 from .values import Values, is_secret_name
+from .watch_marks import WatchesAndMarks
 from .watchers import Watchers
 
 
@@ -79,7 +77,7 @@ class _Parts:
     locks: Locks
 
 
-class Inspector(CodeChanges, Conditions):
+class Inspector(CodeChanges, Conditions, WatchesAndMarks):
     def __init__(self, session: SessionView) -> None:
         self.session = session
         self.handles = HandleTable()
@@ -502,77 +500,6 @@ class Inspector(CodeChanges, Conditions):
         for ref in found[:limit]:
             result.referrers.append(Referrer(await p.values.view(ref, None, 1), await via(p.values, ref, value.value)))
         return result
-
-    # -- watchers and marks --------------------------------------------------------------------------
-
-    async def watch_add(self, expression: str, breakpoint: str | None, actor: Actor) -> WatchInfo:
-        if not expression.strip():
-            raise InvalidArgument("empty watch expression")
-        if breakpoint:
-            self.session.breakpoints.get(breakpoint)  # raises NotFound for an unknown id
-        watch = self.watchers.add(expression, breakpoint)
-        stop = self.session.stop
-        # At VM start no code has run (no frame to evaluate in): the first real stop gives the first value.
-        if self.session.state is SessionState.STOPPED and stop and stop.thread_id \
-                and stop.kind is not StopKind.VM_START and watch.applies(
-                [i for i in [stop.breakpoint_id, *stop.also] if i]):
-            try:
-                value, static = await self._evaluate_value(watch.expression, stop.thread_id, 0)
-                watch.record(await self._p().values.view(value, static, 0, self._secret(watch.expression)), None, 0)
-            except (DebuggerError, JdwpError) as exc:
-                watch.record(None, str(exc), 0)
-        self.session.history.add("watch_add", f"watch {watch.id}: {expression}", actor, id=watch.id)
-        return watch.info()
-
-    async def watch_remove(self, id: str, actor: Actor) -> WatchInfo:  # noqa: A002
-        watch = self.watchers.remove(id)
-        self.session.history.add("watch_remove", f"watch {watch.id} removed", actor, id=watch.id)
-        return watch.info()
-
-    async def watches(self) -> list[WatchInfo]:
-        return [w.info() for w in self.watchers.all()]
-
-    async def mark(self, target: str, label: str, actor: Actor) -> MarkInfo:
-        p = await self._ready()
-        label = self._marks.clean(label)
-        value, _ = await self._target_value(target, 0, None)
-        if not value.is_object or value.is_null:
-            raise InvalidArgument(f"'{target}' is not an object: only objects can be marked")
-        held = self.handles.handle(value.value, value.tag)
-        self._marks.add(label, held)
-        view = await p.values.view(value)
-        self.session.history.add("mark", f"${label} = {view.text}", actor, label=label, handle=held.name)
-        return MarkInfo(label, view)
-
-    async def rename_mark(self, old: str, new: str, actor: Actor = Actor.PERSON) -> MarkInfo:
-        mark = self._marks.rename(old, new)
-        self.session.history.add("mark", f"${old.lstrip('$')} renamed to ${mark.label}", actor, label=mark.label)
-        return (await self.marks_info([mark]))[0]
-
-    async def unmark(self, label: str, actor: Actor) -> MarkInfo:
-        mark = self._marks.get(label)
-        info = (await self.marks_info([mark]))[0]
-        self._marks.remove(label)
-        self.session.history.add("unmark", f"${mark.label} removed", actor, label=mark.label)
-        return info
-
-    async def marks_info(self, marks: list[Any]) -> list[MarkInfo]:
-        result = []
-        p = self._p()
-        for mark in marks:
-            value = Value(mark.held.tag, mark.held.object_id)
-            try:
-                collected = (await p.vm.send(ObjectReference.IsCollected, mark.held.object_id)).is_collected
-                view = await p.values.view(value) if not collected else ValueView("?", "<collected>", "null")
-                result.append(MarkInfo(mark.label, view, collected))
-            except JdwpError:
-                result.append(MarkInfo(mark.label, ValueView("?", "<collected>", "null", mark.held.name), True))
-        return result
-
-    async def marks(self) -> list[MarkInfo]:
-        if self.session.conn is None:
-            return []
-        return await self.marks_info(self._marks.all())
 
     # -- tracing -------------------------------------------------------------------------------------
 
