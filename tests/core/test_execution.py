@@ -26,13 +26,18 @@ def storm_total(threads: int, rounds: int) -> int:
     return sum(3 * i + 2 * r + 1 for i in range(threads) for r in range(rounds))
 
 
-async def jvm_counts(debugger: Debugger) -> dict[int, int]:
-    """ThreadReference.SuspendCount of every live thread, as the JVM sees it."""
+async def jvm_counts(debugger: Debugger) -> dict[int, tuple[int, int, int]]:
+    """ThreadReference.SuspendCount of every live thread, as the JVM sees it, with the debugger's belief
+    just before the question was sent and just after the answer came (other threads' events are handled
+    meanwhile: the JVM answered somewhere in between)."""
     vm = debugger.session.vm
+    book = debugger.session.threads
     counts = {}
     for tid in (await vm.send(VirtualMachine.AllThreads)).threads:
         try:
-            counts[tid] = (await vm.send(ThreadReference.SuspendCount, tid)).suspend_count
+            before = book.expected_count(tid)
+            count = (await vm.send(ThreadReference.SuspendCount, tid)).suspend_count
+            counts[tid] = (count, before, book.expected_count(tid))
         except Exception:  # noqa: BLE001 - the thread ended meanwhile
             continue
     return counts
@@ -40,13 +45,16 @@ async def jvm_counts(debugger: Debugger) -> dict[int, int]:
 
 async def assert_counts_agree(debugger: Debugger) -> None:
     """Every thread is suspended exactly as often as the debugger believes. While some threads run (suspend
-    thread), one may have been suspended by an event still on its way: then the JVM is one ahead."""
+    thread), one may have been suspended by an event still on its way: then the JVM is one ahead. The
+    belief compared is the one held while the JVM answered (read around each answer, not after all of
+    them: a thread that stops after its count was read is not a thread the JVM forgot to suspend)."""
     book = debugger.session.threads
     exact = debugger.session._all_held()  # noqa: SLF001
-    for tid, count in (await jvm_counts(debugger)).items():
-        expected = book.expected_count(tid)
-        where = f"thread {tid} ({book.describe(tid)}): JVM count {count}, debugger believes {expected}"
-        assert count == expected if exact else expected <= count <= expected + 1, where
+    for tid, (count, before, after) in (await jvm_counts(debugger)).items():
+        low, high = min(before, after), max(before, after)
+        where = (f"thread {tid} ({book.describe(tid)}): JVM count {count}, debugger believes {after}"
+                 + (f" (believed {before} when it asked)" if before != after else ""))
+        assert count == after if exact else low <= count <= high + 1, where
 
 
 async def attach(debugger: Debugger, jvm_factory, main: str, *args: str, jdk: str = "17"):
@@ -150,6 +158,35 @@ async def test_suspend_thread_stops_are_each_their_own(debugger, jvm_factory, li
     await assert_counts_agree(debugger)
     worker = await debugger.pause(thread=others[1])  # already stopped: its own stop
     assert worker.stop.thread_name == others[1] and worker.stop.kind is StopKind.BREAKPOINT
+
+
+async def test_a_resume_while_a_stop_is_recorded_leaves_its_thread_suspended(debugger, jvm_factory, line_of):
+    """Recording a stop reads the in-JVM logpoints' lines first (JDWP round trips: other calls run meanwhile).
+    A resume of all threads that comes in that window (a person resumes while an agent waits) must not resume
+    the thread whose stop is being recorded: that stop would then be delivered on a running thread."""
+    await attach(debugger, jvm_factory, "Storm", "1", "1")
+    await debugger.breakpoint_set(f"fixtures.Storm:{line_of('storm-work')}", suspend="thread")
+    tracker = debugger.session.breakpoints
+    flush, resumed = tracker.flush_logs, []
+
+    async def flush_with_a_resume_meanwhile() -> None:
+        await flush()
+        if not resumed:  # (the first flush after the resume below is the stop's)
+            resumed.append(await debugger.resume(timeout=0))
+
+    await debugger.resume(timeout=0)
+    tracker.flush_logs = flush_with_a_resume_meanwhile
+    try:
+        got = await debugger.wait_for_stop(20)
+    finally:
+        tracker.flush_logs = flush
+    assert resumed and got.stopped and got.stop.thread_name == "worker-0", got
+    tid = got.stop.thread_id
+    jvm = (await debugger.session.vm.send(ThreadReference.SuspendCount, tid)).suspend_count
+    assert jvm == debugger.session.threads.expected_count(tid) == 1, f"JVM count {jvm}: the stop's thread runs"
+    assert (await debugger.evaluate("id")).text == "0"  # its frames are readable
+    await debugger.breakpoint_remove("all")
+    assert (await debugger.resume(timeout=20)).state is SessionState.EXITED
 
 
 def test_an_undeclared_transition_is_an_error_in_tests():

@@ -121,6 +121,11 @@ class Events(SessionBase):
             await self._clear_step_request(step)
             await self._clear_exit_request(step)
             self._step = None
+        # Lines in-JVM logpoints logged before the stop go into the history before it, and before a waiting
+        # call can see the stop in the thread book (it answers with them). Read while the event's suspension
+        # still counts as being handled: a resume that runs during these round trips must not release it,
+        # or the stop would be recorded on a running thread (no await from event_kept to add_stop).
+        await self.breakpoints.flush_logs()
         vm_wide = policy == SuspendPolicy.ALL
         if needs_vm_suspend and reason.thread_id:
             # A suspend-all breakpoint whose condition/log is checked here arrives suspending only its thread.
@@ -211,9 +216,6 @@ class Events(SessionBase):
         current stop if there is none, and waits in the set until a waiting call takes it."""
         tid = reason.thread_id or 0
         reason.all_threads = vm_wide
-        # Lines in-JVM logpoints logged before the stop go into the history before it, and before a waiting
-        # call can see the stop in the thread book (it answers with them).
-        await self.breakpoints.flush_logs()
         record = self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
         if reason.kind is StopKind.VM_START and not self._waiters:
             # The attach or launch that started the session answers for it (its status says "VM start"),
