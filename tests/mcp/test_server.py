@@ -38,7 +38,7 @@ CONTRACT = {
     "method_break": {"method", "on", "condition", "log"},
     "events": {"since", "kinds", "limit"},
     "output": {"stream", "since"},
-    "trace": {"pattern", "duration", "max_calls"},
+    "trace": {"pattern", "duration", "max_calls", "resume", "folded", "folded_by"},
     "snapshot": {"thread"},
     "threads": {"thread"},
     "stack": {"thread", "start", "count", "locals"},

@@ -52,6 +52,7 @@ from ..model import (
     WatchInfo,
 )
 from ..session_view import SessionView
+from ..trace.runner import ROUND_TRIP_TIMING, answer, held, not_running, resume_if_asked, wait_window
 from ..vm import Vm
 from . import paths
 from .changes import CodeChanges
@@ -90,6 +91,7 @@ class Inspector(CodeChanges, Conditions):
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
         self._tracing = False
+        self._trace_cleanup: asyncio.Future[None] | None = None
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
 
     # -- plumbing ------------------------------------------------------------------------------------
@@ -548,35 +550,46 @@ class Inspector(CodeChanges, Conditions):
 
     # -- tracing -------------------------------------------------------------------------------------
 
-    async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor) -> TraceResult:
+    async def _untrace(self, tracer: Tracer, undo: Any) -> None:
+        try:
+            await tracer.uninstall()
+        finally:
+            undo()
+            self._tracing = False
+            self._trace_cleanup = None
+
+    async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor, resume: bool = False,
+                    folded: str | None = None, folded_by: str | None = None) -> TraceResult:
         p = await self._ready()
         if self._tracing:
             raise InvalidArgument("a trace is already running", "wait for it to finish")
         patterns = [x.strip() for x in pattern.split(",") if x.strip()]
         if not patterns:
             raise InvalidArgument("empty trace pattern", "give classes to trace, e.g. com.acme.*")
+        if held(self.session) and not resume:
+            raise not_running(self.session)
+        if self._trace_cleanup is not None:
+            await asyncio.wait({self._trace_cleanup}, timeout=30)  # the last trace's requests are cleared
         tracer = Tracer(p.vm, patterns, max(1, max_calls))
         self._tracing = True
         undo = tap_events(self.session, tracer)
-        started = time.monotonic()
-        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s / {max_calls} calls", actor)
+        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor)
         try:
             await tracer.install()
-            conn = p.vm.conn
-            closed = asyncio.ensure_future(conn.wait_closed())
-            done = asyncio.ensure_future(tracer.done.wait())
-            try:
-                finished, _ = await asyncio.wait({closed, done}, timeout=max(0.0, duration),
-                                                 return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                closed.cancel()
-                done.cancel()
-            if closed in finished:
-                tracer.stopped_by = "vm_death"
-            await tracer.uninstall()
+            await resume_if_asked(self.session, resume, actor)
+            started = time.monotonic()
+            tracer.deadline = started + duration
+            stopped_by = await wait_window(self.session, p.vm.conn, duration)
+            tracer.closed = True  # the clock stops here: events still in the pipe are not counted
+            elapsed = min(time.monotonic(), tracer.deadline) - started
         finally:
-            undo()
-            self._tracing = False
-        result = await tracer.result(pattern, (time.monotonic() - started) * 1000)
+            # Clearing the requests waits behind the events still in the connection (a second or more when
+            # a hot method floods it): the answer does not; the tap swallows them until the Clears are done.
+            self._trace_cleanup = asyncio.ensure_future(self._untrace(tracer, undo))
+        await tracer.settle()
+        result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                        stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip", mode_reason="",
+                        timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
+                        session=self.session)
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
         return result

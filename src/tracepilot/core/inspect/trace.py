@@ -1,37 +1,37 @@
-"""Method-call tracing without stopping the program: MethodEntry/MethodExit requests with SuspendPolicy
-NONE for classes matching a pattern. Memory stays bounded however many calls happen: per-method counters,
-and per-thread call trees aggregated by call path with a cap on nodes and depth.
+"""Method-call tracing by round trip: MethodEntry/MethodExit requests with SuspendPolicy NONE for classes
+matching a pattern (the fallback of in-JVM tracing, core/trace/). Memory stays bounded however many calls
+happen: per-method counters, and per-thread call trees aggregated by call path with a cap on nodes and depth.
+
+What the events can tell, and what they cannot:
+- Every call is counted while the requests are in place, whatever max_calls says (it bounds what is recorded
+  with arguments, which events do not carry).
+- A call tree needs each exit matched with its entry, per thread. The exit request is set before the entry
+  request: an entry without its exit (set later) would leave a frame open for ever, and a leaf called from a
+  loop would nest in itself. An exit of a method not entered while tracing (already on the stack when the
+  trace began) is ignored.
+- JDWP reports no MethodExit for a frame an exception pops: Exception events (caught or not) say where the
+  exception is caught, and the frames above the catching method are closed there, counted as thrown out.
+- Times are not measured: each event costs the program far more than a small method takes (the JVM waits
+  for the debugger to read it), so the wall time between two events says how slow the round trip is, not the
+  method. In-JVM tracing measures them in the target.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
 
-from ...jdwp import EventKind, EventRequest, JdwpError, Mod, SuspendPolicy
+from ...jdwp import EventKind, EventRequest, Mod, SuspendPolicy, VirtualMachine
 from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
-from ..model import CallNode, MethodStats, TraceResult
+from ..trace.tree import Key, Node, Stat, Trees
 from ..vm import Vm
 
 MAX_METHODS = 5_000
 MAX_NODES = 20_000
 MAX_DEPTH = 256
-TREE_DEPTH_SHOWN = 12
-TREE_CHILDREN_SHOWN = 15
-METHODS_SHOWN = 50
-
-Key = tuple[int, int]  # (class id, method id)
-
-
-class _Node:
-    __slots__ = ("calls", "total", "children")
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.total = 0
-        self.children: dict[Key, _Node] = {}
 
 
 class Tracer:
@@ -39,105 +39,129 @@ class Tracer:
         self.vm = vm
         self.patterns = patterns
         self.max_calls = max_calls
-        self.request_ids: set[int] = set()
+        self.requests: dict[int, int] = {}  # request id -> event kind
         self.calls = 0
-        self.stats: dict[Key, list[int]] = {}  # key -> [calls, completed, total ns]
-        self.roots: dict[int, _Node] = {}  # thread -> root of its call tree
-        self.stacks: dict[int, list[tuple[_Node | None, int, Key]]] = {}
-        self.per_thread: dict[int, int] = {}
+        self.trees = Trees()
+        self.stacks: dict[int, list[tuple[Node | None, Key]]] = {}
         self.nodes = 0
         self.dropped = 0
-        self.done = asyncio.Event()
-        self.stopped_by = "duration"
         self.closed = False
+        self.deadline = float("inf")  # set when the requests are in (time.monotonic())
         self.names: dict[Key, str] = {}
         self.thread_names: dict[int, str] = {}
         self._lookups: set[asyncio.Future[None]] = set()
 
+    @property
+    def request_ids(self) -> set[int]:
+        return set(self.requests)
+
     async def install(self) -> None:
-        for pattern in self.patterns:
-            for kind in (EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT):
+        # Exits first (see the module's doc), the exceptions that pop frames without an exit, then entries.
+        for kind in (EventKind.METHOD_EXIT, EventKind.METHOD_ENTRY):
+            if kind == EventKind.METHOD_ENTRY:
+                reply = await self.vm.send(EventRequest.Set, EventKind.EXCEPTION, SuspendPolicy.NONE,
+                                           [Mod.ExceptionOnly(0, True, True)])
+                self.requests[reply.request_id] = EventKind.EXCEPTION
+            for pattern in self.patterns:
                 # A pattern over a package would match the in-JVM probes beside its classes: never trace those.
                 reply = await self.vm.send(EventRequest.Set, kind, SuspendPolicy.NONE,
                                            [Mod.ClassMatch(pattern), Mod.ClassExclude(PROBE_EXCLUDE)])
-                self.request_ids.add(reply.request_id)
+                self.requests[reply.request_id] = kind
 
     async def uninstall(self) -> None:
+        """Clear the requests. While a hot method floods the connection with events, the JVM answers a Clear
+        only after seconds (its event writers hold the lock the command needs): the program is held for
+        the few milliseconds of the Clears, then released (its own suspend, undone at once)."""
         self.closed = True
-        for rid in list(self.request_ids):
-            for kind in (EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT):
-                try:
-                    await self.vm.send(EventRequest.Clear, kind, rid)
-                except JdwpError:
-                    pass
-                except Exception:
-                    return  # the VM is gone
+        try:
+            await self.vm.send(VirtualMachine.Suspend)
+        except Exception:
+            return  # the VM is gone
+        try:
+            await asyncio.gather(*(self.vm.send(EventRequest.Clear, kind, rid)
+                                   for rid, kind in self.requests.items()), return_exceptions=True)
+        finally:
+            with contextlib.suppress(Exception):
+                await self.vm.send(VirtualMachine.Resume)
 
     def owns(self, composite: Any) -> bool:
-        return bool(composite.events) and all(getattr(e, "request_id", None) in self.request_ids
+        return bool(composite.events) and all(getattr(e, "request_id", None) in self.requests
                                               for e in composite.events)
 
     def handle(self, composite: Any) -> None:
-        now = time.perf_counter_ns()
         if self.closed:
+            return  # after the deadline: events still in the pipe are not the trace's
+        if time.monotonic() >= self.deadline:
+            self.closed = True  # the event loop may see the deadline late under a flood of events
             return
         for event in composite.events:
             kind = type(event).KIND
             loc = event.location
-            key = (loc.class_id, loc.method_id)
             if kind == EventKind.METHOD_ENTRY:
-                self._enter(event.thread, key, now)
+                self._enter(event.thread, (loc.class_id, loc.method_id))
+            elif kind == EventKind.EXCEPTION:
+                self._caught(event.thread, event.catch_location)
             else:
-                self._exit(event.thread, key, now)
-        if self.calls >= self.max_calls and not self.done.is_set():
-            self.stopped_by = "max_calls"
-            self.done.set()
+                self._exit(event.thread, (loc.class_id, loc.method_id))
 
-    def _enter(self, thread: int, key: Key, now: int) -> None:
+    def _enter(self, thread: int, key: Key) -> None:
         self.calls += 1
-        if thread not in self.per_thread:
-            self.per_thread[thread] = 0
+        trees = self.trees
+        if thread not in trees.per_thread:
+            trees.per_thread[thread] = 0
             self._lookup(self._resolve_thread(thread))
-        self.per_thread[thread] += 1
-        stat = self.stats.get(key)
+        trees.per_thread[thread] += 1
+        stat = trees.stats.get(key)
         if stat is None:
-            if len(self.stats) >= MAX_METHODS:
+            if len(trees.stats) >= MAX_METHODS:
                 self.dropped += 1
             else:
-                stat = self.stats[key] = [0, 0, 0]
+                stat = trees.stats[key] = Stat()
                 self._lookup(self._resolve_name(key))
         if stat is not None:
-            stat[0] += 1
+            stat.calls += 1
         stack = self.stacks.setdefault(thread, [])
-        parent = stack[-1][0] if stack else self.roots.setdefault(thread, _Node())
+        parent = stack[-1][0] if stack else trees.roots.setdefault(thread, Node())
         node = None
         if parent is not None and len(stack) < MAX_DEPTH:
             node = parent.children.get(key)
             if node is None and self.nodes < MAX_NODES:
-                node = parent.children[key] = _Node()
+                node = parent.children[key] = Node()
                 self.nodes += 1
             elif node is None:
                 self.dropped += 1
         if node is not None:
             node.calls += 1
-        stack.append((node, now, key))
+        stack.append((node, key))
 
-    def _exit(self, thread: int, key: Key, now: int) -> None:
+    def _exit(self, thread: int, key: Key) -> None:
+        stack = self.stacks.get(thread)
+        if not stack or not any(k == key for _, k in stack):
+            return  # a call that began before tracing did
+        while stack:
+            _, k = stack.pop()
+            if k == key:
+                return
+
+    def _caught(self, thread: int, catch: Any) -> None:
+        """An exception thrown in the thread: the traced frames above the catching method are popped (JDWP
+        sends no exit for them). Caught in an untraced method: which traced frames lie above it is unknown,
+        their exits' unwinding closes them later; uncaught: the thread's frames all end."""
         stack = self.stacks.get(thread)
         if not stack:
-            return  # the call began before tracing did
-        # Unwind to the matching frame (exits of untraced or exception-popped frames can be missing).
-        while stack:
-            node, start, k = stack.pop()
-            elapsed = now - start
-            if node is not None:
-                node.total += elapsed
-            if k == key:
-                stat = self.stats.get(k)
-                if stat is not None:
-                    stat[1] += 1
-                    stat[2] += elapsed
+            return
+        if catch is None or not catch.class_id:
+            depth = 0
+        else:
+            key = (catch.class_id, catch.method_id)
+            depth = next((i + 1 for i in range(len(stack) - 1, -1, -1) if stack[i][1] == key), None)
+            if depth is None:
                 return
+        while len(stack) > depth:
+            _, k = stack.pop()
+            stat = self.trees.stats.get(k)
+            if stat is not None:
+                stat.thrown += 1
 
     def _lookup(self, coro: Any) -> None:
         # Names are looked up while the VM lives: a short trace may outlive its program.
@@ -161,36 +185,13 @@ class Tracer:
 
     async def settle(self) -> None:
         if self._lookups:
-            await asyncio.wait(list(self._lookups), timeout=5)
+            await asyncio.wait(list(self._lookups), timeout=2)  # behind a flood of events: placeholders
 
-    async def _name(self, key: Key, cache: dict[Key, str]) -> str:
+    def name(self, key: Key) -> str:
         return self.names.get(key, f"<method {key[1]}>")
 
-    async def result(self, pattern: str, duration_ms: float) -> TraceResult:
-        await self.settle()
-        names: dict[Key, str] = {}
-        ranked = sorted(self.stats.items(), key=lambda kv: (-kv[1][2], -kv[1][0]))[:METHODS_SHOWN]
-        methods = []
-        for key, (calls, completed, total) in ranked:
-            mean = total / completed / 1000 if completed else 0.0
-            methods.append(MethodStats(await self._name(key, names), calls, round(total / 1e6, 3), round(mean, 3)))
-        busiest = max(self.per_thread, key=lambda t: self.per_thread[t], default=None)
-        tree: list[CallNode] = []
-        thread_name = None
-        if busiest is not None:
-            thread_name = self.thread_names.get(busiest, f"thread-{busiest}")
-            root = self.roots.get(busiest)
-            if root is not None:
-                tree = await self._tree(root, names, 0)
-        return TraceResult(pattern, self.calls, round(duration_ms, 1), methods, thread_name, tree, self.stopped_by,
-                           self.dropped)
-
-    async def _tree(self, node: _Node, names: dict[Key, str], depth: int) -> list[CallNode]:
-        if depth >= TREE_DEPTH_SHOWN:
-            return []
-        kids = sorted(node.children.items(), key=lambda kv: (-kv[1].total, -kv[1].calls))[:TREE_CHILDREN_SHOWN]
-        return [CallNode(await self._name(k, names), child.calls, round(child.total / 1e6, 3),
-                         await self._tree(child, names, depth + 1)) for k, child in kids]
+    def thread_name(self, thread: int) -> str:
+        return self.thread_names.get(thread, f"thread-{thread}")
 
 
 def tap_events(session: Any, tracer: Tracer) -> Callable[[], None]:

@@ -1,0 +1,79 @@
+"""One `trace` call: check the program runs (or resume it), trace in the JVM or by round trip for the
+duration, and build the answer. The duration is kept: the clock runs from the moment the requests (or the
+probes) are in place to the moment they are cleared, whatever max_calls says; a stop of the whole program
+ends the trace early, saying so."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from ..errors import DebuggerError
+from ..model import Actor, SessionState, TraceResult
+from . import folded as folded_format
+from .tree import Trees
+
+POLL = 0.05  # seconds between looks at the session's state while tracing
+
+ROUND_TRIP_TIMING = ("times not measured: by round trip every call costs the program a JDWP event (tens of us, "
+                     "more than most methods take), so the time between events would say how slow the debugger "
+                     "is, not the method")
+
+
+def held(session: Any) -> bool:
+    """Is the whole program held by the debugger (a stop that suspended all threads, or the VM's start)?"""
+    all_held = getattr(session, "_all_held", None)
+    return session.state is SessionState.STOPPED and (all_held is None or all_held())
+
+
+def not_running(session: Any) -> DebuggerError:
+    stop = session.stop
+    where = stop.headline() if stop is not None else "suspended"
+    return DebuggerError(f"the program is not running (stopped: {where}): a trace now would count 0 calls",
+                         "call trace with resume=true to resume the program and trace it, or resume first")
+
+
+async def wait_window(session: Any, conn: Any, duration: float) -> str:
+    """Wait `duration` seconds while the program runs; why the wait ended: duration, stop or vm_death."""
+    deadline = time.monotonic() + duration
+    closed = asyncio.ensure_future(conn.wait_closed())
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "duration"
+            done, _ = await asyncio.wait({closed}, timeout=min(POLL, remaining))
+            if done:
+                return "vm_death"
+            if held(session):
+                return "stop"
+    finally:
+        closed.cancel()
+
+
+def answer(pattern: str, trees: Trees, calls: int, duration_ms: float, name: Any, thread_name: Any, *,
+           stopped_by: str, dropped: int, mode: str, mode_reason: str, timed: bool, timing: str,
+           folded: str | None, folded_by: str | None, session: Any) -> TraceResult:
+    busiest = trees.busiest()
+    note = ""
+    if stopped_by == "stop" and session.stop is not None:
+        note = f"the program stopped: {session.stop.headline()}"
+    path = None
+    if folded:
+        by = folded_by or ("time" if timed else "calls")
+        if by == "time" and not timed:
+            raise DebuggerError("folded_by=time needs the times of an in-JVM trace; this one ran by round trip "
+                                f"({mode_reason})", "use folded_by=calls")
+        path = folded_format.write(folded, list(folded_format.lines(trees, name, thread_name, by)))
+    return TraceResult(pattern, calls, round(duration_ms, 1), trees.methods(name, timed),
+                       thread_name(busiest) if busiest is not None else None,
+                       trees.tree(busiest, name) if busiest is not None else [], stopped_by, dropped,
+                       mode=mode, mode_reason=mode_reason, timing=timing, folded=path, note=note)
+
+
+async def resume_if_asked(session: Any, resume: bool, actor: Actor) -> None:
+    if held(session):
+        if not resume:
+            raise not_running(session)
+        await session.resume(None, 0, actor)
