@@ -31,7 +31,8 @@ def not_running(session: Any) -> DebuggerError:
     stop = session.stop
     where = stop.headline() if stop is not None else "suspended"
     return DebuggerError(f"the program is not running (stopped: {where}): a trace now would count 0 calls",
-                         "call trace with resume=true to resume the program and trace it, or resume first")
+                         "call trace with resume=true (at the prompt: trace PATTERN SECONDS resume) to resume "
+                         "the program and trace it, or resume first")
 
 
 async def wait_window(session: Any, conn: Any, duration: float) -> str:
