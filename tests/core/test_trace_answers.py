@@ -82,9 +82,9 @@ async def trace_once(debugger, jvm_factory, line_of, tmp_path: Path, jdk: str = 
     return result
 
 
-async def test_exact_tree_and_not_running(debugger, jvm_factory, line_of, tmp_path, monkeypatch):
+async def test_exact_tree_and_not_running(debugger, jvm_factory, line_of, tmp_path, monkeypatch, jdk):
     monkeypatch.setenv("TRACEPILOT_NO_INSTRUMENT", "1")
-    result = await trace_once(debugger, jvm_factory, line_of, tmp_path)
+    result = await trace_once(debugger, jvm_factory, line_of, tmp_path, jdk)
     assert read_folded(result.folded) == expected_once()
     by_method = {m.method: m for m in result.methods}
     assert by_method[f"{C}thrower(int)"].thrown == 3 and by_method[f"{C}middle()"].thrown == 1

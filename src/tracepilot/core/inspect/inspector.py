@@ -588,7 +588,8 @@ class Inspector(CodeChanges, Conditions):
             self._trace_cleanup = asyncio.ensure_future(self._untrace(tracer, undo))
         await tracer.settle()
         result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
-                        stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip", mode_reason="",
+                        stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip",
+                        mode_reason="in-JVM tracing is not built yet",
                         timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
                         session=self.session)
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
