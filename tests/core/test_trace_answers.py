@@ -76,14 +76,15 @@ async def trace_once(debugger, jvm_factory, line_of, tmp_path: Path, jdk: str = 
     with pytest.raises(DebuggerError, match="not running"):
         await debugger.trace(C[:-1], duration=3)
     began = time.monotonic()
-    result = await debugger.trace(C[:-1], duration=30, resume=True, folded=str(tmp_path / "once.folded"))
+    result = await debugger.trace(C[:-1], duration=30, resume=True, folded=str(tmp_path / "once.folded"),
+                                  folded_by="calls")
     assert time.monotonic() - began < 20 and result.stopped_by == "stop", render_trace(result)
     assert f"line {line_of('trace-end')}" in result.note or str(line_of("trace-end")) in result.note
     return result
 
 
-async def test_exact_tree_and_not_running(debugger, jvm_factory, line_of, tmp_path, monkeypatch, jdk):
-    monkeypatch.setenv("TRACEPILOT_NO_INSTRUMENT", "1")
+async def test_exact_tree_and_not_running(debugger, jvm_factory, line_of, tmp_path, jdk):
+    debugger.session.breakpoints.in_jvm.enabled = False  # the round trip (the in-JVM path: the differential)
     result = await trace_once(debugger, jvm_factory, line_of, tmp_path, jdk)
     assert read_folded(result.folded) == expected_once()
     by_method = {m.method: m for m in result.methods}
@@ -92,8 +93,7 @@ async def test_exact_tree_and_not_running(debugger, jvm_factory, line_of, tmp_pa
     assert result.mode == "round trip"
 
 
-async def test_duration_kept_leaf_is_leaf_times_honest(debugger, jvm_factory, monkeypatch):
-    monkeypatch.setenv("TRACEPILOT_NO_INSTRUMENT", "1")
+async def test_duration_kept_leaf_is_leaf_times_honest(debugger, jvm_factory):
     jvm = jvm_factory("TraceShop", "hot")
     await debugger.attach(jvm.address, timeout=10)
     began = time.monotonic()

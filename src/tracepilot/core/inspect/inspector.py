@@ -52,7 +52,15 @@ from ..model import (
     WatchInfo,
 )
 from ..session_view import SessionView
-from ..trace.runner import ROUND_TRIP_TIMING, answer, held, not_running, resume_if_asked, wait_window
+from ..trace.runner import (
+    ROUND_TRIP_TIMING,
+    answer,
+    held,
+    not_running,
+    resume_if_asked,
+    trace_in_jvm,
+    wait_window,
+)
 from ..vm import Vm
 from . import paths
 from .changes import CodeChanges
@@ -570,6 +578,11 @@ class Inspector(CodeChanges, Conditions):
             raise not_running(self.session)
         if self._trace_cleanup is not None:
             await asyncio.wait({self._trace_cleanup}, timeout=30)  # the last trace's requests are cleared
+        traced = await trace_in_jvm(self.session, p.vm, patterns, pattern, duration, resume, actor, folded,
+                                    folded_by)
+        if isinstance(traced, TraceResult):
+            self.session.history.add("trace", f"trace of {pattern} in the JVM: {traced.calls} calls", actor)
+            return traced
         tracer = Tracer(p.vm, patterns, max(1, max_calls))
         self._tracing = True
         undo = tap_events(self.session, tracer)
@@ -589,7 +602,7 @@ class Inspector(CodeChanges, Conditions):
         await tracer.settle()
         result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
                         stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip",
-                        mode_reason="in-JVM tracing is not built yet",
+                        mode_reason=traced,
                         timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
                         session=self.session)
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)

@@ -78,3 +78,38 @@ async def resume_if_asked(session: Any, resume: bool, actor: Actor) -> None:
         if not resume:
             raise not_running(session)
         await session.resume(None, 0, actor)
+
+
+IN_JVM_TIMING = ("times measured in the JVM with System.nanoTime around every call (total: with its callees; "
+                 "own: without the traced ones); the probe's own cost, tens of ns a call, is in its callers' times")
+RUNNING = ("the program was running: no thread stopped at an event to define the probe with (stop at a "
+           "breakpoint, then trace with resume=true)")
+
+
+async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str, duration: float, resume: bool,
+                       actor: Actor, folded: str | None, folded_by: str | None) -> TraceResult | str:
+    """The trace run in the JVM, or why not (then the round trip traces)."""
+    from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415 (javac and class files only when tracing)
+
+    if not (resume and held(session)):
+        return RUNNING
+    tracer = InJvmTrace(session, vm, patterns)
+    try:
+        await tracer.install()
+    except Fallback as exc:
+        await tracer.restore()
+        return str(exc)
+    stopped_by = "duration"
+    try:
+        await resume_if_asked(session, resume, actor)
+        started = time.monotonic()
+        stopped_by = await wait_window(session, vm.conn, duration)
+        elapsed = min(time.monotonic() - started, duration)
+        if stopped_by != "vm_death":
+            await tracer.finish()
+    finally:
+        if stopped_by != "vm_death":
+            await tracer.restore()
+    return answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                  stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
+                  timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
