@@ -241,12 +241,12 @@ class InJvmTrace:
         if not self.state_fields:
             state_type = (await vm.send(ObjectReference.ReferenceType, state)).type_id
             self.state_fields = {f.name: f.id for f in await vm.fields(state_type)}
-        names = ["thread", "size", "method", "parent", "calls", "total", "thrown"]
+        names = ["thread", "size", "method", "parent", "calls", "total", "thrown", "timed"]
         values = (await vm.send(ObjectReference.GetValues, state, [self.state_fields[n] for n in names])).values
         got = dict(zip(names, values, strict=True))
         size = got["size"].value
         arrays = {}
-        for name in ("method", "parent", "calls", "total", "thrown"):
+        for name in ("method", "parent", "calls", "total", "thrown", "timed"):
             arrays[name] = [v.value for v in (await vm.send(ArrayReference.GetValues, got[name].value, 0, size)).values]
         thread = got["thread"].value
         with contextlib.suppress(Exception):
@@ -259,7 +259,9 @@ class InJvmTrace:
         calls = 0
         for i in range(1, size):
             node = nodes[i]
-            node.calls, node.total = a["calls"][i], a["total"][i]
+            node.calls, timed = a["calls"][i], a["timed"][i]
+            # A sampled node's time stands for all its calls (inject/probe: tiny methods are timed 1 in 16).
+            node.total = round(a["total"][i] * node.calls / timed) if timed else 0
             nodes[a["parent"][i]].children[keys[i]] = node
             calls += node.calls
         if not calls:
@@ -274,7 +276,8 @@ class InJvmTrace:
             stat.calls += node.calls
             stat.thrown += a["thrown"][i]
             stat.own += node.total - sum(c.total for c in node.children.values())
-            stat.timed += node.calls
+            stat.timed += a["timed"][i]
+            stat.sampled = stat.sampled or a["timed"][i] < node.calls
             if not self._recursive(i, a["parent"], keys):
                 stat.total += node.total  # the outermost call of a recursion holds the inner ones' time
 

@@ -35,6 +35,7 @@ class Stat:
     own: int = 0  # ns: total less the traced callees' time
     timed: int = 0  # calls whose time was measured (sampled leaves: fewer than calls)
     thrown: int = 0  # calls left by an exception
+    sampled: bool = False  # some calls counted but not timed: their times are estimated from the timed ones
 
 
 @dataclass
@@ -50,12 +51,11 @@ class Trees:
         order = (lambda kv: (-kv[1].own, -kv[1].calls)) if timed else (lambda kv: (-kv[1].calls,))
         out = []
         for key, s in sorted(self.stats.items(), key=order)[:METHODS_SHOWN]:
-            if timed and s.timed:
-                scale = s.calls / s.timed  # sampled calls stand for all of them
-                total, own = s.total * scale, s.own * scale
+            if timed and s.calls:
+                total, own = s.total, s.own  # already scaled per node (sampled calls stand for all)
                 out.append(MethodStats(name(key), s.calls, round(total / 1e6, 3), round(total / s.calls / 1000, 4),
                                        own_ms=round(own / 1e6, 3), thrown=s.thrown,
-                                       sampled=s.timed < s.calls))
+                                       sampled=s.sampled))
             else:
                 out.append(MethodStats(name(key), s.calls, 0.0, 0.0, own_ms=None, thrown=s.thrown))
         return out
