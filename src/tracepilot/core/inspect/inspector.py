@@ -578,8 +578,12 @@ class Inspector(CodeChanges, Conditions):
             raise not_running(self.session)
         if self._trace_cleanup is not None:
             await asyncio.wait({self._trace_cleanup}, timeout=30)  # the last trace's requests are cleared
-        traced = await trace_in_jvm(self.session, p.vm, patterns, pattern, duration, resume, actor, folded,
-                                    folded_by)
+        self._tracing = True
+        try:
+            traced = await trace_in_jvm(self.session, p.vm, patterns, pattern, duration, resume, actor, folded,
+                                        folded_by)
+        finally:
+            self._tracing = False
         if isinstance(traced, TraceResult):
             self.session.history.add("trace", f"trace of {pattern} in the JVM: {traced.calls} calls", actor)
             return traced

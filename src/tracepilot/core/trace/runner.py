@@ -6,6 +6,8 @@ ends the trace early, saying so."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 from typing import Any
 
@@ -100,6 +102,11 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     except Fallback as exc:
         await tracer.restore()
         return str(exc)
+    except Exception as exc:  # a bug here must cost the speed-up, never the trace
+        logging.getLogger(__name__).exception("in-JVM tracing failed to start")
+        with contextlib.suppress(Exception):
+            await tracer.restore()
+        return f"internal error while instrumenting: {exc!r}"
     stopped_by = "duration"
     try:
         await resume_if_asked(session, resume, actor)
