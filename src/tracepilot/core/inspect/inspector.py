@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,15 +51,7 @@ from ..model import (
     WatchInfo,
 )
 from ..session_view import SessionView
-from ..trace.runner import (
-    ROUND_TRIP_TIMING,
-    answer,
-    held,
-    not_running,
-    resume_if_asked,
-    trace_in_jvm,
-    wait_window,
-)
+from ..trace.runner import Traces
 from ..vm import Vm
 from . import paths
 from .changes import CodeChanges
@@ -74,7 +65,6 @@ from .owners import via
 from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
 from .threads import Threads
-from .trace import Tracer, tap_events
 from .values import Values, is_secret_name
 from .watchers import Watchers
 
@@ -98,8 +88,7 @@ class Inspector(CodeChanges, Conditions):
         self._parts: _Parts | None = None
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
-        self._tracing = False
-        self._trace_cleanup: asyncio.Future[None] | None = None
+        self._traces = Traces(session)
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
 
     # -- plumbing ------------------------------------------------------------------------------------
@@ -558,56 +547,7 @@ class Inspector(CodeChanges, Conditions):
 
     # -- tracing -------------------------------------------------------------------------------------
 
-    async def _untrace(self, tracer: Tracer, undo: Any) -> None:
-        try:
-            await tracer.uninstall()
-        finally:
-            undo()
-            self._tracing = False
-            self._trace_cleanup = None
-
     async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor, resume: bool = False,
                     folded: str | None = None, folded_by: str | None = None) -> TraceResult:
         p = await self._ready()
-        if self._tracing:
-            raise InvalidArgument("a trace is already running", "wait for it to finish")
-        patterns = [x.strip() for x in pattern.split(",") if x.strip()]
-        if not patterns:
-            raise InvalidArgument("empty trace pattern", "give classes to trace, e.g. com.acme.*")
-        if held(self.session) and not resume:
-            raise not_running(self.session)
-        if self._trace_cleanup is not None:
-            await asyncio.wait({self._trace_cleanup}, timeout=30)  # the last trace's requests are cleared
-        self._tracing = True
-        try:
-            traced = await trace_in_jvm(self.session, p.vm, patterns, pattern, duration, resume, actor, folded,
-                                        folded_by)
-        finally:
-            self._tracing = False
-        if isinstance(traced, TraceResult):
-            self.session.history.add("trace", f"trace of {pattern} in the JVM: {traced.calls} calls", actor)
-            return traced
-        tracer = Tracer(p.vm, patterns, max(1, max_calls))
-        self._tracing = True
-        undo = tap_events(self.session, tracer)
-        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor)
-        try:
-            await tracer.install()
-            await resume_if_asked(self.session, resume, actor)
-            started = time.monotonic()
-            tracer.deadline = started + duration
-            stopped_by = await wait_window(self.session, p.vm.conn, duration)
-            tracer.closed = True  # the clock stops here: events still in the pipe are not counted
-            elapsed = min(time.monotonic(), tracer.deadline) - started
-        finally:
-            # Clearing the requests waits behind the events still in the connection (a second or more when
-            # a hot method floods it): the answer does not; the tap swallows them until the Clears are done.
-            self._trace_cleanup = asyncio.ensure_future(self._untrace(tracer, undo))
-        await tracer.settle()
-        result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
-                        stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip",
-                        mode_reason=traced,
-                        timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
-                        session=self.session)
-        self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
-        return result
+        return await self._traces.trace(p.vm, pattern, duration, max_calls, actor, resume, folded, folded_by)

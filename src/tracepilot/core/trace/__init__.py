@@ -5,5 +5,6 @@
     probe.py    the in-JVM trace probe: a class the target runs, counting calls and timing them
     inject.py   entry/exit calls into the probe inserted in the traced methods (no JDWP)
     in_jvm.py   the JDWP side of in-JVM tracing: instrument, read the counters, restore
-The round-trip tracer (MethodEntry/MethodExit events) is core/inspect/trace.py.
+    round_trip.py  the fallback: MethodEntry/MethodExit/Exception events with SuspendPolicy NONE
+    runner.py   one trace call: not running / resume, the window, in the JVM or by round trip, the answer
 """

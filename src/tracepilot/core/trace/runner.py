@@ -11,9 +11,10 @@ import logging
 import time
 from typing import Any
 
-from ..errors import DebuggerError
+from ..errors import DebuggerError, InvalidArgument
 from ..model import Actor, SessionState, TraceResult
 from . import folded as folded_format
+from .round_trip import Tracer, tap_events
 from .tree import Trees
 
 POLL = 0.05  # seconds between looks at the session's state while tracing
@@ -121,3 +122,65 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     return answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
                   stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
                   timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
+
+
+class Traces:
+    """The session's traces: one at a time; the round trip's requests are cleared after its answer."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._tracing = False
+        self._trace_cleanup: asyncio.Future[None] | None = None
+
+    async def _untrace(self, tracer: Tracer, undo: Any) -> None:
+        try:
+            await tracer.uninstall()
+        finally:
+            undo()
+            self._tracing = False
+            self._trace_cleanup = None
+
+    async def trace(self, vm: Any, pattern: str, duration: float, max_calls: int, actor: Actor,
+                    resume: bool = False, folded: str | None = None, folded_by: str | None = None) -> TraceResult:
+        if self._tracing:
+            raise InvalidArgument("a trace is already running", "wait for it to finish")
+        patterns = [x.strip() for x in pattern.split(",") if x.strip()]
+        if not patterns:
+            raise InvalidArgument("empty trace pattern", "give classes to trace, e.g. com.acme.*")
+        if held(self.session) and not resume:
+            raise not_running(self.session)
+        if self._trace_cleanup is not None:
+            await asyncio.wait({self._trace_cleanup}, timeout=30)  # the last trace's requests are cleared
+        self._tracing = True
+        try:
+            traced = await trace_in_jvm(self.session, vm, patterns, pattern, duration, resume, actor, folded,
+                                        folded_by)
+        finally:
+            self._tracing = False
+        if isinstance(traced, TraceResult):
+            self.session.history.add("trace", f"trace of {pattern} in the JVM: {traced.calls} calls", actor)
+            return traced
+        tracer = Tracer(vm, patterns, max(1, max_calls))
+        self._tracing = True
+        undo = tap_events(self.session, tracer)
+        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor)
+        try:
+            await tracer.install()
+            await resume_if_asked(self.session, resume, actor)
+            started = time.monotonic()
+            tracer.deadline = started + duration
+            stopped_by = await wait_window(self.session, vm.conn, duration)
+            tracer.closed = True  # the clock stops here: events still in the pipe are not counted
+            elapsed = min(time.monotonic(), tracer.deadline) - started
+        finally:
+            # Clearing the requests waits behind the events still in the connection (a second or more when
+            # a hot method floods it): the answer does not; the tap swallows them until the Clears are done.
+            self._trace_cleanup = asyncio.ensure_future(self._untrace(tracer, undo))
+        await tracer.settle()
+        result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                        stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip",
+                        mode_reason=traced,
+                        timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
+                        session=self.session)
+        self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
+        return result

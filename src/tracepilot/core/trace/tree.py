@@ -1,6 +1,6 @@
 """Call trees per thread, aggregated by call path, and the trace answer built from them.
 
-Both tracing paths fill the same structure: the round trip from JDWP events (core/inspect/trace.py), the
+Both tracing paths fill the same structure: the round trip from JDWP events (round_trip.py), the
 in-JVM path from the probe's counters read at the end (in_jvm.py). So the answer, the busiest thread's tree
 and the folded output are written once, and the differential test compares like with like.
 """

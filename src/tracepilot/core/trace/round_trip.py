@@ -26,8 +26,8 @@ from typing import Any
 
 from ...jdwp import EventKind, EventRequest, Mod, SuspendPolicy, VirtualMachine
 from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
-from ..trace.tree import Key, Node, Stat, Trees
 from ..vm import Vm
+from .tree import Key, Node, Stat, Trees
 
 MAX_METHODS = 5_000
 MAX_NODES = 20_000
