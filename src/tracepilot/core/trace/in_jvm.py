@@ -34,6 +34,7 @@ from ...jdwp import (
 )
 from ...jdwp.wire import Value
 from ..errors import DebuggerError
+from ..model import StopKind
 from ..instrument.naming import is_probe_class, session_token
 from .inject import NotTraceable, instrument
 from .probe import NoJavac, compile_probes
@@ -89,6 +90,9 @@ class InJvmTrace:
         stop = self.session.stop
         if stop is None or not stop.thread_id:
             raise Fallback("no thread is stopped at an event to define the probe with (stop at a breakpoint, "
+                           "then trace with resume=true)")
+        if stop.kind is StopKind.PAUSE:
+            raise Fallback("a pause suspends no thread at an event to define the probe with (stop at a breakpoint, "
                            "then trace with resume=true)")
         thread = stop.thread_id
         found = [t for t in await self.vm.all_classes(refresh=True)
