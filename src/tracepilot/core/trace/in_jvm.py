@@ -34,8 +34,8 @@ from ...jdwp import (
 )
 from ...jdwp.wire import Value
 from ..errors import DebuggerError
-from ..model import StopKind
 from ..instrument.naming import is_probe_class, session_token
+from ..model import StopKind
 from .inject import NotTraceable, instrument
 from .probe import NoJavac, compile_probes
 from .tree import Key, Node, Stat, Trees
