@@ -59,7 +59,8 @@ public class BenchTarget {
                 traceStart(); // @bench:trace-start
                 long t0 = System.nanoTime();
                 sink += benchtrace.Traced.run(n);
-                System.out.println("traced_ns " + (System.nanoTime() - t0));
+                long traced = System.nanoTime() - t0;
+                System.out.println("traced_ns " + traced); // @bench:trace-end
                 Thread.sleep(3_600_000L);
             }
             default -> throw new IllegalArgumentException(args[0]);

@@ -40,7 +40,7 @@ CONTRACT = {
     "events": {"since", "kinds", "limit"},
     "captures": {"id", "wait", "limit"},  # issue 31
     "output": {"stream", "since"},
-    "trace": {"pattern", "duration", "max_calls"},
+    "trace": {"pattern", "duration", "max_calls", "resume", "folded", "folded_by"},
     "snapshot": {"thread"},
     "threads": {"thread"},
     "stack": {"thread", "start", "count", "locals"},

@@ -271,7 +271,8 @@ class FakeDebugger:
         raise NotFound("the fake debugger does not script events")
 
     async def trace(self, pattern: str, duration: float = 5.0, max_calls: int = 100_000,
-                    actor: Actor | None = None) -> Any:
+                    actor: Actor | None = None, resume: bool = False, folded: str | None = None,
+                    folded_by: str | None = None) -> Any:
         raise NotFound("the fake debugger does not script trace")
 
     async def evaluate(self, expression: str, frame: int = 0, thread: str | int | None = None,

@@ -53,10 +53,17 @@ SPECS = (
         "trace", "Count method calls in matching classes for a while without stopping the program: calls and\n"
         "time per method, and the call tree of the busiest thread.",
         tool="trace", method="trace", waits_on="duration", waiting_for="tracing", commands=("trace", "untrace"),
-        call=lambda d, a: d.trace(a.pattern, a.duration, a.max_calls, actor=a.actor),
+        call=lambda d, a: d.trace(a.pattern, a.duration, a.max_calls, actor=a.actor, resume=a.resume,
+                                  folded=a.folded, folded_by=a.folded_by),
         params=(
             Param("pattern", str, description='classes to trace, e.g. "com.acme.*"'),
-            Param("duration", float, 5.0, "seconds to trace", gt=0, le=600),
-            Param("max_calls", int, 100_000, "stop after this many calls", ge=1),
+            Param("duration", float, 5.0, "seconds to trace (kept: every call in them is counted)", gt=0, le=600),
+            Param("max_calls", int, 100_000, "at most this many calls recorded in detail (never bounds counting)",
+                  ge=1),
+            Param("resume", bool, False, "resume the program first when it is stopped (else the trace is refused)"),
+            Param("folded", str | None, None,
+                  "also write the call paths in folded stack format (a;b;c 123) to this file, for flame graphs"),
+            Param("folded_by", Literal["calls", "time"] | None, None,
+                  "weight of a folded line: calls, or own time in us (in-JVM only); default time when measured"),
         )),
 )

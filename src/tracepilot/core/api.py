@@ -189,7 +189,8 @@ class DebuggerApi(Protocol):
         ...
 
     async def trace(self, pattern: str, duration: float = 5.0, max_calls: int = 100_000,
-                    actor: Actor | None = None) -> Any:
+                    actor: Actor | None = None, resume: bool = False, folded: str | None = None,
+                    folded_by: str | None = None) -> Any:
         ...
 
     async def snapshot(self, thread: str | int | None = None) -> Any:

@@ -413,8 +413,10 @@ class Debugger:
         return self.session.read_output(stream, since)
 
     async def trace(self, pattern: str, duration: float = 5.0, max_calls: int = 100_000,
-                    actor: Actor | None = None) -> Any:
-        return await self.inspector.trace(pattern, duration, max_calls, self._actor(actor))
+                    actor: Actor | None = None, resume: bool = False, folded: str | None = None,
+                    folded_by: str | None = None) -> Any:
+        return await self.inspector.trace(pattern, duration, max_calls, self._actor(actor), resume, folded,
+                                          folded_by)
 
     # -- inspection ----------------------------------------------------------------------------------
 

@@ -489,8 +489,11 @@ class MarkInfo(Model):
 class MethodStats(Model):
     method: str  # "com.acme.Foo.bar(int)"
     calls: int
-    total_ms: float
+    total_ms: float  # 0 when not measured (round trip): see TraceResult.timing
     mean_us: float
+    own_ms: float | None = None  # total less the traced callees' time (in the JVM)
+    thrown: int = 0  # calls left by an exception
+    sampled: bool = False  # times measured on a sample of the calls (a tiny leaf), counts exact
 
 
 @dataclass
@@ -509,8 +512,13 @@ class TraceResult(Model):
     methods: list[MethodStats] = field(default_factory=list)  # busiest first
     busiest_thread: str | None = None
     call_tree: list[CallNode] = field(default_factory=list)  # of the busiest thread
-    stopped_by: str = "duration"  # duration | max_calls | vm_death
+    stopped_by: str = "duration"  # duration | stop (the program stopped) | vm_death
     dropped: int = 0  # distinct methods or tree nodes not kept (memory bound)
+    mode: str = "round trip"  # "in-JVM" or "round trip"
+    mode_reason: str = ""  # why the round trip was used
+    timing: str = ""  # what the times measure, or why there are none
+    folded: str | None = None  # the folded stack file written
+    note: str = ""  # e.g. the stop that ended the trace
 
 
 @dataclass

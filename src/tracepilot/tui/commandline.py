@@ -16,9 +16,11 @@ from ..core.catalog import Selection, default_catalog
 from ..core.model import (
     Actor,
     SessionState,
+    TraceResult,
 )
 from .screens.captures import CapturesScreen
 from .screens.prompt import ConfirmQuitScreen
+from .screens.trace import TraceScreen
 from .view import PALETTE, PANES, app_worker
 from .widgets.command_line import CommandLine
 from .widgets.output import OutputPane
@@ -79,6 +81,8 @@ class CommandRunner:
         self.app.note("")
         if result.text:
             output.write(Text(result.text, style="" if result.ok else "red"))
+        if result.ok and isinstance(result.data, TraceResult):
+            self.app.push_screen(TraceScreen(result.data))  # the call tree to fold and unfold
         if result.exit:
             self.app.action_quit()
             return

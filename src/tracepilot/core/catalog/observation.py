@@ -28,26 +28,36 @@ def parse_trace(rest: str) -> dict[str, Any]:
         words.pop(0)
     if words:
         args["pattern"] = words.pop(0)
-    if words:
+    if words and words[0] not in ("resume", "folded"):
         try:
             args["duration"] = float(words.pop(0))
         except ValueError:
             raise CommandError("trace: duration must be a number of seconds") from None
-    if words:
-        raise CommandError(f"trace: unexpected {' '.join(words)!r}", "usage: trace [methods] PATTERN [SECONDS]")
+    while words:
+        word = words.pop(0)
+        if word == "resume":
+            args["resume"] = True
+        elif word == "folded" and words:
+            args["folded"] = words.pop(0)
+        else:
+            raise CommandError(f"trace: unexpected {word!r}", f"usage: {TRACE_SYNTAX}")
     return args
+
+
+TRACE_SYNTAX = "trace [methods] [PATTERN] [SECONDS] [resume] [folded FILE]"
 
 
 @cmd("trace", "Trace calls to classes matching a pattern for some seconds, then summarise (counts, times).",
      aliases=("trace methods",), category="observation", waits=True, parser=parse_trace,
-     syntax="trace [methods] [PATTERN] [SECONDS]", examples=("trace com.acme.* 5",))
-async def _trace(ctx: Context, pattern: str | None = None, duration: float = 5.0) -> CommandResult:
+     syntax=TRACE_SYNTAX, examples=("trace com.acme.* 5", "trace com.acme.* 5 resume folded /tmp/acme.folded"))
+async def _trace(ctx: Context, pattern: str | None = None, duration: float = 5.0, resume: bool = False,
+                 folded: str | None = None) -> CommandResult:
     if pattern is None:
         here = await current_location(ctx)
         if here is None:
             raise CommandError("trace needs a class pattern", "e.g. trace com.acme.* 5")
         pattern = here.class_name.rsplit(".", 1)[0] + ".*" if "." in here.class_name else here.class_name
-    result = await ctx.debugger.trace(pattern, duration, actor=ctx.actor)
+    result = await ctx.debugger.trace(pattern, duration, actor=ctx.actor, resume=resume, folded=folded)
     return ok(render(result), result)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +46,7 @@ from ..model import (
 )
 from ..model_heap import ClassSummary, HeapCount, LockReport, Referrer, Referrers
 from ..session_view import SessionView
+from ..trace.runner import Traces
 from ..vm import Vm
 from . import paths
 from .changes import CodeChanges
@@ -62,7 +62,6 @@ from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
 from .threads import Threads
 from .threads import is_system as is_system_thread
-from .trace import Tracer, tap_events
 from .values import Values, is_secret_name
 from .watch_marks import WatchesAndMarks
 from .watchers import Watchers
@@ -88,7 +87,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         self._last_locals: dict[tuple[int, int, int, int], dict[str, str]] = {}
         self.changed: list[str] = []  # locals and watches changed at the last stop
         self._changed_at: dict[int, tuple[Any, list[str]]] = {}  # thread -> (its stop, locals changed there)
-        self._tracing = False
+        self._traces = Traces(session)
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
 
     # -- plumbing ------------------------------------------------------------------------------------
@@ -503,35 +502,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
 
     # -- tracing -------------------------------------------------------------------------------------
 
-    async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor) -> TraceResult:
+    async def trace(self, pattern: str, duration: float, max_calls: int, actor: Actor, resume: bool = False,
+                    folded: str | None = None, folded_by: str | None = None) -> TraceResult:
         p = await self._ready()
-        if self._tracing:
-            raise InvalidArgument("a trace is already running", "wait for it to finish")
-        patterns = [x.strip() for x in pattern.split(",") if x.strip()]
-        if not patterns:
-            raise InvalidArgument("empty trace pattern", "give classes to trace, e.g. com.acme.*")
-        tracer = Tracer(p.vm, patterns, max(1, max_calls))
-        self._tracing = True
-        undo = tap_events(self.session, tracer)
-        started = time.monotonic()
-        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s / {max_calls} calls", actor)
-        try:
-            await tracer.install()
-            conn = p.vm.conn
-            closed = asyncio.ensure_future(conn.wait_closed())
-            done = asyncio.ensure_future(tracer.done.wait())
-            try:
-                finished, _ = await asyncio.wait({closed, done}, timeout=max(0.0, duration),
-                                                 return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                closed.cancel()
-                done.cancel()
-            if closed in finished:
-                tracer.stopped_by = "vm_death"
-            await tracer.uninstall()
-        finally:
-            undo()
-            self._tracing = False
-        result = await tracer.result(pattern, (time.monotonic() - started) * 1000)
-        self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
-        return result
+        return await self._traces.trace(p.vm, pattern, duration, max_calls, actor, resume, folded, folded_by)

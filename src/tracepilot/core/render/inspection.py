@@ -90,27 +90,41 @@ def mark(m: MarkInfo) -> str:
 
 
 def trace(t: TraceResult) -> str:
-    lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by})"]
+    how = t.mode + (f" ({t.mode_reason})" if t.mode_reason else "")
+    lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by}; {how})"]
+    if t.note:
+        lines.append(t.note)
+    timed = any(m.own_ms is not None for m in t.methods)
     for m in t.methods[:15]:
-        lines.append(f"  {m.calls:>8}  {m.total_ms:>9.1f} ms  {m.mean_us:>9.1f} us/call  {m.method}")
+        thrown = f"  {m.thrown} thrown out" if m.thrown else ""
+        if m.own_ms is not None:
+            sampled = " (sampled)" if m.sampled else ""
+            lines.append(f"  {m.calls:>9}  {m.total_ms:>9.1f} ms total  {m.own_ms:>9.1f} ms own  "
+                         f"{m.mean_us:>9.3f} us/call{sampled}  {m.method}{thrown}")
+        else:
+            lines.append(f"  {m.calls:>9}  {m.method}{thrown}")
     if len(t.methods) > 15:
         lines.append(f"  ... {len(t.methods) - 15} more method(s): a narrower pattern shows them")
+    if t.timing:
+        lines.append(t.timing)
     if t.call_tree:
         lines.append(f"call tree of {t.busiest_thread or 'the busiest thread'}:")
-        lines.extend(_tree(t.call_tree, 1, [0]))
+        lines.extend(_tree(t.call_tree, 1, [0], timed))
+    if t.folded:
+        lines.append(f"folded stacks written to {t.folded}")
     if t.dropped:
         lines.append(f"({t.dropped} entries not kept: memory bound)")
     return "\n".join(lines)
 
 
-def _tree(nodes: Sequence[CallNode], depth: int, budget: list[int]) -> list[str]:
+def _tree(nodes: Sequence[CallNode], depth: int, budget: list[int], timed: bool = True) -> list[str]:
     out: list[str] = []
     for node in nodes:
         if budget[0] >= 30 or depth > 8:
             break
         budget[0] += 1
-        out.append(f"{'  ' * depth}{node.method} x{node.calls} {node.total_ms:.1f} ms")
-        out.extend(_tree(node.children, depth + 1, budget))
+        out.append(f"{'  ' * depth}{node.method} x{node.calls}" + (f" {node.total_ms:.1f} ms" if timed else ""))
+        out.extend(_tree(node.children, depth + 1, budget, timed))
     return out
 
 

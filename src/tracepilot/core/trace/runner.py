@@ -1,0 +1,186 @@
+"""One `trace` call: check the program runs (or resume it), trace in the JVM or by round trip for the
+duration, and build the answer. The duration is kept: the clock runs from the moment the requests (or the
+probes) are in place to the moment they are cleared, whatever max_calls says; a stop of the whole program
+ends the trace early, saying so."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from ..errors import DebuggerError, InvalidArgument
+from ..model import Actor, SessionState, TraceResult
+from . import folded as folded_format
+from .round_trip import Tracer, tap_events
+from .tree import Trees
+
+POLL = 0.05  # seconds between looks at the session's state while tracing
+
+ROUND_TRIP_TIMING = ("times not measured: by round trip every call costs the program a JDWP event (tens of us, "
+                     "more than most methods take), so the time between events would say how slow the debugger "
+                     "is, not the method")
+
+
+def held(session: Any) -> bool:
+    """Is the whole program held by the debugger (a stop that suspended all threads, or the VM's start)?"""
+    all_held = getattr(session, "_all_held", None)
+    return session.state is SessionState.STOPPED and (all_held is None or all_held())
+
+
+def not_running(session: Any) -> DebuggerError:
+    stop = session.stop
+    where = stop.headline() if stop is not None else "suspended"
+    return DebuggerError(f"the program is not running (stopped: {where}): a trace now would count 0 calls",
+                         "call trace with resume=true (at the prompt: trace PATTERN SECONDS resume) to resume "
+                         "the program and trace it, or resume first")
+
+
+async def wait_window(session: Any, conn: Any, duration: float) -> str:
+    """Wait `duration` seconds while the program runs; why the wait ended: duration, stop or vm_death."""
+    deadline = time.monotonic() + duration
+    closed = asyncio.ensure_future(conn.wait_closed())
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "duration"
+            done, _ = await asyncio.wait({closed}, timeout=min(POLL, remaining))
+            if done:
+                return "vm_death"
+            if held(session):
+                return "stop"
+    finally:
+        closed.cancel()
+
+
+def answer(pattern: str, trees: Trees, calls: int, duration_ms: float, name: Any, thread_name: Any, *,
+           stopped_by: str, dropped: int, mode: str, mode_reason: str, timed: bool, timing: str,
+           folded: str | None, folded_by: str | None, session: Any) -> TraceResult:
+    busiest = trees.busiest()
+    note = ""
+    if stopped_by == "stop" and session.stop is not None:
+        note = f"the program stopped: {session.stop.headline()}"
+    path = None
+    if folded:
+        by = folded_by or ("time" if timed else "calls")
+        if by == "time" and not timed:
+            raise DebuggerError("folded_by=time needs the times of an in-JVM trace; this one ran by round trip "
+                                f"({mode_reason})", "use folded_by=calls")
+        path = folded_format.write(folded, list(folded_format.lines(trees, name, thread_name, by)))
+    return TraceResult(pattern, calls, round(duration_ms, 1), trees.methods(name, timed),
+                       thread_name(busiest) if busiest is not None else None,
+                       trees.tree(busiest, name) if busiest is not None else [], stopped_by, dropped,
+                       mode=mode, mode_reason=mode_reason, timing=timing, folded=path, note=note)
+
+
+async def resume_if_asked(session: Any, resume: bool, actor: Actor) -> None:
+    if held(session):
+        if not resume:
+            raise not_running(session)
+        await session.resume(None, 0, actor)
+
+
+IN_JVM_TIMING = ("times measured in the JVM with System.nanoTime (total: with its callees; own: without the "
+                 "traced ones); a method averaging under 1 us is timed on 1 call in 16 past its first 256 "
+                 "(sampled), every call counted; the probe's own cost, tens of ns a call, is in its callers' times")
+RUNNING = ("the program was running: no thread stopped at an event to define the probe with (stop at a "
+           "breakpoint, then trace with resume=true)")
+
+
+async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str, duration: float, resume: bool,
+                       actor: Actor, folded: str | None, folded_by: str | None) -> TraceResult | str:
+    """The trace run in the JVM, or why not (then the round trip traces)."""
+    from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415 (javac and class files only when tracing)
+
+    if not (resume and held(session)):
+        return RUNNING
+    tracer = InJvmTrace(session, vm, patterns)
+    try:
+        await tracer.install()
+    except Fallback as exc:
+        await tracer.restore()
+        return str(exc)
+    except Exception as exc:  # a bug here must cost the speed-up, never the trace
+        logging.getLogger(__name__).exception("in-JVM tracing failed to start")
+        with contextlib.suppress(Exception):
+            await tracer.restore()
+        return f"internal error while instrumenting: {exc!r}"
+    stopped_by = "duration"
+    try:
+        await resume_if_asked(session, resume, actor)
+        started = time.monotonic()
+        stopped_by = await wait_window(session, vm.conn, duration)
+        elapsed = min(time.monotonic() - started, duration)
+        if stopped_by != "vm_death":
+            await tracer.finish()
+    finally:
+        if stopped_by != "vm_death":
+            await tracer.restore()
+    return answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                  stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
+                  timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
+
+
+class Traces:
+    """The session's traces: one at a time; the round trip's requests are cleared after its answer."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._tracing = False
+        self._trace_cleanup: asyncio.Future[None] | None = None
+
+    async def _untrace(self, tracer: Tracer, undo: Any) -> None:
+        try:
+            await tracer.uninstall()
+        finally:
+            undo()
+            self._tracing = False
+            self._trace_cleanup = None
+
+    async def trace(self, vm: Any, pattern: str, duration: float, max_calls: int, actor: Actor,
+                    resume: bool = False, folded: str | None = None, folded_by: str | None = None) -> TraceResult:
+        if self._tracing:
+            raise InvalidArgument("a trace is already running", "wait for it to finish")
+        patterns = [x.strip() for x in pattern.split(",") if x.strip()]
+        if not patterns:
+            raise InvalidArgument("empty trace pattern", "give classes to trace, e.g. com.acme.*")
+        if held(self.session) and not resume:
+            raise not_running(self.session)
+        if self._trace_cleanup is not None:
+            await asyncio.wait({self._trace_cleanup}, timeout=30)  # the last trace's requests are cleared
+        self._tracing = True
+        try:
+            traced = await trace_in_jvm(self.session, vm, patterns, pattern, duration, resume, actor, folded,
+                                        folded_by)
+        finally:
+            self._tracing = False
+        if isinstance(traced, TraceResult):
+            self.session.history.add("trace", f"trace of {pattern} in the JVM: {traced.calls} calls", actor)
+            return traced
+        tracer = Tracer(vm, patterns, max(1, max_calls))
+        self._tracing = True
+        undo = tap_events(self.session, tracer)
+        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor)
+        try:
+            await tracer.install()
+            await resume_if_asked(self.session, resume, actor)
+            started = time.monotonic()
+            tracer.deadline = started + duration
+            stopped_by = await wait_window(self.session, vm.conn, duration)
+            tracer.closed = True  # the clock stops here: events still in the pipe are not counted
+            elapsed = min(time.monotonic(), tracer.deadline) - started
+        finally:
+            # Clearing the requests waits behind the events still in the connection (a second or more when
+            # a hot method floods it): the answer does not; the tap swallows them until the Clears are done.
+            self._trace_cleanup = asyncio.ensure_future(self._untrace(tracer, undo))
+        await tracer.settle()
+        result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                        stopped_by=stopped_by, dropped=tracer.dropped, mode="round trip",
+                        mode_reason=traced,
+                        timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
+                        session=self.session)
+        self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
+        return result
