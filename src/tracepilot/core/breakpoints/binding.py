@@ -177,10 +177,14 @@ class Binding(TrackerBase):
         if spec.file and not spec.class_name:
             bp.info.message = f"pending: no loaded class comes from {spec.file} yet"
             return
-        if bp.nested_simple:
-            bp.info.message = f"pending: no class {name} (nor a nested class {name}) is loaded yet; binds when one loads"
-            return
         names = [t.name for t in await vm.all_classes(refresh=True) if not t.is_array]
+        if bp.nested_simple:
+            # A bare name may be a nested class still to load, or a typo of one of the program's classes.
+            general = await not_loaded_message(name, names, self.session.sources)
+            _, typo, hint = general.partition("; did you mean ")
+            bp.info.message = f"pending: no class {name} (nor a nested class {name}) is loaded yet; " + (
+                f"did you mean {hint}" if typo else "binds when one loads")
+            return
         loaded = [n for n in names if n == name or n.rsplit(".", 1)[-1] == name]
         if loaded:
             bp.info.message = f"pending: line {spec.line} has no code in {loaded[0]} (yet)"

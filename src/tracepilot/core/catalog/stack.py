@@ -134,10 +134,12 @@ async def _locals(ctx: Context) -> CommandResult:
 
 
 def render_locals(variables: list[Variable]) -> str:
-    """jdb's layout: "Method arguments:" then "Local variables:", each heading only when it has a name under it."""
+    """jdb's layout: "Method arguments:" then "Local variables:", each heading only when it has a name under it;
+    at an exception stop `$exception` comes first, above both (it is neither)."""
+    thrown = [v for v in variables if v.kind == "exception"]
     arguments = [v for v in variables if v.kind == "argument"]
-    others = [v for v in variables if v.kind != "argument"]
-    lines: list[str] = []
+    others = [v for v in variables if v.kind not in ("argument", "exception")]
+    lines: list[str] = [variable_text(v) for v in thrown]
     for heading, group in (("Method arguments:", arguments), ("Local variables:", others)):
         if group:
             lines.append(heading)
