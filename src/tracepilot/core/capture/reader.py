@@ -17,8 +17,9 @@ from ..inspect.collections import Collections
 from ..inspect.objects import Objects
 from ..inspect.secret_values import SecretLearner
 from ..inspect.stack import Frame, Frames
-from ..inspect.values import NESTED_STRING, SUMMARY_STRING, Values, quote_string
+from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Values, quote_string, simple
 from ..instrument.naming import is_probe_class
+from ..model import ValueView, Variable
 from ..secrets import is_secret_name
 from .model import CapturedFrame, CapturedValue, CaptureLimits
 
@@ -31,11 +32,33 @@ _OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capt
 
 
 class CaptureObjects(Objects):
-    """Objects as the captures of a session read them: an array's length never changes either."""
+    """Objects as the captures of a session read them: an array's length never changes either, and what
+    a level's values ask at once (the class of an object several of them hold) is asked once."""
 
     def __init__(self, vm: Any) -> None:
         super().__init__(vm)
         self._lengths: dict[int, int] = {}
+        self._asking: dict[int, asyncio.Future[int]] = {}  # object id -> its class, being asked
+
+    async def type_id(self, object_id: int) -> int:
+        known = self._type_of.get(object_id)
+        if known is not None:
+            return known
+        asking = self._asking.get(object_id)
+        if asking is not None:
+            return await asyncio.shield(asking)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._asking[object_id] = future
+        try:
+            found = await super().type_id(object_id)
+        except BaseException as exc:
+            future.set_exception(exc if isinstance(exc, Exception) else JdwpError(0, "cancelled"))
+            future.exception()  # (retrieved: only the waiters care)
+            raise
+        finally:
+            self._asking.pop(object_id, None)
+        future.set_result(found)
+        return found
 
     async def length(self, array_id: int) -> int:
         found = self._lengths.get(array_id)
@@ -47,20 +70,56 @@ class CaptureObjects(Objects):
         return found
 
 
+# The view a capture already took of a value it opens (object id, view): `inspect` starts from it instead of
+# reading the value's summary again (the summary's own fields and elements: requests while the thread is held).
+_KNOWN: contextvars.ContextVar[tuple[int, Any] | None] = contextvars.ContextVar("tracepilot_capture_known",
+                                                                                default=None)
+
+
 class _CaptureValues(Values):
+    """Values as a capture reads them: the same texts as `Values`, the requests of one level sent at once
+    (the summaries of an object's fields or a collection's elements side by side, not one after another)."""
+
     async def view(self, value: Value | None, static_type: str | None = None, depth: int = 0,
                    name: str | None = None) -> Any:
         if _OPENING.get() and depth == 1:
             depth = 2
+        known = _KNOWN.get()
+        if depth == 0 and known is not None and value is not None and value.is_object and value.value == known[0]:
+            return known[1]
         return await super().view(value, static_type, depth, name)
 
     async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int,
-                      name: str | None = None) -> Any:
+                      name: str | None = None, known: Any = None) -> Any:
         token = _OPENING.set(True)
+        known_token = _KNOWN.set((value.value, known) if known is not None and value.is_object else None)
         try:
             return await super().inspect(target, value, static_type, start, count, name)
         finally:
+            _KNOWN.reset(known_token)
             _OPENING.reset(token)
+
+    async def _plain_object(self, oid: int, type_name: str, handle: str, depth: int) -> Any:
+        fields = await self.objects.instance_fields(await self.objects.type_id(oid))
+        fields = [f for f in fields if not f.is_synthetic]
+        if depth >= 2 or not fields:
+            return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(fields))
+        record = await self._is_record(oid)
+        shown = fields[:SUMMARY_FIELDS]
+        values = await self.objects.field_values(oid, shown)
+        secret = await self._entry_secret(shown, values)
+        views = await asyncio.gather(*(self.view(v, f.type_name, depth + 1, f.name if f.name != secret else "secret")
+                                       for f, v in zip(shown, values, strict=True)))
+        parts = [f"{f.name}={view.text}" for f, view in zip(shown, views, strict=True)]
+        if len(fields) > len(shown):
+            parts.append("…")
+        open_, close = ("[", "]") if record else ("{", "}")
+        return ValueView(type_name, f"{simple(type_name)}{open_}{', '.join(parts)}{close}",
+                         "record" if record else "object", handle, expandable=True)
+
+    async def _indexed(self, elements: list[Value], start: int, elem_type: str | None) -> list[Variable]:
+        views = await asyncio.gather(*(self.view(v, elem_type, 1) for v in elements))
+        return [Variable(f"[{start + i}]", v, "element") for i, v in enumerate(views)]
 
 
 class CaptureRead:
@@ -96,16 +155,23 @@ class CaptureRead:
         locations = await asyncio.gather(*(self.vm.code_location(f.location) for f in raw))
         shown = [(f, loc) for f, loc in zip(raw, locations, strict=True) if not is_probe_class(loc.class_name)]
         out = [CapturedFrame(n, loc) for n, (_, loc) in enumerate(shown)]
-        for n, (f, _) in enumerate(shown[:self.limits.frames]):  # the top frame first: it gets the value budget
+        top = shown[:self.limits.frames]
+        # The top frames' raw values in one burst; then opened one frame after another, the top frame first:
+        # it gets the value budget.
+        raws = await asyncio.gather(*(self.frames_reader.raw_values(self.thread, f) for f, _ in top),
+                                    return_exceptions=True)
+        for n, raw in enumerate(raws):
             try:
-                await self._locals(f, out[n])
+                if isinstance(raw, BaseException):
+                    raise raw
+                await self._locals(raw, out[n])
             except (DebuggerError, JdwpError) as exc:
                 out[n].locals = []
                 self.cuts.append(f"frame {n}: its variables could not be read ({exc})")
         return out
 
-    async def _locals(self, frame: Frame, into: CapturedFrame) -> None:
-        pairs, this = await self.frames_reader.raw_values(self.thread, frame)
+    async def _locals(self, raw: tuple[list[Any], Value | None], into: CapturedFrame) -> None:
+        pairs, this = raw
         where = f"frame {into.index}"
         jobs = []
         if this is not None and not this.is_null:  # opened in the top frame; the callers' are summaries
@@ -163,7 +229,7 @@ class CaptureRead:
             return
         per_page = limits.fields if view.kind == "object" else limits.items
         try:
-            ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name)
+            ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name, known=view)
         except (DebuggerError, JdwpError) as exc:
             captured.cut = f"could not be opened: {exc}"
             self.cuts.append(f"{path}: {captured.cut}")
