@@ -7,12 +7,15 @@ method of the program (only the point's own expressions may, as a condition may)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ...jdwp import JdwpError, ThreadReference, Value
 from ..errors import DebuggerError
+from ..evaluator.types import BOXES
 from ..inspect.collections import Collections
 from ..inspect.objects import Objects
 from ..inspect.secret_values import SecretLearner
@@ -21,8 +24,11 @@ from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Valu
 from ..instrument.naming import is_probe_class
 from ..model import ValueView, Variable
 from ..secrets import is_secret_name
+from ..vm import FieldInfo
 from .model import CapturedFrame, CapturedValue, CaptureLimits
 
+BOXED_TYPES = frozenset(BOXES.values())
+FIELDS_READ_AHEAD = 20  # an object's fields read at its first read in a capture (the default `fields` limit)
 OPENED_KINDS = ("object", "collection", "map", "array")
 
 # Set while a capture opens a value: its children's own summaries are kept short (type, size, handle), as a
@@ -39,6 +45,7 @@ class CaptureObjects(Objects):
         super().__init__(vm)
         self._lengths: dict[int, int] = {}
         self._asking: dict[int, asyncio.Future[int]] = {}  # object id -> its class, being asked
+        self._constants: dict[tuple[int, str], Value] = {}  # (object id, field) -> what never changes
 
     async def type_id(self, object_id: int) -> int:
         known = self._type_of.get(object_id)
@@ -60,6 +67,54 @@ class CaptureObjects(Objects):
         future.set_result(found)
         return found
 
+    async def get(self, object_id: int, *names: str) -> list[Value | None]:
+        memo = _READ.get()
+        if memo is None:
+            return await super().get(object_id, *names)
+        table = await self.fields_by_name(await self.type_id(object_id))
+        wanted = [table.get(n) for n in names]
+        present = [f for f in wanted if f is not None and not f.is_static]
+        values = dict(zip((f.id for f in present), await self.field_values(object_id, present), strict=True))
+        return [values.get(f.id) if f is not None else None for f in wanted]
+
+    async def field_values(self, object_id: int, fields: list[FieldInfo]) -> list[Value]:
+        """Within one capture an object's fields are read once: its summary, its opening and every other
+        place that shows it read the same values (one request, and one moment, for all of them)."""
+        memo = _READ.get()
+        if memo is None or not fields:
+            return await super().field_values(object_id, fields)
+        known = memo.setdefault(object_id, {})
+        missing = [f for f in fields if f.id not in known]
+        if missing:
+            # The first read of an object asks its first fields too: what opening it shows next.
+            more = [f for f in (await self.instance_fields(await self.type_id(object_id)))[:FIELDS_READ_AHEAD]
+                    if f.id not in known and f not in missing]
+            asking = missing + more
+            got = await super().field_values(object_id, asking)
+            for f, v in zip(asking, got, strict=True):
+                known.setdefault(f.id, v)
+        return [known[f.id] for f in fields]
+
+    async def get1(self, object_id: int, name: str) -> Value | None:
+        """A field by name; a box's value and an enum constant's name are read once (they never change)."""
+        key = (object_id, name)
+        found = self._constants.get(key)
+        if found is not None:
+            return found
+        value = await super().get1(object_id, name)
+        if value is not None and await self._is_constant(object_id, name):
+            if len(self._constants) > 200_000:
+                self._constants.clear()
+            self._constants[key] = value
+        return value
+
+    async def _is_constant(self, object_id: int, name: str) -> bool:
+        type_id = await self.type_id(object_id)
+        if name == "value" and (await self.vm.type(type_id)).name in BOXED_TYPES:
+            return True
+        field = (await self.fields_by_name(type_id)).get(name)
+        return name == "name" and field is not None and (await self.vm.type(field.type_id)).name == "java.lang.Enum"
+
     async def length(self, array_id: int) -> int:
         found = self._lengths.get(array_id)
         if found is None:
@@ -69,6 +124,10 @@ class CaptureObjects(Objects):
             self._lengths[array_id] = found
         return found
 
+
+# The field values one capture read, by object id and field id (see CaptureObjects.field_values).
+_READ: contextvars.ContextVar[dict[int, dict[int, Value]] | None] = contextvars.ContextVar("tracepilot_capture_read",
+                                                                                          default=None)
 
 # The view a capture already took of a value it opens (object id, view): `inspect` starts from it instead of
 # reading the value's summary again (the summary's own fields and elements: requests while the thread is held).
@@ -120,6 +179,16 @@ class _CaptureValues(Values):
     async def _indexed(self, elements: list[Value], start: int, elem_type: str | None) -> list[Variable]:
         views = await asyncio.gather(*(self.view(v, elem_type, 1) for v in elements))
         return [Variable(f"[{start + i}]", v, "element") for i, v in enumerate(views)]
+
+
+@contextlib.contextmanager
+def one_capture() -> Iterator[None]:
+    """The span of one capture's reading: objects' fields read in it are read once (CaptureObjects)."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
 
 
 class CaptureRead:
