@@ -15,19 +15,20 @@ from typing import Any
 
 from ...jdwp import JdwpError, ThreadReference, Value
 from ..errors import DebuggerError
-from ..evaluator.types import BOXES
+from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.collections import Collections
 from ..inspect.objects import Objects
 from ..inspect.secret_values import SecretLearner
 from ..inspect.stack import Frame, Frames
 from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Values, quote_string, simple
 from ..instrument.naming import is_probe_class
-from ..model import ValueView, Variable
+from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
-from ..vm import FieldInfo
+from ..vm import FieldInfo, Modifier
 from .model import CapturedFrame, CapturedValue, CaptureLimits
 
 BOXED_TYPES = frozenset(BOXES.values())
+_SYNTHETIC = int(Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC)
 FIELDS_READ_AHEAD = 20  # an object's fields read at its first read in a capture (the default `fields` limit)
 OPENED_KINDS = ("object", "collection", "map", "array")
 
@@ -45,7 +46,10 @@ class CaptureObjects(Objects):
         super().__init__(vm)
         self._lengths: dict[int, int] = {}
         self._asking: dict[int, asyncio.Future[int]] = {}  # object id -> its class, being asked
-        self._constants: dict[tuple[int, str], Value] = {}  # (object id, field) -> what never changes
+        self._typed: dict[tuple[int, bool], list[tuple[FieldInfo, str]]] = {}
+        self._constants: dict[tuple[int, str], Value] = {}
+        self._names: dict[int, str] = {}  # type id -> its name
+        self._supers: dict[int, list[str]] = {}  # type id -> its class and superclasses' names  # (object id, field) -> what never changes
 
     async def type_id(self, object_id: int) -> int:
         known = self._type_of.get(object_id)
@@ -87,13 +91,39 @@ class CaptureObjects(Objects):
         missing = [f for f in fields if f.id not in known]
         if missing:
             # The first read of an object asks its first fields too: what opening it shows next.
+            asked = {f.id for f in missing}
             more = [f for f in (await self.instance_fields(await self.type_id(object_id)))[:FIELDS_READ_AHEAD]
-                    if f.id not in known and f not in missing]
+                    if f.id not in known and f.id not in asked]
             asking = missing + more
             got = await super().field_values(object_id, asking)
             for f, v in zip(asking, got, strict=True):
                 known.setdefault(f.id, v)
         return [known[f.id] for f in fields]
+
+    async def typed_fields(self, type_id: int, synthetic: bool) -> list[tuple[FieldInfo, str]]:
+        """Instance fields with their type names (as `instance_fields`), the synthetic ones left out unless
+        asked: worked out once per class, not at every object's summary."""
+        key = (type_id, synthetic)
+        found = self._typed.get(key)
+        if found is None:
+            found = [(f, signature_to_java_name(f.signature)) for f in await self.instance_fields(type_id)
+                     if synthetic or not f.mod_bits & _SYNTHETIC]
+            self._typed[key] = found
+        return found
+
+    async def type_name(self, object_id: int) -> str:
+        type_id = await self.type_id(object_id)
+        found = self._names.get(type_id)
+        if found is None:
+            found = self._names[type_id] = (await self.vm.type(type_id)).name
+        return found
+
+    async def superclass_names(self, object_id: int) -> list[str]:
+        type_id = await self.type_id(object_id)
+        found = self._supers.get(type_id)
+        if found is None:
+            found = self._supers[type_id] = await super().superclass_names(object_id)
+        return found
 
     async def get1(self, object_id: int, name: str) -> Value | None:
         """A field by name; a box's value and an enum constant's name are read once (they never change)."""
@@ -159,22 +189,33 @@ class _CaptureValues(Values):
             _OPENING.reset(token)
 
     async def _plain_object(self, oid: int, type_name: str, handle: str, depth: int) -> Any:
-        fields = await self.objects.instance_fields(await self.objects.type_id(oid))
-        fields = [f for f in fields if not f.is_synthetic]
-        if depth >= 2 or not fields:
-            return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(fields))
+        typed = await self.objects.typed_fields(await self.objects.type_id(oid), False)
+        if depth >= 2 or not typed:
+            return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(typed))
         record = await self._is_record(oid)
-        shown = fields[:SUMMARY_FIELDS]
-        values = await self.objects.field_values(oid, shown)
-        secret = await self._entry_secret(shown, values)
-        views = await asyncio.gather(*(self.view(v, f.type_name, depth + 1, f.name if f.name != secret else "secret")
-                                       for f, v in zip(shown, values, strict=True)))
-        parts = [f"{f.name}={view.text}" for f, view in zip(shown, views, strict=True)]
-        if len(fields) > len(shown):
+        shown = typed[:SUMMARY_FIELDS]
+        values = await self.objects.field_values(oid, [f for f, _ in shown])
+        secret = await self._entry_secret([f for f, _ in shown], values)
+        views = await asyncio.gather(*(self.view(v, t, depth + 1, f.name if f.name != secret else "secret")
+                                       for (f, t), v in zip(shown, values, strict=True)))
+        parts = [f"{f.name}={view.text}" for (f, _), view in zip(shown, views, strict=True)]
+        if len(typed) > len(shown):
             parts.append("…")
         open_, close = ("[", "]") if record else ("{", "}")
         return ValueView(type_name, f"{simple(type_name)}{open_}{', '.join(parts)}{close}",
                          "record" if record else "object", handle, expandable=True)
+
+    async def _fields(self, result: Inspection, oid: int, start: int, count: int) -> Inspection:
+        typed = await self.objects.typed_fields(await self.objects.type_id(oid), True)
+        result.total = len(typed)
+        page = typed[start:start + count]
+        fields = [f for f, _ in page]
+        values = await self.objects.field_values(oid, fields)
+        secret = await self._entry_secret(fields, values)
+        views = await asyncio.gather(*(self.view(v, t, 1, f.name if f.name != secret else "secret")
+                                       for (f, t), v in zip(page, values, strict=True)))
+        result.children = [Variable(f.name, view, "field") for f, view in zip(fields, views, strict=True)]
+        return result
 
     async def _indexed(self, elements: list[Value], start: int, elem_type: str | None) -> list[Variable]:
         views = await asyncio.gather(*(self.view(v, elem_type, 1) for v in elements))
