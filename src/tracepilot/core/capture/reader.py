@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...jdwp import JdwpError, ThreadReference, Value
+from ...jdwp import JdwpError, Tag, ThreadReference, Value
 from ..errors import DebuggerError
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.collections import Collections
@@ -176,7 +176,39 @@ class _CaptureValues(Values):
         known = _KNOWN.get()
         if depth == 0 and known is not None and value is not None and value.is_object and value.value == known[0]:
             return known[1]
-        return await super().view(value, static_type, depth, name)
+        return self._short_view(value, depth, name) or await super().view(value, static_type, depth, name)
+
+    def _short_view(self, value: Value | None, depth: int, name: str | None) -> ValueView | None:
+        """The short summary (`Order @12`) of an object of a program's class already seen, without a request
+        or a task: what `Values.view` shows at depth 2 for it (None: ask `Values.view`)."""
+        if depth < 2 or value is None or value.tag != Tag.OBJECT or not value.value or self.redact:
+            return None
+        objects = self.objects
+        if not isinstance(objects, CaptureObjects):
+            return None
+        type_id = objects._type_of.get(value.value)
+        type_name = objects._names.get(type_id) if type_id is not None else None
+        supers = objects._supers.get(type_id) if type_id is not None else None
+        typed = objects._typed.get((type_id, False)) if type_id is not None else None
+        if type_name is None or supers is None or typed is None or type_name.startswith("java.") \
+                or type_name.endswith("[]") or "java.lang.Enum" in supers \
+                or self.collections.is_list_like(type_name) or self.collections.is_map_like(type_name):
+            return None  # (java.*: strings, boxes, dates, collections... have views of their own)
+        oid = value.value
+        handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
+        return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(typed))
+
+    async def _views(self, asked: list[tuple[Value | None, str | None, int, str | None]]) -> list[Any]:
+        """Several summaries side by side; the short ones that need no request are made at once."""
+        if _OPENING.get():
+            asked = [(v, t, 2 if d == 1 else d, n) for v, t, d, n in asked]
+        out: list[Any] = [self._short_view(v, d, n) for v, _, d, n in asked]
+        missing = [i for i, view in enumerate(out) if view is None]
+        if missing:
+            got = await asyncio.gather(*(self.view(*asked[i]) for i in missing))
+            for i, view in zip(missing, got, strict=True):
+                out[i] = view
+        return out
 
     async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int,
                       name: str | None = None, known: Any = None) -> Any:
@@ -196,8 +228,8 @@ class _CaptureValues(Values):
         shown = typed[:SUMMARY_FIELDS]
         values = await self.objects.field_values(oid, [f for f, _ in shown])
         secret = await self._entry_secret([f for f, _ in shown], values)
-        views = await asyncio.gather(*(self.view(v, t, depth + 1, f.name if f.name != secret else "secret")
-                                       for (f, t), v in zip(shown, values, strict=True)))
+        views = await self._views([(v, t, depth + 1, f.name if f.name != secret else "secret")
+                                   for (f, t), v in zip(shown, values, strict=True)])
         parts = [f"{f.name}={view.text}" for (f, _), view in zip(shown, views, strict=True)]
         if len(typed) > len(shown):
             parts.append("…")
@@ -212,13 +244,13 @@ class _CaptureValues(Values):
         fields = [f for f, _ in page]
         values = await self.objects.field_values(oid, fields)
         secret = await self._entry_secret(fields, values)
-        views = await asyncio.gather(*(self.view(v, t, 1, f.name if f.name != secret else "secret")
-                                       for (f, t), v in zip(page, values, strict=True)))
+        views = await self._views([(v, t, 1, f.name if f.name != secret else "secret")
+                                   for (f, t), v in zip(page, values, strict=True)])
         result.children = [Variable(f.name, view, "field") for f, view in zip(fields, views, strict=True)]
         return result
 
     async def _indexed(self, elements: list[Value], start: int, elem_type: str | None) -> list[Variable]:
-        views = await asyncio.gather(*(self.view(v, elem_type, 1) for v in elements))
+        views = await self._views([(v, elem_type, 1, None) for v in elements])
         return [Variable(f"[{start + i}]", v, "element") for i, v in enumerate(views)]
 
 
@@ -358,7 +390,8 @@ class CaptureRead:
             what = "fields" if view.kind == "object" else ("entries" if view.kind == "map" else "elements")
             captured.cut = f"{shown} of {ins.total} {what}"
             self.cuts.append(f"{path}: {captured.cut}")
-        await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in children))
+        opened = [(c, v) for c, v in children if v.kind == "string" or (v.kind in OPENED_KINDS and v.expandable)]
+        await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in opened))
 
     def _raw(self, view: Any) -> Value | None:
         """The object behind a summary shown with a handle (`@12`), to open it one level further."""
