@@ -16,7 +16,8 @@ from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .model import Capture, CaptureLimits, CaptureState
-from .reader import CaptureObjects, CaptureRead, one_capture
+from .objects import CaptureObjects, one_capture
+from .reader import CaptureRead
 
 log = logging.getLogger(__name__)
 

@@ -7,15 +7,12 @@ method of the program (only the point's own expressions may, as a condition may)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from ...jdwp import JdwpError, Tag, ThreadReference, Value
 from ..errors import DebuggerError
-from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.collections import Collections
 from ..inspect.objects import Objects
 from ..inspect.secret_values import SecretLearner
@@ -24,12 +21,9 @@ from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Valu
 from ..instrument.naming import is_probe_class
 from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
-from ..vm import FieldInfo, Modifier
 from .model import CapturedFrame, CapturedValue, CaptureLimits
+from .objects import CaptureObjects
 
-BOXED_TYPES = frozenset(BOXES.values())
-_SYNTHETIC = int(Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC)
-FIELDS_READ_AHEAD = 20  # an object's fields read at its first read in a capture (the default `fields` limit)
 OPENED_KINDS = ("object", "collection", "map", "array")
 
 # Set while a capture opens a value: its children's own summaries are kept short (type, size, handle), as a
@@ -37,127 +31,6 @@ OPENED_KINDS = ("object", "collection", "map", "array")
 # every field again: thousands of requests for a framework object, while the thread is held).
 _OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_opening", default=False)
 
-
-class CaptureObjects(Objects):
-    """Objects as the captures of a session read them: an array's length never changes either, and what
-    a level's values ask at once (the class of an object several of them hold) is asked once."""
-
-    def __init__(self, vm: Any) -> None:
-        super().__init__(vm)
-        self._lengths: dict[int, int] = {}
-        self._asking: dict[int, asyncio.Future[int]] = {}  # object id -> its class, being asked
-        self._typed: dict[tuple[int, bool], list[tuple[FieldInfo, str]]] = {}
-        self._constants: dict[tuple[int, str], Value] = {}
-        self._names: dict[int, str] = {}  # type id -> its name
-        self._supers: dict[int, list[str]] = {}  # type id -> its class and superclasses' names  # (object id, field) -> what never changes
-
-    async def type_id(self, object_id: int) -> int:
-        known = self._type_of.get(object_id)
-        if known is not None:
-            return known
-        asking = self._asking.get(object_id)
-        if asking is not None:
-            return await asyncio.shield(asking)
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._asking[object_id] = future
-        try:
-            found = await super().type_id(object_id)
-        except BaseException as exc:
-            future.set_exception(exc if isinstance(exc, Exception) else JdwpError(0, "cancelled"))
-            future.exception()  # (retrieved: only the waiters care)
-            raise
-        finally:
-            self._asking.pop(object_id, None)
-        future.set_result(found)
-        return found
-
-    async def get(self, object_id: int, *names: str) -> list[Value | None]:
-        memo = _READ.get()
-        if memo is None:
-            return await super().get(object_id, *names)
-        table = await self.fields_by_name(await self.type_id(object_id))
-        wanted = [table.get(n) for n in names]
-        present = [f for f in wanted if f is not None and not f.is_static]
-        values = dict(zip((f.id for f in present), await self.field_values(object_id, present), strict=True))
-        return [values.get(f.id) if f is not None else None for f in wanted]
-
-    async def field_values(self, object_id: int, fields: list[FieldInfo]) -> list[Value]:
-        """Within one capture an object's fields are read once: its summary, its opening and every other
-        place that shows it read the same values (one request, and one moment, for all of them)."""
-        memo = _READ.get()
-        if memo is None or not fields:
-            return await super().field_values(object_id, fields)
-        known = memo.setdefault(object_id, {})
-        missing = [f for f in fields if f.id not in known]
-        if missing:
-            # The first read of an object asks its first fields too: what opening it shows next.
-            asked = {f.id for f in missing}
-            more = [f for f in (await self.instance_fields(await self.type_id(object_id)))[:FIELDS_READ_AHEAD]
-                    if f.id not in known and f.id not in asked]
-            asking = missing + more
-            got = await super().field_values(object_id, asking)
-            for f, v in zip(asking, got, strict=True):
-                known.setdefault(f.id, v)
-        return [known[f.id] for f in fields]
-
-    async def typed_fields(self, type_id: int, synthetic: bool) -> list[tuple[FieldInfo, str]]:
-        """Instance fields with their type names (as `instance_fields`), the synthetic ones left out unless
-        asked: worked out once per class, not at every object's summary."""
-        key = (type_id, synthetic)
-        found = self._typed.get(key)
-        if found is None:
-            found = [(f, signature_to_java_name(f.signature)) for f in await self.instance_fields(type_id)
-                     if synthetic or not f.mod_bits & _SYNTHETIC]
-            self._typed[key] = found
-        return found
-
-    async def type_name(self, object_id: int) -> str:
-        type_id = await self.type_id(object_id)
-        found = self._names.get(type_id)
-        if found is None:
-            found = self._names[type_id] = (await self.vm.type(type_id)).name
-        return found
-
-    async def superclass_names(self, object_id: int) -> list[str]:
-        type_id = await self.type_id(object_id)
-        found = self._supers.get(type_id)
-        if found is None:
-            found = self._supers[type_id] = await super().superclass_names(object_id)
-        return found
-
-    async def get1(self, object_id: int, name: str) -> Value | None:
-        """A field by name; a box's value and an enum constant's name are read once (they never change)."""
-        key = (object_id, name)
-        found = self._constants.get(key)
-        if found is not None:
-            return found
-        value = await super().get1(object_id, name)
-        if value is not None and await self._is_constant(object_id, name):
-            if len(self._constants) > 200_000:
-                self._constants.clear()
-            self._constants[key] = value
-        return value
-
-    async def _is_constant(self, object_id: int, name: str) -> bool:
-        type_id = await self.type_id(object_id)
-        if name == "value" and (await self.vm.type(type_id)).name in BOXED_TYPES:
-            return True
-        field = (await self.fields_by_name(type_id)).get(name)
-        return name == "name" and field is not None and (await self.vm.type(field.type_id)).name == "java.lang.Enum"
-
-    async def length(self, array_id: int) -> int:
-        found = self._lengths.get(array_id)
-        if found is None:
-            found = await super().length(array_id)
-            if len(self._lengths) > 200_000:
-                self._lengths.clear()
-            self._lengths[array_id] = found
-        return found
-
-
-# The field values one capture read, by object id and field id (see CaptureObjects.field_values).
-_READ: contextvars.ContextVar[dict[int, dict[int, Value]] | None] = contextvars.ContextVar("tracepilot_capture_read",
-                                                                                          default=None)
 
 # The view a capture already took of a value it opens (object id, view): `inspect` starts from it instead of
 # reading the value's summary again (the summary's own fields and elements: requests while the thread is held).
@@ -184,14 +57,11 @@ class _CaptureValues(Values):
         if depth < 2 or value is None or value.tag != Tag.OBJECT or not value.value or self.redact:
             return None
         objects = self.objects
-        if not isinstance(objects, CaptureObjects):
+        known = objects.known_class(value.value) if isinstance(objects, CaptureObjects) else None
+        if known is None:
             return None
-        type_id = objects._type_of.get(value.value)
-        type_name = objects._names.get(type_id) if type_id is not None else None
-        supers = objects._supers.get(type_id) if type_id is not None else None
-        typed = objects._typed.get((type_id, False)) if type_id is not None else None
-        if type_name is None or supers is None or typed is None or type_name.startswith("java.") \
-                or type_name.endswith("[]") or "java.lang.Enum" in supers \
+        type_name, supers, typed = known
+        if type_name.startswith("java.") or type_name.endswith("[]") or "java.lang.Enum" in supers \
                 or self.collections.is_list_like(type_name) or self.collections.is_map_like(type_name):
             return None  # (java.*: strings, boxes, dates, collections... have views of their own)
         oid = value.value
@@ -252,16 +122,6 @@ class _CaptureValues(Values):
     async def _indexed(self, elements: list[Value], start: int, elem_type: str | None) -> list[Variable]:
         views = await self._views([(v, elem_type, 1, None) for v in elements])
         return [Variable(f"[{start + i}]", v, "element") for i, v in enumerate(views)]
-
-
-@contextlib.contextmanager
-def one_capture() -> Iterator[None]:
-    """The span of one capture's reading: objects' fields read in it are read once (CaptureObjects)."""
-    token = _READ.set({})
-    try:
-        yield
-    finally:
-        _READ.reset(token)
 
 
 class CaptureRead:
