@@ -250,7 +250,10 @@ class CaptureRead:
             what = "fields" if view.kind == "object" else ("entries" if view.kind == "map" else "elements")
             captured.cut = f"{shown} of {ins.total} {what}"
             self.cuts.append(f"{path}: {captured.cut}")
-        opened = [(c, v) for c, v in children if v.kind == "string" or (v.kind in OPENED_KINDS and v.expandable)]
+        # (A string its nested summary shows whole, within the limit, has nothing more to read.)
+        whole = min(NESTED_STRING, limits.chars) if limits.chars >= NESTED_STRING else -1
+        opened = [(c, v) for c, v in children if (v.kind == "string" and (v.size or 0) > whole)
+                  or (v.kind in OPENED_KINDS and v.expandable)]
         await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in opened))
 
     def _raw(self, view: Any) -> Value | None:
