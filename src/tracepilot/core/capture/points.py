@@ -16,7 +16,8 @@ from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .model import Capture, CaptureLimits, CaptureState
-from .reader import CaptureObjects, CaptureRead
+from .objects import CaptureObjects, one_capture
+from .reader import CaptureRead
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +150,9 @@ class CapturePoints:
             if self._objects is None or self._objects.vm is not vm:
                 self._objects = CaptureObjects(vm)
             read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects)
-            capture.frames = await read.frames()
-            capture.expressions = [await read.expression(text, extra) for text in expressions]
+            with one_capture():
+                capture.frames = await read.frames()
+                capture.expressions = [await read.expression(text, extra) for text in expressions]
             capture.cuts = read.cuts
         except (DebuggerError, JdwpError) as exc:
             capture.note = f"{note}; " if note else ""

@@ -11,16 +11,18 @@ import contextvars
 import re
 from typing import Any
 
-from ...jdwp import JdwpError, ThreadReference, Value
+from ...jdwp import JdwpError, Tag, ThreadReference, Value
 from ..errors import DebuggerError
 from ..inspect.collections import Collections
 from ..inspect.objects import Objects
 from ..inspect.secret_values import SecretLearner
 from ..inspect.stack import Frame, Frames
-from ..inspect.values import NESTED_STRING, SUMMARY_STRING, Values, quote_string
+from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Values, quote_string, simple
 from ..instrument.naming import is_probe_class
+from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
 from .model import CapturedFrame, CapturedValue, CaptureLimits
+from .objects import CaptureObjects
 
 OPENED_KINDS = ("object", "collection", "map", "array")
 
@@ -30,37 +32,96 @@ OPENED_KINDS = ("object", "collection", "map", "array")
 _OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_opening", default=False)
 
 
-class CaptureObjects(Objects):
-    """Objects as the captures of a session read them: an array's length never changes either."""
-
-    def __init__(self, vm: Any) -> None:
-        super().__init__(vm)
-        self._lengths: dict[int, int] = {}
-
-    async def length(self, array_id: int) -> int:
-        found = self._lengths.get(array_id)
-        if found is None:
-            found = await super().length(array_id)
-            if len(self._lengths) > 200_000:
-                self._lengths.clear()
-            self._lengths[array_id] = found
-        return found
+# The view a capture already took of a value it opens (object id, view): `inspect` starts from it instead of
+# reading the value's summary again (the summary's own fields and elements: requests while the thread is held).
+_KNOWN: contextvars.ContextVar[tuple[int, Any] | None] = contextvars.ContextVar("tracepilot_capture_known",
+                                                                                default=None)
 
 
 class _CaptureValues(Values):
+    """Values as a capture reads them: the same texts as `Values`, the requests of one level sent at once
+    (the summaries of an object's fields or a collection's elements side by side, not one after another)."""
+
     async def view(self, value: Value | None, static_type: str | None = None, depth: int = 0,
                    name: str | None = None) -> Any:
         if _OPENING.get() and depth == 1:
             depth = 2
-        return await super().view(value, static_type, depth, name)
+        known = _KNOWN.get()
+        if depth == 0 and known is not None and value is not None and value.is_object and value.value == known[0]:
+            return known[1]
+        return self._short_view(value, depth, name) or await super().view(value, static_type, depth, name)
+
+    def _short_view(self, value: Value | None, depth: int, name: str | None) -> ValueView | None:
+        """The short summary (`Order @12`) of an object of a program's class already seen, without a request
+        or a task: what `Values.view` shows at depth 2 for it (None: ask `Values.view`)."""
+        if depth < 2 or value is None or value.tag != Tag.OBJECT or not value.value or self.redact:
+            return None
+        objects = self.objects
+        known = objects.known_class(value.value) if isinstance(objects, CaptureObjects) else None
+        if known is None:
+            return None
+        type_name, supers, typed = known
+        if type_name.startswith("java.") or type_name.endswith("[]") or "java.lang.Enum" in supers \
+                or self.collections.is_list_like(type_name) or self.collections.is_map_like(type_name):
+            return None  # (java.*: strings, boxes, dates, collections... have views of their own)
+        oid = value.value
+        handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
+        return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(typed))
+
+    async def _views(self, asked: list[tuple[Value | None, str | None, int, str | None]]) -> list[Any]:
+        """Several summaries side by side; the short ones that need no request are made at once."""
+        if _OPENING.get():
+            asked = [(v, t, 2 if d == 1 else d, n) for v, t, d, n in asked]
+        out: list[Any] = [self._short_view(v, d, n) for v, _, d, n in asked]
+        missing = [i for i, view in enumerate(out) if view is None]
+        if missing:
+            got = await asyncio.gather(*(self.view(*asked[i]) for i in missing))
+            for i, view in zip(missing, got, strict=True):
+                out[i] = view
+        return out
 
     async def inspect(self, target: str, value: Value, static_type: str | None, start: int, count: int,
-                      name: str | None = None) -> Any:
+                      name: str | None = None, known: Any = None) -> Any:
         token = _OPENING.set(True)
+        known_token = _KNOWN.set((value.value, known) if known is not None and value.is_object else None)
         try:
             return await super().inspect(target, value, static_type, start, count, name)
         finally:
+            _KNOWN.reset(known_token)
             _OPENING.reset(token)
+
+    async def _plain_object(self, oid: int, type_name: str, handle: str, depth: int) -> Any:
+        typed = await self.objects.typed_fields(await self.objects.type_id(oid), False)
+        if depth >= 2 or not typed:
+            return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(typed))
+        record = await self._is_record(oid)
+        shown = typed[:SUMMARY_FIELDS]
+        values = await self.objects.field_values(oid, [f for f, _ in shown])
+        secret = await self._entry_secret([f for f, _ in shown], values)
+        views = await self._views([(v, t, depth + 1, f.name if f.name != secret else "secret")
+                                   for (f, t), v in zip(shown, values, strict=True)])
+        parts = [f"{f.name}={view.text}" for (f, _), view in zip(shown, views, strict=True)]
+        if len(typed) > len(shown):
+            parts.append("…")
+        open_, close = ("[", "]") if record else ("{", "}")
+        return ValueView(type_name, f"{simple(type_name)}{open_}{', '.join(parts)}{close}",
+                         "record" if record else "object", handle, expandable=True)
+
+    async def _fields(self, result: Inspection, oid: int, start: int, count: int) -> Inspection:
+        typed = await self.objects.typed_fields(await self.objects.type_id(oid), True)
+        result.total = len(typed)
+        page = typed[start:start + count]
+        fields = [f for f, _ in page]
+        values = await self.objects.field_values(oid, fields)
+        secret = await self._entry_secret(fields, values)
+        views = await self._views([(v, t, 1, f.name if f.name != secret else "secret")
+                                   for (f, t), v in zip(page, values, strict=True)])
+        result.children = [Variable(f.name, view, "field") for f, view in zip(fields, views, strict=True)]
+        return result
+
+    async def _indexed(self, elements: list[Value], start: int, elem_type: str | None) -> list[Variable]:
+        views = await self._views([(v, elem_type, 1, None) for v in elements])
+        return [Variable(f"[{start + i}]", v, "element") for i, v in enumerate(views)]
 
 
 class CaptureRead:
@@ -96,16 +157,23 @@ class CaptureRead:
         locations = await asyncio.gather(*(self.vm.code_location(f.location) for f in raw))
         shown = [(f, loc) for f, loc in zip(raw, locations, strict=True) if not is_probe_class(loc.class_name)]
         out = [CapturedFrame(n, loc) for n, (_, loc) in enumerate(shown)]
-        for n, (f, _) in enumerate(shown[:self.limits.frames]):  # the top frame first: it gets the value budget
+        top = shown[:self.limits.frames]
+        # The top frames' raw values in one burst; then opened one frame after another, the top frame first:
+        # it gets the value budget.
+        raws = await asyncio.gather(*(self.frames_reader.raw_values(self.thread, f) for f, _ in top),
+                                    return_exceptions=True)
+        for n, raw in enumerate(raws):
             try:
-                await self._locals(f, out[n])
+                if isinstance(raw, BaseException):
+                    raise raw
+                await self._locals(raw, out[n])
             except (DebuggerError, JdwpError) as exc:
                 out[n].locals = []
                 self.cuts.append(f"frame {n}: its variables could not be read ({exc})")
         return out
 
-    async def _locals(self, frame: Frame, into: CapturedFrame) -> None:
-        pairs, this = await self.frames_reader.raw_values(self.thread, frame)
+    async def _locals(self, raw: tuple[list[Any], Value | None], into: CapturedFrame) -> None:
+        pairs, this = raw
         where = f"frame {into.index}"
         jobs = []
         if this is not None and not this.is_null:  # opened in the top frame; the callers' are summaries
@@ -163,7 +231,7 @@ class CaptureRead:
             return
         per_page = limits.fields if view.kind == "object" else limits.items
         try:
-            ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name)
+            ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name, known=view)
         except (DebuggerError, JdwpError) as exc:
             captured.cut = f"could not be opened: {exc}"
             self.cuts.append(f"{path}: {captured.cut}")
@@ -182,7 +250,11 @@ class CaptureRead:
             what = "fields" if view.kind == "object" else ("entries" if view.kind == "map" else "elements")
             captured.cut = f"{shown} of {ins.total} {what}"
             self.cuts.append(f"{path}: {captured.cut}")
-        await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in children))
+        # (A string its nested summary shows whole, within the limit, has nothing more to read.)
+        whole = min(NESTED_STRING, limits.chars) if limits.chars >= NESTED_STRING else -1
+        opened = [(c, v) for c, v in children if (v.kind == "string" and (v.size or 0) > whole)
+                  or (v.kind in OPENED_KINDS and v.expandable)]
+        await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in opened))
 
     def _raw(self, view: Any) -> Value | None:
         """The object behind a summary shown with a handle (`@12`), to open it one level further."""
