@@ -75,6 +75,10 @@ async def _serve_joined(session_host: Any, message: dict[str, Any], reader: asyn
                         writer: asyncio.StreamWriter) -> None:
     from ..share import protocol  # noqa: PLC0415
 
+    if message.get("probe") is True:  # `jdwp --join tcp://...` checking its token at start (the host checked it)
+        writer.write(protocol.dumps({"type": "jdwp_ready"}))
+        await writer.drain()
+        return
     front = front_end_for(session_host.debugger)
     if front.guest is not None:
         writer.write(protocol.dumps(protocol.bye(f"{front.guest.name} is attached through the JDWP front end; "

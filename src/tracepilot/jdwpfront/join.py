@@ -36,8 +36,18 @@ class Relay:
         self._server: asyncio.AbstractServer | None = None
 
     async def start(self) -> int:
-        _reader, writer = await self._open_session()  # fail now, not when the IDE connects, if there is none
-        writer.close()
+        reader, writer = await self._open_session()  # fail now, not when the IDE connects, if there is none
+        try:
+            if self._over_tcp():  # and a wrong token fails now too: the host drops a stream with a wrong one
+                writer.write(protocol.dumps({"type": STREAM, "probe": True, "token": self.token}))
+                answer = await asyncio.wait_for(reader.readline(), CONNECT_TIMEOUT)
+                if not answer:
+                    raise ShareError(f"session {self.session} refused the token",
+                                     "pass the --token its host printed with --share-tcp")
+        except (OSError, TimeoutError) as e:
+            raise ShareError(f"session {self.session} did not answer: {e}", "tracepilot sessions lists live ones") from e
+        finally:
+            writer.close()
         self._server = await asyncio.start_server(self._relay, HOST, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         return self.port
@@ -69,7 +79,7 @@ class Relay:
         try:
             reader, writer = await self._open_session()
             message: dict[str, Any] = {"type": STREAM, "client": self.name, "read_only": self.read_only}
-            if self.token and (self.session or "").startswith("tcp://"):
+            if self.token and self._over_tcp():
                 message["token"] = self.token
             writer.write(protocol.dumps(message))
             answer = protocol.loads(await asyncio.wait_for(reader.readline(), CONNECT_TIMEOUT) or b"{}")
@@ -83,6 +93,9 @@ class Relay:
             writer.close()
             return
         await asyncio.gather(_pipe(ide_reader, writer), _pipe(reader, ide_writer))
+
+    def _over_tcp(self) -> bool:
+        return (self.session or "").startswith("tcp://")
 
     async def close(self) -> None:
         if self._server is not None:

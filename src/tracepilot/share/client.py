@@ -196,8 +196,9 @@ class RemoteDebugger:
         self.session.sources = SourcePath(list(snapshot.get("sourcepath") or []))
         if self.redact:
             self.initial = guard.redact(self.initial)
+        first = snapshot.get("first_target") or self.joined_target  # (untargeted: from before a second target)
         for record in self.initial.get("history") or []:
-            if not self.joined_target or record.data.get("target") in (None, self.joined_target):
+            if not self.joined_target or (record.data.get("target") or first) == self.joined_target:
                 self.history.receive(record)
         self.history._seq = max(self.history.last_seq, int(snapshot.get("last_seq") or 0))  # noqa: SLF001
 

@@ -272,6 +272,8 @@ class SessionHost:
             "last_seq": d.history.last_seq,
             "sourcepath": list(d.sourcepath),
             "read_only": d.read_only,
+            # records from before a second target came name no target: they are the first one's (dap --join --target)
+            "first_target": next((t.name for t in await quietly(d.targets_list(), [])), None),
         }
 
     # -- one client --------------------------------------------------------------------------------------
