@@ -1,6 +1,7 @@
 """A key on the command line costs the command line, not the screen or the JVM: it repaints that one row (no
 layout of the whole screen, no scroll view repainting its scrollbars), and its suggestion reads the VM once
-per stop, not once per key (benchmarks/bench_typing.py measures the milliseconds)."""
+per stop, not once per key (benchmarks/bench_typing.py measures the milliseconds). A key that moves the focus
+restyles the panes it concerns, not the whole screen."""
 
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ async def test_a_key_repaints_the_line_and_asks_the_vm_nothing_new(jvm_factory, 
     app = attached(jvm_factory("Playground", "1000").address, java_source_root)
     async with app.run_test(size=WIDE) as pilot:
         await stop_at_line(pilot, app, line_of("loop-body"))
+        # a key that moves the focus restyles the widgets a :focus-within rule names, not the whole screen
+        # (Textual restyles everything under the outermost widget such a rule may match: `*` matched all)
+        within = {type(n).__name__ for n in app.screen.walk_children(with_self=True) if n._has_focus_within}  # noqa: SLF001
+        assert within <= {"TabbedContent", "ContentTab", "EventsPane"}, within
         command = app.query_one(CommandLine)
         await pilot.press("colon", *"print p.name.le")
         await wait_for(pilot, lambda: command._suggestion == "print p.name.length(",  # noqa: SLF001
