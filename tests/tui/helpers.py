@@ -56,3 +56,20 @@ async def click_gutter(pilot: Pilot, line: int) -> None:
     await pilot.pause()
     y = source.gutter.top + (line - 1 - source.scroll_offset.y)
     await pilot.click(SourceView, offset=(source.gutter.left, y))
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type `text` into the focused widget: the key events `pilot.press(*text)` sends, in the same order, but as
+    one burst (as a fast typist or a paste sends them) followed by one wait. `pilot.press` waits for the app
+    to go idle after every key, ~50-100 ms each: a typed command cost seconds of the suite. Use it where only
+    the line as a whole matters; press keys one by one where a test looks at what each key did."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    driver = pilot.app._driver  # noqa: SLF001  (where pilot.press sends its keys too)
+    for char in text:
+        key = _character_to_key(char) if not char.isalnum() else char
+        event = events.Key(key, char)
+        event.set_sender(pilot.app)
+        driver.send_message(event)
+    await pilot.pause()

@@ -15,7 +15,7 @@ from tracepilot.tui.widgets.threads import ThreadsPane
 from tracepilot.tui.widgets.variables import VariablesPane
 from tracepilot.tui.widgets.watches import WatchesPane
 
-from .helpers import click_gutter, stopped, stopped_at, wait_for
+from .helpers import click_gutter, stopped, stopped_at, type_text, wait_for
 
 SIZE = (140, 40)
 
@@ -91,13 +91,13 @@ async def test_attach_break_continue_step_inspect(jvm_factory, java_source_root,
 
         # a watch
         await pilot.press("w")
-        await pilot.press(*"p.counter")
+        await type_text(pilot, "p.counter")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.query_one(WatchesPane).row_count == 1, what="watch row")
 
         # evaluate in the command line
         await pilot.press("colon")
-        await pilot.press(*"print i + 100")
+        await type_text(pilot, "print i + 100")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "100" in console_text(app).split("print i + 100", 1)[-1], what="print result")
 
@@ -116,7 +116,7 @@ async def test_switch_thread_and_breakpoint_pane(jvm_factory, java_source_root, 
         await wait_for(pilot, lambda: app.ready.is_set() and app.refreshes > 0, what="attached")
         worker_body = line_of("worker-body")
         await pilot.press("colon")
-        await pilot.press(*f"stop at fixtures.Playground:{worker_body}")
+        await type_text(pilot, f"stop at fixtures.Playground:{worker_body}")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.query_one(BreakpointsPane).row_count == 1, what="breakpoint row")
         await pilot.press("f5")

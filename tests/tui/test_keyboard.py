@@ -23,7 +23,7 @@ from tracepilot.tui.widgets.threads import ThreadsPane
 from tracepilot.tui.widgets.variables import LEAF_INDENT, VariablesPane
 from tracepilot.tui.widgets.watches import WatchesPane
 
-from .helpers import stopped_at, wait_for
+from .helpers import stopped_at, type_text, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 WIDE = (140, 40)
@@ -55,7 +55,9 @@ def offered(app: TracepilotApp) -> set[str]:
 
 async def stop_at_line(pilot, app: TracepilotApp, line: int) -> None:
     await wait_for(pilot, lambda: app.ready.is_set() and app.refreshes > 0, what="attached")
-    await pilot.press("colon", *f"stop at fixtures.Playground:{line}", "enter")
+    await pilot.press("colon")
+    await type_text(pilot, f"stop at fixtures.Playground:{line}")
+    await pilot.press("enter")
     await wait_for(pilot, lambda: any(b.kind == "line" for b in app.view.breakpoints), what="breakpoint")
     app.query_one(SourceView).focus()
     await pilot.press("f5")
@@ -124,7 +126,9 @@ async def test_variables_tree_right_left_and_a_long_value_whole(jvm_factory, jav
         await stop_at_line(pilot, app, line_of("loop-body"))
         long_name = "a-name-wider-than-any-pane-" * 12  # 324 characters: cut in the pane and in the summary
         # Typed as a call (a key press costs a repaint: 324 of them took a minute); the target builds the string.
-        await pilot.press("colon", *'set p.name = "a-name-wider-than-any-pane-".repeat(12)', "enter", "escape")
+        await pilot.press("colon")
+        await type_text(pilot, 'set p.name = "a-name-wider-than-any-pane-".repeat(12)')
+        await pilot.press("enter", "escape")
         tree = app.query_one(VariablesPane)
         await wait_for(pilot, lambda: any("a-name-wider" in str(n.label) for n in tree.root.children),
                        what="the tree shows the new name")

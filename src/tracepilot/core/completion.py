@@ -7,13 +7,19 @@ Completion runs while a person types (the TUI suggests on every key): it records
 history (agents and watchers read it) and never runs code in the target. It reads values with `inspect`
 (no history record, logical views built from fields) inside `no_side_effects()`, so even an expression
 that names a method is refused rather than invoked.
+
+It asks the VM once per moment, not once per key: what it read (the names usable in an expression, a
+class's type, an expression's runtime type, the sorted class list) is kept until the session moves on (a
+stop, a resume, a call, or anything recorded in the history: `set`, `mark`...), so typing the rest of a
+line sends no JDWP request at all.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..commands.syntax import BREAK_OPTIONS, tokenize
@@ -177,18 +183,57 @@ def _vm(debugger: DebuggerApi) -> Any:
     return getattr(debugger.session, "vm", None)
 
 
+# --- what was read at this moment -------------------------------------------------------------------
+
+_memos: weakref.WeakKeyDictionary[Any, tuple[Hashable, dict[Hashable, Any]]] = weakref.WeakKeyDictionary()
+
+
+def _moment(session: Any) -> Hashable | None:
+    """Changes whenever what completion read may have changed: another VM, a class loaded, the state, the
+    stop (frame ids go stale on resume and after a call: stop_generation), or any history record (set, mark,
+    events). None for a debugger without an in-process session (a share client): then nothing is kept."""
+    try:
+        vm = session.vm
+        return (id(vm), len(vm.types), session.state, session.stop_generation, session.history.last_seq)
+    except Exception:
+        return None
+
+
+async def _kept(debugger: DebuggerApi, key: Hashable, read: Callable[[], Awaitable[Any]]) -> Any:
+    """`await read()`, or what it answered before at this same moment of the session."""
+    session = getattr(debugger, "session", None)
+    moment = _moment(session) if session is not None else None
+    if moment is None:
+        return await read()
+    kept = _memos.get(session)
+    if kept is None or kept[0] != moment:
+        kept = (moment, {})
+        _memos[session] = kept
+    if key not in kept[1]:
+        kept[1][key] = await read()
+    return kept[1][key]
+
+
 async def _class_names(debugger: DebuggerApi) -> list[str]:
     vm = _vm(debugger)
     if vm is None:
         return []
     types = await vm.all_classes()
-    return sorted({t.name for t in types if not t.is_array and "$$" not in t.name and "/0x" not in t.name})
+
+    async def names() -> list[str]:
+        return sorted({t.name for t in types if not t.is_array and "$$" not in t.name and "/0x" not in t.name})
+
+    return await _kept(debugger, "classes", names)
 
 
 async def _type_by_name(debugger: DebuggerApi, name: str) -> Any:
     vm = _vm(debugger)
     if vm is None:
         return None
+    return await _kept(debugger, ("type", name), lambda: _find_type(debugger, vm, name))
+
+
+async def _find_type(debugger: DebuggerApi, vm: Any, name: str) -> Any:
     names = await _class_names(debugger)
     if name not in names:
         simple = [n for n in names if n.rsplit(".", 1)[-1] == name]
@@ -247,6 +292,11 @@ async def _complete_class_or_member(debugger: DebuggerApi, kind: str, word: str)
 
 async def _expression_names(debugger: DebuggerApi, selection: SelectionShape) -> list[str]:
     """Names usable at the start of an expression: locals, this, fields of this class, marks."""
+    return await _kept(debugger, ("names", selection.thread, selection.frame),
+                       lambda: _read_expression_names(debugger, selection))
+
+
+async def _read_expression_names(debugger: DebuggerApi, selection: SelectionShape) -> list[str]:
     names: list[str] = []
     try:
         names += [v.name for v in await debugger.locals(selection.frame, selection.thread)]
@@ -278,8 +328,8 @@ async def _complete_expression(debugger: DebuggerApi, line: str,
         return start, [n for n in await _expression_names(debugger, selection) if n.startswith(partial)]
     # `order.to` -> fields of order's runtime type. Read with inspect, not evaluate: evaluate is an action
     # recorded in the history; only plain names reach here, and no_side_effects() refuses any call anyway.
-    inspection = await debugger.inspect(base.rstrip("."), selection.frame, selection.thread, 0, 0)
-    info = await _type_by_name(debugger, inspection.value.type)
+    info = await _kept(debugger, ("type of", base, selection.thread, selection.frame),
+                       lambda: _runtime_type(debugger, base.rstrip("."), selection))
     if info is None:
         return start, []
     vm = _vm(debugger)
@@ -287,3 +337,8 @@ async def _complete_expression(debugger: DebuggerApi, line: str,
     methods = [m.name + "(" for m in await vm.methods(info.id) if not m.is_synthetic and not m.name.startswith("<")
                and not m.name.startswith("lambda$")]
     return start, sorted({n for n in fields + methods if n.startswith(partial)})
+
+
+async def _runtime_type(debugger: DebuggerApi, expression: str, selection: SelectionShape) -> Any:
+    inspection = await debugger.inspect(expression, selection.frame, selection.thread, 0, 0)
+    return await _type_by_name(debugger, inspection.value.type)

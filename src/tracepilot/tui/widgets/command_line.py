@@ -30,6 +30,7 @@ class _CatalogSuggester(Suggester):
 
 
 class CommandLine(Input):
+    _typing = False  # (a class attribute: Input's __init__ already sets values, which refresh)
     BINDINGS = [
         Binding("up", "history(-1)", "Previous command", show=False),
         Binding("down", "history(1)", "Next command", show=False),
@@ -46,6 +47,23 @@ class CommandLine(Input):
         self._cycle: list[str] = []
         self._cycle_index = -1
         self._idle_placeholder = self.placeholder
+
+    # A key must repaint this one row, not the screen. Textual's Input stores its text width in
+    # virtual_size on every change, a reactive that asks for a layout: the whole screen reflowed and every
+    # scroll view repainted its scrollbars (the body of the screen, ~30 ms of CPU a key). This line is one
+    # row as wide as the screen whatever is typed, so no layout depends on its text: drop that request
+    # (virtual_size itself is still set, so a long line scrolls to the cursor as before).
+    def _watch_value(self, value: str) -> None:
+        self._typing = True
+        try:
+            super()._watch_value(value)
+        finally:
+            self._typing = False
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if layout and self._typing and not self.styles.auto_dimensions:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     async def complete(self, value: str) -> list[str]:
         if self.completer is None:
