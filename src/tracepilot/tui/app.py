@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
 
 from ..core.errors import DebuggerError
 from ..core.model import SessionState
@@ -187,6 +187,7 @@ class TracepilotApp(App[int]):
                 return
             console = self.query_one(OutputPane)  # its lines go to the new layout's console as they were
             self._wanted_compact = wanted
+            await self._drain_tabs()
             await self.recompose()
             self._fill_all(console)
             self.label_keys(width)
@@ -194,6 +195,17 @@ class TracepilotApp(App[int]):
             settled = asyncio.Event()  # the new panes' own after-mount work is done before any next re-layout
             self.call_after_refresh(settled.set)
             await settled.wait()
+
+    async def _drain_tabs(self) -> None:
+        """Let every tab bar handle the messages it has queued before the re-layout removes it: a Resize still
+        queued when its underline is already gone fails inside Textual's Tabs (seen under load, 1 run in 6)."""
+        drained = []
+        for tabs in self.query(Tabs):
+            done = asyncio.get_running_loop().create_future()
+            tabs.call_later(lambda done=done: done.done() or done.set_result(None))
+            drained.append(done)
+        if drained:
+            await asyncio.wait(drained, timeout=2.0)
 
     def label_keys(self, width: int | None = None) -> None:
         """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
