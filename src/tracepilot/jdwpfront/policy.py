@@ -65,20 +65,18 @@ def event_request(data: bytes, sizes: IdSizes) -> tuple[int, bytes]:
 
 def without_probe_classes(command: Any, data: bytes, sizes: IdSizes) -> bytes:
     """An AllClasses/AllClassesWithGeneric reply without the probe classes."""
-    reply = command.decode(Reader(data, sizes))
-    kept = [c for c in reply.classes if not is_probe_class(c.signature)]
-    if len(kept) == len(reply.classes):
-        return data
-    w = Writer(sizes)
-    command.encode_reply(w, reply._replace(classes=kept))
-    return bytes(w.buf)
+    return _classes_kept(command, data, sizes, lambda c: not is_probe_class(c.signature))
 
 
 def without_probe_types(data: bytes, sizes: IdSizes, is_probe: Any) -> bytes:
     """A ClassLoaderReference.VisibleClasses reply without the probe classes (by type id: it has no names)."""
-    command = C.ClassLoaderReference.VisibleClasses
+    return _classes_kept(C.ClassLoaderReference.VisibleClasses, data, sizes, lambda c: not is_probe(c.type_id))
+
+
+def _classes_kept(command: Any, data: bytes, sizes: IdSizes, keep: Any) -> bytes:
+    """A class-list reply re-encoded with only the classes `keep` accepts (the bytes as they were when all are)."""
     reply = command.decode(Reader(data, sizes))
-    kept = [c for c in reply.classes if not is_probe(c.type_id)]
+    kept = [c for c in reply.classes if keep(c)]
     if len(kept) == len(reply.classes):
         return data
     w = Writer(sizes)
