@@ -72,6 +72,7 @@ class InJvmTrace:
         self.classes: list[Traced] = []
         self.markers: list[int] = []
         self.names: dict[Key, str] = {}
+        self.untimed: set[Key] = set()  # tiny leaves, counted only (inject.is_tiny_leaf)
         self.thread_names: dict[int, str] = {}
         self.trees = Trees()
         self.calls = 0
@@ -197,6 +198,8 @@ class InJvmTrace:
                 method = by_sig.get((m.name, m.descriptor))
                 shown = method.display() if method is not None else m.name
                 self.names[(0, m.index)] = f"{info.name}.{shown}"
+                if not m.timed:
+                    self.untimed.add((0, m.index))
 
     # -- finishing -----------------------------------------------------------------------------------
 
@@ -264,7 +267,7 @@ class InJvmTrace:
         for i in range(1, size):
             node = nodes[i]
             node.calls, timed = a["calls"][i], a["timed"][i]
-            # A sampled node's time stands for all its calls (inject/probe: tiny methods are timed 1 in 16).
+            # A sampled node's time stands for all its calls (probe.py: fast methods are timed 1 in SAMPLE).
             node.total = round(a["total"][i] * node.calls / timed) if timed else 0
             nodes[a["parent"][i]].children[keys[i]] = node
             calls += node.calls
@@ -281,7 +284,8 @@ class InJvmTrace:
             stat.thrown += a["thrown"][i]
             stat.own += node.total - sum(c.total for c in node.children.values())
             stat.timed += a["timed"][i]
-            stat.sampled = stat.sampled or a["timed"][i] < node.calls
+            stat.untimed = key in self.untimed
+            stat.sampled = stat.sampled or (a["timed"][i] < node.calls and not stat.untimed)
             if not self._recursive(i, a["parent"], keys):
                 stat.total += node.total  # the outermost call of a recursion holds the inner ones' time
 

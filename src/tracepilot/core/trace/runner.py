@@ -85,7 +85,9 @@ async def resume_if_asked(session: Any, resume: bool, actor: Actor) -> None:
 
 IN_JVM_TIMING = ("times measured in the JVM with System.nanoTime (total: with its callees; own: without the "
                  "traced ones); a method averaging under 1 us is timed on 1 call in 16 past its first 256 "
-                 "(sampled), every call counted; the probe's own cost, tens of ns a call, is in its callers' times")
+                 "(sampled), every call counted; tiny leaves (no call, no loop, a few ns) are counted, not timed: "
+                 "their time is in their callers' own time; the probe's own cost, a few ns a call, is in its "
+                 "callers' times")
 RUNNING = ("the program was running: no thread stopped at an event to define the probe with (stop at a "
            "breakpoint, then trace with resume=true)")
 

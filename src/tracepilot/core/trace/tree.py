@@ -36,6 +36,7 @@ class Stat:
     timed: int = 0  # calls whose time was measured (sampled leaves: fewer than calls)
     thrown: int = 0  # calls left by an exception
     sampled: bool = False  # some calls counted but not timed: their times are estimated from the timed ones
+    untimed: bool = False  # in the JVM, a tiny leaf counted only: its time is in its callers' own time
 
 
 @dataclass
@@ -51,7 +52,7 @@ class Trees:
         order = (lambda kv: (-kv[1].own, -kv[1].calls)) if timed else (lambda kv: (-kv[1].calls,))
         out = []
         for key, s in sorted(self.stats.items(), key=order)[:METHODS_SHOWN]:
-            if timed and s.calls:
+            if timed and s.calls and not s.untimed:
                 total, own = s.total, s.own  # already scaled per node (sampled calls stand for all)
                 out.append(MethodStats(name(key), s.calls, round(total / 1e6, 3), round(total / s.calls / 1000, 4),
                                        own_ms=round(own / 1e6, 3), thrown=s.thrown,
