@@ -207,8 +207,15 @@ class InJvmTrace:
         """Switch the probe off, read the trees, restore the classes (always, even when reading fails)."""
         try:
             if self.hub_type:
-                await self.vm.send(ClassType.SetValues, self.hub_type, [(self.hub_fields["OFF"], Value.boolean(True))])
-                await self._read()
+                # Read with the program held: no thread grows its arrays while they are read (OFF is a plain
+                # field, which a running compiled loop may not look at again).
+                await self.vm.send(VirtualMachine.Suspend)
+                try:
+                    await self.vm.send(ClassType.SetValues, self.hub_type,
+                                       [(self.hub_fields["OFF"], Value.boolean(True))])
+                    await self._read()
+                finally:
+                    await self.vm.send(VirtualMachine.Resume)
         finally:
             await self.restore()
 
