@@ -44,6 +44,7 @@ def expected_once() -> Counter:
         out[thrower] += 1
     out[f"main;{C}catcher();{C}after()"] += 1
     out[f"main;{C}catcher();{C}after();{C}hot(int)"] += 1
+    out[f"main;{C}login(java.lang.String,_java.lang.String)"] += 1  # (folded: spaces as _)
     out[f"worker;{C}worker()"] += 1
     out[f"worker;{C}worker();{C}chunk(int)"] += 1
     out[f"worker;{C}worker();{C}chunk(int);{C}hot(int)"] += 5

@@ -14,6 +14,8 @@ import pytest
 
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.instrument.leftovers import calls_a_probe
+from tracepilot.core.render import trace as render_trace
+from tracepilot.core.trace.probe import RECORDED_CALLS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 from test_trace_answers import C, expected_once, read_folded, trace_once  # noqa: E402
@@ -26,7 +28,7 @@ pytestmark = pytest.mark.timeout(120)
 async def test_in_jvm_trace_answers_as_the_round_trip(jvm_factory, line_of, java_source_root, tmp_path):
     results = {}
     for label, in_jvm in (("in-JVM", True), ("round trip", False)):
-        d = Debugger(sourcepath=[str(java_source_root)])
+        d = Debugger(sourcepath=[str(java_source_root)], redact=in_jvm)
         d.session.breakpoints.in_jvm.enabled = in_jvm
         try:
             out = tmp_path / label.replace(" ", "-")
@@ -45,6 +47,29 @@ async def test_in_jvm_trace_answers_as_the_round_trip(jvm_factory, line_of, java
     assert thrown[f"{C}thrower(int)"] == 3
     timed = {m.method: m for m in in_jvm.methods}
     assert timed[f"{C}fib(int)"].own_ms is not None and timed[f"{C}fib(int)"].total_ms > 0
+    assert timed[f"{C}hot(int)"].own_ms is None  # a tiny leaf: counted, not timed (its time is its callers')
+    assert round_trip.first_calls is None
+    check_first_calls(in_jvm)
+
+
+def check_first_calls(result) -> None:
+    """The first calls recorded in the JVM: arguments, return values, exceptions, redaction, bounds."""
+    calls: dict[str, list] = {}
+    for c in result.first_calls:
+        calls.setdefault(c.method, []).append(c)
+    text = render_trace(result)
+    fib = calls[f"{C}fib(int)"]
+    assert len(fib) == RECORDED_CALLS, text  # 25 calls, the first 8 recorded
+    assert (fib[0].arguments, fib[0].returned, fib[0].thread) == (["n=6"], "8", "main"), text
+    assert [c.arguments for c in fib[:3]] == [["n=6"], ["n=5"], ["n=4"]]
+    assert [(c.arguments, c.ended) for c in calls[f"{C}thrower(int)"]] == [
+        (["depth=2"], "threw"), (["depth=1"], "threw"), (["depth=0"], "threw")]
+    assert calls[f"{C}hot(int)"][0].arguments == ["i=0"] and calls[f"{C}hot(int)"][0].returned == "7"
+    login = calls[f"{C}login(java.lang.String, java.lang.String)"][0]
+    assert login.arguments[0] == 'user="ada"' and "s3cret" not in str(login.arguments), login
+    assert login.returned == "true" and "s3cret" not in text
+    assert any(c.thread == "worker" for c in calls[f"{C}chunk(int)"])
+    assert f"  {C}fib(n=6) -> 8  [main]" in text and f"{C}thrower(depth=2) threw" in text, text
 
 
 async def test_a_killed_trace_is_restored_by_the_next_session(jvm_factory, line_of, java_source_root):

@@ -505,6 +505,17 @@ class CallNode(Model):
 
 
 @dataclass
+class RecordedCall(Model):
+    """One of a traced method's first calls, recorded in the JVM (core/trace/recording.py)."""
+
+    method: str
+    thread: str
+    arguments: list[str] = field(default_factory=list)  # "name=value", as at the end of the trace
+    returned: str | None = None  # the value returned (None: void, threw, or still running)
+    ended: str = "returned"  # returned | threw | running
+
+
+@dataclass
 class TraceResult(Model):
     pattern: str
     calls: int  # method entries seen
@@ -519,6 +530,7 @@ class TraceResult(Model):
     timing: str = ""  # what the times measure, or why there are none
     folded: str | None = None  # the folded stack file written
     note: str = ""  # e.g. the stop that ended the trace
+    first_calls: list[RecordedCall] | None = field(default=None, metadata=OMIT_NONE)  # in the JVM only
 
 
 @dataclass

@@ -89,6 +89,9 @@ def mark(m: MarkInfo) -> str:
     return f"${m.label} = {value(m.value)}" + (" (collected)" if m.collected else "")
 
 
+FIRST_CALLS_SHOWN = 20
+
+
 def trace(t: TraceResult) -> str:
     how = t.mode + (f" ({t.mode_reason})" if t.mode_reason else "")
     lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by}; {how})"]
@@ -110,6 +113,13 @@ def trace(t: TraceResult) -> str:
     if t.call_tree:
         lines.append(f"call tree of {t.busiest_thread or 'the busiest thread'}:")
         lines.extend(_tree(t.call_tree, 1, [0], timed))
+    if t.first_calls:
+        lines.append("first calls (values as at the end of the trace):")
+        lines.extend(f"  {c.method.partition('(')[0]}({', '.join(c.arguments)})" + (f" -> {c.returned}" if c.returned is not None
+                                                                   else f" {c.ended}" if c.ended != "returned" else "")
+                     + f"  [{c.thread}]" for c in t.first_calls[:FIRST_CALLS_SHOWN])
+        if len(t.first_calls) > FIRST_CALLS_SHOWN:
+            lines.append(f"  ... {len(t.first_calls) - FIRST_CALLS_SHOWN} more in the structured answer")
     if t.folded:
         lines.append(f"folded stacks written to {t.folded}")
     if t.dropped:

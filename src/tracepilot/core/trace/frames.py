@@ -27,7 +27,7 @@ from ..instrument.classfile import (
 ACC_STATIC = 0x0008
 
 
-def _params(descriptor: str) -> list[str]:
+def param_descriptors(descriptor: str) -> list[str]:
     out, i, inner = [], 0, descriptor[1:descriptor.index(")")]
     while i < len(inner):
         start = i
@@ -38,7 +38,7 @@ def _params(descriptor: str) -> list[str]:
     return out
 
 
-def _vtype(desc: str, pool: ConstantPool) -> VType:
+def verification_type(desc: str, pool: ConstantPool) -> VType:
     if desc in "ZBCSI":
         return VType(V_INTEGER)
     if desc == "F":
@@ -55,7 +55,7 @@ def initial_locals(cf: ClassFile, name: str, descriptor: str, access: int) -> li
     first = []
     if not access & ACC_STATIC:
         first.append(VType(V_UNINITIALIZED_THIS) if name == "<init>" else VType(V_OBJECT, cf.this_class))
-    return first + [_vtype(p, cf.pool) for p in _params(descriptor)]
+    return first + [verification_type(p, cf.pool) for p in param_descriptors(descriptor)]
 
 
 def slots(locals_: list[VType]) -> int:

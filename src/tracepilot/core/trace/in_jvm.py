@@ -33,9 +33,12 @@ from ...jdwp import (
     VirtualMachine,
 )
 from ...jdwp.wire import Value
+from ..capture.model import CaptureLimits
 from ..errors import DebuggerError
+from ..inspect.handles import HandleTable
+from ..inspect.values import Values
 from ..instrument.naming import is_probe_class, session_token
-from ..model import StopKind
+from ..model import RecordedCall, StopKind
 from .inject import NotTraceable, instrument
 from .probe import NoJavac, compile_probes
 from .tree import Key, Node, Stat, Trees
@@ -73,6 +76,8 @@ class InJvmTrace:
         self.markers: list[int] = []
         self.names: dict[Key, str] = {}
         self.untimed: set[Key] = set()  # tiny leaves, counted only (inject.is_tiny_leaf)
+        self.methods: dict[int, tuple[int, int]] = {}  # probe's method number -> (class id, method id)
+        self.first_calls: list[RecordedCall] = []
         self.thread_names: dict[int, str] = {}
         self.trees = Trees()
         self.calls = 0
@@ -198,6 +203,8 @@ class InJvmTrace:
                 method = by_sig.get((m.name, m.descriptor))
                 shown = method.display() if method is not None else m.name
                 self.names[(0, m.index)] = f"{info.name}.{shown}"
+                if method is not None:
+                    self.methods[m.index] = (traced.type_id, method.id)
                 if not m.timed:
                     self.untimed.add((0, m.index))
 
@@ -249,6 +256,10 @@ class InJvmTrace:
             if not obj.value:
                 continue
             await self._read_state(obj.value)
+        try:
+            await self._read_records()
+        except (JdwpError, DebuggerError) as exc:  # the counts stand without the first calls' values
+            log.warning("could not read the recorded calls: %s", exc)
 
     async def _read_state(self, state: int) -> None:
         vm = self.vm
@@ -305,8 +316,56 @@ class InJvmTrace:
             p = parent[p]
         return False
 
+    async def _read_records(self) -> None:
+        """The first calls with their values: the hub kept references (boxes for primitives); their texts
+        are read now, over JDWP, as `inspect` shows them (limits and redaction as for captures)."""
+        vm, fields = self.vm, self.hub_fields
+        count, records = (await vm.send(ReferenceType.GetValues, self.hub_type,
+                                        [fields["RECORD_COUNT"], fields["RECORDS"]])).values
+        if not count.value or not records.value:
+            return
+        values = self._values()
+        limits = CaptureLimits()
+        for item in (await vm.send(ArrayReference.GetValues, records.value, 0, count.value)).values:
+            if not item.value:
+                continue
+            index, thread, args, returned, ended = (await vm.send(ArrayReference.GetValues, item.value, 0, 5)).values
+            m = int((await values.view(index)).text)
+            names = await self._arg_names(m)
+            texts = []
+            length = (await vm.send(ArrayReference.Length, args.value)).array_length if args.value else 0
+            if length:  # (GetValues of no element of an empty array: INVALID_INDEX)
+                got = (await vm.send(ArrayReference.GetValues, args.value, 0, length)).values
+                for k, v in enumerate(got):
+                    name = names[k] if k < len(names) else f"arg{k}"
+                    texts.append(f"{name}={_cut((await values.view(v, None, 0, name)).text, limits.chars)}")
+            how = (await values.view(ended)).text.strip('"') if ended.value else "running"
+            shown = _cut((await values.view(returned)).text, limits.chars) if how == "returned" and returned.value \
+                else None
+            self.first_calls.append(RecordedCall(self.name((0, m)), self.thread_name(thread.value), texts, shown, how))
+
+    def _values(self) -> Values:
+        inspector = getattr(self.session, "inspector", None)
+        handles = inspector.handles if inspector is not None else HandleTable()
+        return Values(self.vm, handles, bool(getattr(self.session, "redact", False)),
+                      getattr(self.session, "secrets", None))
+
+    async def _arg_names(self, m: int) -> list[str]:
+        where = self.methods.get(m)
+        if where is None:
+            return []
+        with contextlib.suppress(Exception):
+            method = await self.vm.variables(*where)
+            return [v.name for v in sorted((v for v in method.variables if v.is_argument), key=lambda v: v.slot)
+                    if v.name != "this"]
+        return []
+
     def name(self, key: Key) -> str:
         return self.names.get(key, f"<method {key[1]}>")
 
     def thread_name(self, thread: int) -> str:
         return self.thread_names.get(thread, f"thread-{thread}")
+
+
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars] + "..."

@@ -22,9 +22,10 @@ from ..instrument import bytecode as bc
 from ..instrument.classfile import FULL, V_INTEGER, ClassFile, ExceptionEntry, Frame, StackMapTable, VType
 from ..instrument.insert import NotInstrumentable, insert_many
 from .frames import add_int_local, initial_locals, with_local
+from .recording import Recorder
 
 V_OBJECT = 7
-ACC_ABSTRACT, ACC_NATIVE = 0x0400, 0x0100
+ACC_ABSTRACT, ACC_NATIVE, ACC_STATIC = 0x0400, 0x0100, 0x0008
 RETURNS = frozenset(range(bc.IRETURN, bc.RETURN + 1))
 
 
@@ -82,6 +83,7 @@ def instrument(data: bytes, hub: str, first_index: int,
     counted_calls = pool.add_method_ref(hub, "count", "(I)I"), pool.add_method_ref(hub, "uncount", "(II)V")
     thrown = pool.add_method_ref(hub, "thrown", "(II)V")
     throwable = pool.add_class("java/lang/Throwable")
+    recorder = Recorder(cf, hub)
     stack_map_name = None
     traced: list[TracedMethod] = []
     for method in cf.methods:
@@ -101,24 +103,31 @@ def instrument(data: bytes, hub: str, first_index: int,
             raise NotTraceable(f"{cf.name}.{name} has no local variable slot left for the probe")
         timed = not is_tiny_leaf(instructions, len(code.code))
         enter, leave = timed_calls if timed else counted_calls
-        add_int_local(cf, code, initial_locals(cf, name, descriptor, method.access), slot)
-        entry = _push(index) + bytes([bc.INVOKESTATIC]) + enter.to_bytes(2, "big") + _local(bc.ISTORE, slot)
+        initial = initial_locals(cf, name, descriptor, method.access)
+        add_int_local(cf, code, initial, slot)
+        entry = (_push(index) + bytes([bc.INVOKESTATIC]) + enter.to_bytes(2, "big") + _local(bc.ISTORE, slot)
+                 + recorder.guard(index))
         exit_call = (_local(bc.ILOAD, slot) + _push(index) + bytes([bc.INVOKESTATIC])
                      + leave.to_bytes(2, "big"))
         inserts = {0: entry}
+        closes = True  # every return guarded (recording.py: not those inside the method's own try blocks)
         for ins in instructions:
             if ins.opcode in RETURNS:
-                inserts[ins.offset] = inserts.get(ins.offset, b"") + exit_call
+                in_try = any(e.start_pc <= ins.offset < e.end_pc for e in code.exceptions)
+                closes = closes and not in_try
+                inserts[ins.offset] = inserts.get(ins.offset, b"") + (b"" if in_try else recorder.guard(index)) \
+                    + exit_call
         try:
-            insert_many(code, pool, inserts, 2)
+            insert_many(code, pool, inserts, 3)
         except NotInstrumentable as exc:
             raise NotTraceable(f"{cf.name}.{name}: {exc}") from None
         code.max_locals = slot + 1
         for e in code.exceptions:  # a try block at the method's start: it begins after the entry call now
             e.start_pc = max(e.start_pc, len(entry))  # (its handler's frame has the probe's local set)
         traced.append(TracedMethod(name, descriptor, index, timed))
-        if name == "<init>":
-            continue  # no handler before super() (see the module's doc): the probe pops its frame later
+        if name == "<init>":  # no handler before super() (see the module's doc): the probe pops its frame later
+            recorder.complete(code, descriptor, initial, 0 if method.access & ACC_STATIC else 1, slot, index, closes)
+            continue
         handler = len(code.code)
         code.code += (_local(bc.ILOAD, slot) + _push(index) + bytes([bc.INVOKESTATIC]) + thrown.to_bytes(2, "big")
                       + bytes([bc.ATHROW]))
@@ -132,4 +141,5 @@ def instrument(data: bytes, hub: str, first_index: int,
                 code.attributes.append(tables[0])
             tables[0].frames.append(Frame(FULL, handler, with_local([], slot, VType(V_INTEGER)),
                                           [VType(V_OBJECT, throwable)]))
+        recorder.complete(code, descriptor, initial, 0 if method.access & ACC_STATIC else 1, slot, index, closes)
     return cf.to_bytes(), traced

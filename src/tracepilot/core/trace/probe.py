@@ -33,6 +33,18 @@ public final class %(name)s {
     public static long STAMP;
     public static boolean OFF;  // not volatile: set at the end, with the program suspended; a read per call
     public static Object[] STATES = new Object[16];
+    // The first calls with their values (recording.py): per method, record its next calls while REC[m]
+    // (a plain field: the guard's load is hoisted out of loops; cleared once MAX_CALLS calls are in).
+    // Each record: {method (Integer), thread, arguments (Object[]), returned value, "returned" | "threw"}.
+    public static final boolean[] REC = new boolean[32768];
+    public static int MAX_CALLS = %(max_calls)d;
+    public static Object[] RECORDS = new Object[64];
+    public static int RECORD_COUNT;
+    private static final int[] RECORDED = new int[32768];
+    private static final int[] OPEN = new int[32768];
+    static {
+        java.util.Arrays.fill(REC, true);
+    }
     public static int COUNT;
     private static final ThreadLocal<State> MINE = new ThreadLocal<>();
     // A thread's state by its id (when LAST is another's): read-only, no ThreadLocal lookup.
@@ -53,6 +65,8 @@ public final class %(name)s {
         public long[] thrown = new long[64];
         public long[] timed = new long[64];
         long[] next = new long[64];  // per node: the call count at which the next call is timed
+        Object[] open = new Object[64];  // per node: the record of its call running now, if recorded
+        Object[] recording;  // the record the arguments being handed over go to (null: not recorded)
         long[] started = new long[64];  // per node: nanoTime of its timed call running now, else 0
         int misses;  // calls that found another thread's state in LAST
         int cur;  // the node of the innermost traced call running (a node is on the stack at most once)
@@ -90,6 +104,7 @@ public final class %(name)s {
             timed = java.util.Arrays.copyOf(timed, n);
             next = java.util.Arrays.copyOf(next, n);
             started = java.util.Arrays.copyOf(started, n);
+            open = java.util.Arrays.copyOf(open, n);
         }
 
         // Sampled timing: a node's first FIRST calls are timed; past them a call averaging under 1 us is
@@ -112,6 +127,7 @@ public final class %(name)s {
             int stop = all ? parent[c] : c;
             for (int x = cur; x != stop; x = parent[x]) {
                 if (started[x] != 0L) stop(x, started[x]);
+                if (open[x] != null) close(this, x, null, "threw");
                 if (all || x != c) thrown[x]++;
             }
             cur = stop;
@@ -202,6 +218,71 @@ public final class %(name)s {
         s.cur = p;
     }
 
+    // -- the first calls' values (only while REC[m]: never on the hot path once recorded) --------------
+
+    public static void begin(int m, int args, int closes) {
+        State s = state();
+        s.recording = null;
+        if (OFF || s.method[s.cur] != m) return;
+        Object[] r;
+        synchronized (%(name)s.class) {
+            if (RECORDED[m] >= MAX_CALLS) {
+                if (OPEN[m] == 0 || closes == 0) REC[m] = false;
+                return;
+            }
+            RECORDED[m]++;
+            OPEN[m]++;
+            r = new Object[] {Integer.valueOf(m), s.thread, new Object[args], null, null};
+            if (RECORD_COUNT == RECORDS.length) RECORDS = java.util.Arrays.copyOf(RECORDS, RECORD_COUNT * 2);
+            RECORDS[RECORD_COUNT++] = r;
+        }
+        s.open[s.cur] = r;
+        s.recording = r;
+    }
+
+    private static void arg(Object v, int k) {
+        Object[] r = state().recording;
+        if (r != null) ((Object[]) r[2])[k] = v;
+    }
+
+    public static void argZ(boolean v, int k) { arg(Boolean.valueOf(v), k); }
+    public static void argB(byte v, int k) { arg(Byte.valueOf(v), k); }
+    public static void argC(char v, int k) { arg(Character.valueOf(v), k); }
+    public static void argS(short v, int k) { arg(Short.valueOf(v), k); }
+    public static void argI(int v, int k) { arg(Integer.valueOf(v), k); }
+    public static void argJ(long v, int k) { arg(Long.valueOf(v), k); }
+    public static void argF(float v, int k) { arg(Float.valueOf(v), k); }
+    public static void argD(double v, int k) { arg(Double.valueOf(v), k); }
+    public static void argA(Object v, int k) { arg(v, k); }
+
+    private static void ret(Object v, int m) {
+        State s = state();
+        int c = s.cur;
+        if (s.open[c] != null && s.method[c] == m) close(s, c, v, "returned");
+    }
+
+    static void close(State s, int c, Object v, String how) {
+        Object[] r = (Object[]) s.open[c];
+        s.open[c] = null;
+        r[3] = v;
+        r[4] = how;
+        int m = s.method[c];
+        synchronized (%(name)s.class) {
+            if (--OPEN[m] == 0 && RECORDED[m] >= MAX_CALLS) REC[m] = false;
+        }
+    }
+
+    public static void retV(int m) { ret(null, m); }
+    public static void retZ(boolean v, int m) { ret(Boolean.valueOf(v), m); }
+    public static void retB(byte v, int m) { ret(Byte.valueOf(v), m); }
+    public static void retC(char v, int m) { ret(Character.valueOf(v), m); }
+    public static void retS(short v, int m) { ret(Short.valueOf(v), m); }
+    public static void retI(int v, int m) { ret(Integer.valueOf(v), m); }
+    public static void retJ(long v, int m) { ret(Long.valueOf(v), m); }
+    public static void retF(float v, int m) { ret(Float.valueOf(v), m); }
+    public static void retD(double v, int m) { ret(Double.valueOf(v), m); }
+    public static void retA(Object v, int m) { ret(v, m); }
+
     public static void thrown(int p, int m) {
         if (p >= 0) state().unwind(m, true);
     }
@@ -223,6 +304,9 @@ FIRST_TIMED = 256  # a node's first calls, all timed
 SAMPLE = 16  # past them, a call under 1 us on average is timed once in this many (counted every time)
 
 
+RECORDED_CALLS = 8  # calls per method recorded with their arguments and return value (first ones)
+
+
 class NoJavac(Exception):
     """javac is not there to build the probe: the round trip traces."""
 
@@ -235,7 +319,8 @@ def javac(java_home: str | None) -> str | None:
     return shutil.which("javac")
 
 
-def compile_probes(package: str, hub: str, markers: list[str], java_home: str | None) -> dict[str, bytes]:
+def compile_probes(package: str, hub: str, markers: list[str], java_home: str | None,
+                   max_calls: int = RECORDED_CALLS) -> dict[str, bytes]:
     """Internal name -> class bytes of the hub and the markers (simple names `hub`, `markers`) in `package`
     (internal form, "" for the unnamed package)."""
     tool = javac(java_home)
@@ -247,7 +332,8 @@ def compile_probes(package: str, hub: str, markers: list[str], java_home: str | 
         src.mkdir()
         files = []
         for name, template in [(hub, HUB_SOURCE)] + [(m, MARKER_SOURCE) for m in markers]:
-            text = template % {"package": dotted, "name": name, "first": FIRST_TIMED, "sample": SAMPLE}
+            text = template % {"package": dotted, "name": name, "first": FIRST_TIMED, "sample": SAMPLE,
+                               "max_calls": max_calls}
             if not dotted:
                 text = text.split("\n", 2)[2]
             path = src / f"{name}.java"

@@ -121,9 +121,11 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     finally:
         if stopped_by != "vm_death":
             await tracer.restore()
-    return answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
-                  stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
-                  timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
+    result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                    stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
+                    timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
+    result.first_calls = tracer.first_calls
+    return result
 
 
 class Traces:
