@@ -11,7 +11,7 @@ import java.util.Map;
  *   stack DEPTH     recurse DEPTH frames (4 locals each) and hit a line at the bottom, forever
  *   inspect         a 10,000-entry HashMap and a 100,000-char String in locals at a line hit forever
  *   trace N         N calls into package benchtrace untraced (baseline, printed), then a line to start
- *                   a trace at, then 10 rounds of N traced calls (the first's and the best's time printed)
+ *                   a trace at, then 30 rounds of N traced calls (the first's and the best's time printed)
  */
 public class BenchTarget {
     static long sink;
@@ -73,7 +73,7 @@ public class BenchTarget {
         }
     }
 
-    static final int TRACED_ROUNDS = 10;
+    static final int TRACED_ROUNDS = 30;
 
     static void traceStart() {
         sink++;

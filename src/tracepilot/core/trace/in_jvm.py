@@ -7,8 +7,10 @@ It needs a thread stopped at an event (calls into the target define the probe): 
 with resume=true. Everything else, and anything refused on the way, falls back to the round trip, and the
 answer says why.
 
-A method already running when the classes are redefined keeps running its old code: its calls are not
-counted, its callees are (roots of the tree), as on the round trip where its entry was never seen.
+A method already running when the classes are redefined keeps running its old code in that frame: that
+call is not counted, its callees are (roots of the tree), as on the round trip where its entry was never
+seen; its next calls are (but in a method holding a breakpoint, left uninstrumented so the breakpoint
+still fires in the running frame).
 """
 
 from __future__ import annotations
@@ -167,7 +169,13 @@ class InJvmTrace:
                 if loc.class_id in wanted:
                     method = await self.vm.method(loc.class_id, loc.method_id)
                     running.setdefault(loc.class_id, set()).add((method.name, method.signature))
-        return running
+        # Only a running method with a breakpoint in it stays as it is (a frame left on replaced code never
+        # stops there); the others are traced from their next call (a loop's callee on the stack now: chunk
+        # called a million times would otherwise never be counted).
+        held = {(loc.class_name, loc.method) for bp in self.session.breakpoints.list(include_internal=True)
+                for loc in bp.locations}
+        names = {t.type_id: t.internal.replace("/", ".") for t in self.classes}
+        return {c: {m for m in methods if (names[c], m[0]) in held} for c, methods in running.items()}
 
     async def _java_home(self, thread: int) -> str | None:
         """java.home of the target, for the javac next to it (same JDK: the probe's class version fits)."""
