@@ -333,24 +333,26 @@ class InJvmTrace:
         if not count.value or not records.value:
             return
         values = self._values()
-        limits = CaptureLimits()
-        for item in (await vm.send(ArrayReference.GetValues, records.value, 0, count.value)).values:
-            if not item.value:
-                continue
-            index, thread, args, returned, ended = (await vm.send(ArrayReference.GetValues, item.value, 0, 5)).values
-            m = int((await values.view(index)).text)
-            names = await self._arg_names(m)
-            texts = []
-            length = (await vm.send(ArrayReference.Length, args.value)).array_length if args.value else 0
-            if length:  # (GetValues of no element of an empty array: INVALID_INDEX)
-                got = (await vm.send(ArrayReference.GetValues, args.value, 0, length)).values
-                for k, v in enumerate(got):
-                    name = names[k] if k < len(names) else f"arg{k}"
-                    texts.append(f"{name}={_cut((await values.view(v, None, 0, name)).text, limits.chars)}")
-            how = (await values.view(ended)).text.strip('"') if ended.value else "running"
-            shown = _cut((await values.view(returned)).text, limits.chars) if how == "returned" and returned.value \
-                else None
-            self.first_calls.append(RecordedCall(self.name((0, m)), self.thread_name(thread.value), texts, shown, how))
+        items = (await vm.send(ArrayReference.GetValues, records.value, 0, count.value)).values
+        got = await asyncio.gather(*(self._record(values, item.value) for item in items if item.value))
+        self.first_calls.extend(c for c in got if c is not None)
+
+    async def _record(self, values: Values, record: int) -> RecordedCall | None:
+        vm, limits = self.vm, CaptureLimits()
+        index, thread, args, returned, ended = (await vm.send(ArrayReference.GetValues, record, 0, 5)).values
+        m = int((await values.view(index)).text)
+        names = await self._arg_names(m)
+        texts = []
+        length = (await vm.send(ArrayReference.Length, args.value)).array_length if args.value else 0
+        if length:  # (GetValues of no element of an empty array: INVALID_INDEX)
+            got = (await vm.send(ArrayReference.GetValues, args.value, 0, length)).values
+            names += [f"arg{k}" for k in range(len(names), length)]
+            views = await asyncio.gather(*(values.view(v, None, 0, names[k]) for k, v in enumerate(got)))
+            texts = [f"{names[k]}={_cut(view.text, limits.chars)}" for k, view in enumerate(views)]
+        how = (await values.view(ended)).text.strip('"') if ended.value else "running"
+        shown = _cut((await values.view(returned)).text, limits.chars) if how == "returned" and returned.value \
+            else None
+        return RecordedCall(self.name((0, m)), self.thread_name(thread.value), texts, shown, how)
 
     def _values(self) -> Values:
         inspector = getattr(self.session, "inspector", None)

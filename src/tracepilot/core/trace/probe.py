@@ -38,6 +38,7 @@ public final class %(name)s {
     // Each record: {method (Integer), thread, arguments (Object[]), returned value, "returned" | "threw"}.
     public static final boolean[] REC = new boolean[32768];
     public static int MAX_CALLS = %(max_calls)d;
+    public static int MAX_RECORDS = %(max_records)d;  // in all: what the debugger reads at the end stays quick
     public static Object[] RECORDS = new Object[64];
     public static int RECORD_COUNT;
     private static final int[] RECORDED = new int[32768];
@@ -226,8 +227,8 @@ public final class %(name)s {
         if (OFF || s.method[s.cur] != m) return;
         Object[] r;
         synchronized (%(name)s.class) {
-            if (RECORDED[m] >= MAX_CALLS) {
-                if (OPEN[m] == 0 || closes == 0) REC[m] = false;
+            if (RECORDED[m] >= MAX_CALLS || RECORD_COUNT >= MAX_RECORDS) {
+                if (OPEN[m] == 0 || closes == 0 || RECORD_COUNT >= MAX_RECORDS) REC[m] = false;
                 return;
             }
             RECORDED[m]++;
@@ -305,6 +306,7 @@ SAMPLE = 16  # past them, a call under 1 us on average is timed once in this man
 
 
 RECORDED_CALLS = 8  # calls per method recorded with their arguments and return value (first ones)
+RECORDS_IN_ALL = 256  # and in all (read over JDWP at the end of the trace)
 
 
 class NoJavac(Exception):
@@ -333,7 +335,7 @@ def compile_probes(package: str, hub: str, markers: list[str], java_home: str | 
         files = []
         for name, template in [(hub, HUB_SOURCE)] + [(m, MARKER_SOURCE) for m in markers]:
             text = template % {"package": dotted, "name": name, "first": FIRST_TIMED, "sample": SAMPLE,
-                               "max_calls": max_calls}
+                               "max_calls": max_calls, "max_records": RECORDS_IN_ALL}
             if not dotted:
                 text = text.split("\n", 2)[2]
             path = src / f"{name}.java"
