@@ -42,7 +42,7 @@ from ..inspect.values import Values
 from ..instrument.naming import is_probe_class, session_token
 from ..model import RecordedCall, StopKind
 from .inject import NotTraceable, instrument
-from .probe import NoJavac, compile_probes
+from .probe import RECORDED_CALLS, NoJavac, compile_probes
 from .tree import Key, Node, Stat, Trees
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,7 @@ class InJvmTrace:
         self.untimed: set[Key] = set()  # tiny leaves, counted only (inject.is_tiny_leaf)
         self.methods: dict[int, tuple[int, int]] = {}  # probe's method number -> (class id, method id)
         self.first_calls: list[RecordedCall] = []
+        self.max_recorded = RECORDED_CALLS  # first calls recorded per method (max_calls lowers it; never counting)
         self.thread_names: dict[int, str] = {}
         self.trees = Trees()
         self.calls = 0
@@ -145,6 +146,9 @@ class InJvmTrace:
                 await self._mark(in_jvm, marker_type, traced)
                 self.markers.append(marker_type)
             self.hub_fields = {f.name: f.id for f in await self.vm.fields(self.hub_type)}
+            if self.max_recorded != RECORDED_CALLS:
+                await self.vm.send(ClassType.SetValues, self.hub_type,
+                                   [(self.hub_fields["MAX_CALLS"], Value.int(self.max_recorded))])
             await self.vm.send(VirtualMachine.RedefineClasses, instrumented)
         except (NotTraceable, NoJavac) as exc:
             raise Fallback(str(exc)) from None

@@ -93,13 +93,15 @@ RUNNING = ("the program was running: no thread stopped at an event to define the
 
 
 async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str, duration: float, resume: bool,
-                       actor: Actor, folded: str | None, folded_by: str | None) -> TraceResult | str:
+                       actor: Actor, folded: str | None, folded_by: str | None,
+                       max_calls: int | None = None) -> TraceResult | str:
     """The trace run in the JVM, or why not (then the round trip traces)."""
     from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415 (javac and class files only when tracing)
 
     if not (resume and held(session)):
         return RUNNING
     tracer = InJvmTrace(session, vm, patterns)
+    tracer.max_recorded = min(tracer.max_recorded, max(0, max_calls)) if max_calls is not None else tracer.max_recorded
     try:
         await tracer.install()
     except Fallback as exc:
@@ -158,7 +160,7 @@ class Traces:
         self._tracing = True
         try:
             traced = await trace_in_jvm(self.session, vm, patterns, pattern, duration, resume, actor, folded,
-                                        folded_by)
+                                        folded_by, max_calls)
         finally:
             self._tracing = False
         if isinstance(traced, TraceResult):
