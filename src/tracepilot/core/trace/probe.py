@@ -69,7 +69,6 @@ public final class %(name)s {
         Object[] open = new Object[64];  // per node: the record of its call running now, if recorded
         Object[] recording;  // the record the arguments being handed over go to (null: not recorded)
         long[] started = new long[64];  // per node: nanoTime of its timed call running now, else 0
-        int misses;  // calls that found another thread's state in LAST
         int cur;  // the node of the innermost traced call running (a node is on the stack at most once)
 
         State() {
@@ -136,23 +135,22 @@ public final class %(name)s {
         }
     }
 
-    // The state of the thread that calls most: its check is one load and one compare, and it stays the same
-    // object through a loop, so the JIT hoists its fields' loads. Rarely written (no cache-line ping-pong):
-    // at the first thread's start, and by a thread that missed it 65,536 times.
+    // The first traced thread's state (again the next new thread's once that one has ended): its check is
+    // one load and one compare, and it stays the same object through a loop, so the JIT hoists its fields'
+    // loads. Another thread finds its state by its id (no call, no write: no cache-line ping-pong); a call
+    // only at a thread's first traced call, or when its id's slot is another's.
     private static State LAST;
 
     private static State state() {
         State s = LAST;
         Thread t = Thread.currentThread();
-        return s != null && s.thread == t ? s : other(t);
-    }
-
-    private static State other(Thread t) {
+        if (s != null && s.thread == t) return s;
         State[] by = BY_ID;
-        State s = by == null ? null : by[(int) t.getId() & 1023];
-        if (s == null || s.thread != t) s = mine(t);
-        if ((++s.misses & 0xFFFF) == 0 || LAST == null) LAST = s;
-        return s;
+        if (by != null) {
+            s = by[(int) t.getId() & 1023];
+            if (s != null && s.thread == t) return s;
+        }
+        return mine(t);
     }
 
     private static State mine(Thread t) {
@@ -167,6 +165,7 @@ public final class %(name)s {
                 int at = (int) t.getId() & 1023;
                 State there = BY_ID[at];
                 if (there == null || !there.thread.isAlive()) BY_ID[at] = s;
+                if (LAST == null || !LAST.thread.isAlive()) LAST = s;
             }
             MINE.set(s);
         }
