@@ -57,3 +57,34 @@ def test_every_fixture_class_instrumented_passes_the_verifier(java_classes, tmp_
                           text=True, timeout=60)
     assert done.returncode == 0 and f"LINKED {len(names)}" in done.stdout, done.stdout + done.stderr
     assert "REFUSED" not in done.stdout, done.stdout
+
+
+OLD = """\
+public class Old {
+    int v;
+    Old(int v) { this.v = v; }
+    static int twice(int x) { return x * 2; }
+    static long big(long a, double d, String s) { return a + (long) d + s.length(); }
+    public static void main(String[] a) {
+        System.out.println(twice(21) + " " + big(1L, 2.5, "abc") + " " + new Old(5).v);
+    }
+}
+"""
+
+
+def test_a_class_without_stack_maps_keeps_its_values(tmp_path):
+    """A class file before Java 6 (no stack map frames to add the recording blocks to): the guards drop
+    their flag, and every method returns what it returned before."""
+    (tmp_path / "Old.java").write_text(OLD, encoding="utf-8")
+    out = tmp_path / "out"
+    subprocess.run([shutil.which("javac"), "--release", "8", "-nowarn", "-d", str(out), str(tmp_path / "Old.java")],
+                   check=True, timeout=60, capture_output=True)
+    path = out / "Old.class"
+    data = bytearray(path.read_bytes())
+    data[6:8] = (49).to_bytes(2, "big")  # Java 5: the JVM infers the types itself
+    path.write_bytes(instrument(bytes(data), "TraceHub", 0)[0])
+    for name, code in compile_probes("", "TraceHub", [], None).items():
+        (out / f"{name}.class").write_bytes(code)
+    done = subprocess.run([shutil.which("java"), "-Xverify:all", "-cp", str(out), "Old"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == "42 6 5", done.stdout + done.stderr

@@ -6,7 +6,7 @@ REC[m]: the guard's branch was never taken while the JIT profiled the method, so
 no call on the hot path (an uncommon trap instead), only the load of REC[m] and a test.
 
 insert.py takes straight-line code only, so the guard goes in as `getstatic REC; sipush m; baload` and three
-NOPs, which become `ifne` once the code is laid out. The blocks need stack map frames: at entry the frame the
+NOPs, which become `ifne` once the code is laid out (or `pop` where no block can be added). The blocks need stack map frames: at entry the frame the
 JVM derives from the descriptor (plus the probe's local); before a return only the probe's local and the
 value returned, every other local Top (the code from there, exit call and return, reads nothing else). A
 return inside one of the method's own try blocks is not guarded: Top locals would not match its handler's
@@ -88,8 +88,9 @@ class Recorder:
         if not spots:
             return
         tables = code.find(StackMapTable)
-        if not tables:
-            return  # (only for class files before Java 6, traced without recording)
+        if not tables:  # no frames to add to (a class file before Java 6; a constructor with no branch)
+            _unguard(code, spots)
+            return
         frames = tables[0].frames
         params = param_descriptors(descriptor)
         returned = descriptor[descriptor.index(")") + 1:]
@@ -119,14 +120,21 @@ class Recorder:
                 frame_locals, stack = with_local([], slot, _int()), [value]
             body += bytes([GOTO_W]) + _s4(back - (block + len(body)))
             jump = block - spot
-            if jump > 0x7FFF:
-                return  # too far for ifne: the remaining guards stay NOPs (those calls are not recorded)
+            if jump > 0x7FFF:  # too far for ifne: those calls are not recorded
+                _unguard(code, spots[n:])
+                return
             code.code = code.code[:spot] + bytes([bc.IFNE]) + _u2(jump) + code.code[spot + 3:] + body
             for offset in (back, block):
                 frames[:] = [f for f in frames if f.offset != offset]
                 frames.append(Frame(FULL, offset, list(frame_locals), list(stack)))
             frames.sort(key=lambda f: f.offset)
             code.max_stack = max(code.max_stack, (len(stack) * 2) + 4)
+
+
+def _unguard(code: Code, spots: list[int]) -> None:
+    """A guard left without its block drops the flag it loaded (`pop`): the stack stays as it was."""
+    for spot in spots:
+        code.code = code.code[:spot] + bytes([bc.POP, bc.NOP, bc.NOP]) + code.code[spot + 3:]
 
 
 def _int() -> VType:
