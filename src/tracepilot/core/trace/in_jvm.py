@@ -1,6 +1,7 @@
 """In-JVM tracing over JDWP: the matching classes get probe calls (inject.py) into a hub class (probe.py)
-defined in their loader; at the end the debugger switches the hub off, reads every thread's call tree from
-its arrays, and gives the classes their original bytes back. A killed debugger leaves marker probes that
+defined in their loader; at the end the debugger holds the program, switches the hub off, reads every
+thread's call tree from its arrays and the first calls the hub recorded (recording.py: references it kept,
+whose texts are read now, as `inspect` shows them), and gives the classes their original bytes back. A killed debugger leaves marker probes that
 the next session's leftovers.py restores the classes from.
 
 It needs a thread stopped at an event (calls into the target define the probe): a trace started at a stop
