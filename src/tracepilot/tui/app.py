@@ -29,6 +29,7 @@ from ..core.errors import DebuggerError
 from ..core.model import SessionState
 from .actions import Actions
 from .commandline import CommandRunner
+from .frozen import FrozenView
 from .refresh import Refresher
 from .screens.help import HelpScreen
 from .startup import run_to_first_stop
@@ -47,6 +48,7 @@ from .view import (
     pane_title,
 )
 from .widgets.breakpoints import BreakpointsPane
+from .widgets.captures import CapturesPane, FrozenBanner
 from .widgets.command_line import CommandLine
 from .widgets.events import EventsPane
 from .widgets.output import OutputPane
@@ -87,6 +89,7 @@ class TracepilotApp(App[int]):
         Binding("ctrl+o", "open_file", "Open file"),
         Binding("w", "add_watch", "Add watch", show=False),
         Binding("T", "next_target", "Next target", show=False),
+        Binding("escape", "leave_capture", "Live view"),  # (only while a capture is shown frozen)
         *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
           for pane in PANES),
         Binding("question_mark,f1", "help", "Help"),
@@ -119,12 +122,14 @@ class TracepilotApp(App[int]):
         self.refresher = Refresher(self)
         self.actions = Actions(self)
         self.commands = CommandRunner(self)
+        self.frozen = FrozenView(self)  # the captures list and a capture shown frozen (frozen.py)
 
     def compose(self) -> ComposeResult:
         # (On a resize this runs before the App's own size is updated: the layout wanted comes from the event.)
         wanted, self._wanted_compact = self._wanted_compact, None
         self.compact = self._is_compact(self.size.width, self.size.height) if wanted is None else wanted
         yield StatusBar(id="status")
+        yield FrozenBanner(id="frozen-banner")
         if self.compact:
             with Vertical(id="body", classes="compact"):
                 yield SourceView(id="source")
@@ -145,6 +150,8 @@ class TracepilotApp(App[int]):
                         yield EventsPane(id="events")
                     with TabPane(pane_title("Console"), id="tab-console"):
                         yield OutputPane(id="output")
+                    with TabPane(pane_title("Captures"), id="tab-captures"):
+                        yield CapturesPane(id="captures")
         else:
             with Horizontal(id="body"):
                 with Vertical(id="left"):
@@ -160,6 +167,8 @@ class TracepilotApp(App[int]):
                             yield ThreadsPane(id="threads")
                         with TabPane(pane_title("Events"), id="tab-events"):
                             yield EventsPane(id="events")
+                        with TabPane(pane_title("Captures"), id="tab-captures"):
+                            yield CapturesPane(id="captures")
                 with Vertical(id="right"):
                     yield StackPane(id="stack")
                     yield VariablesPane(id="variables")
@@ -190,6 +199,7 @@ class TracepilotApp(App[int]):
             await self._drain_tabs()
             await self.recompose()
             self._fill_all(console)
+            self.frozen.repaint()  # (a capture shown frozen stays shown in the new panes)
             self.label_keys(width)
             self.refresher.schedule()  # (a refresh that ran into the old panes as they went painted nothing)
             settled = asyncio.Event()  # the new panes' own after-mount work is done before any next re-layout
@@ -267,6 +277,7 @@ class TracepilotApp(App[int]):
         self._fill_all()
         self.query_one(SourceView).focus()
         self.set_interval(0.25, self.refresher.poll_output)
+        self.frozen.load()  # captures taken before this screen opened (watch: the host's so far)
         self._start()
 
     def _fill_all(self, console: OutputPane | None = None) -> None:
@@ -304,6 +315,8 @@ class TracepilotApp(App[int]):
             return state is SessionState.RUNNING
         if action == "restart":
             return self.launched and hasattr(self.debugger, "restart")
+        if action == "leave_capture":
+            return self.frozen.active
         return True
 
     @staticmethod
@@ -311,6 +324,7 @@ class TracepilotApp(App[int]):
         return [("Everywhere (digits focus a pane; Tab / Shift+Tab go round them)", TracepilotApp),
                 ("Source pane (pudb/gdb keys)", SourceView), ("Variables pane", VariablesPane),
                 ("Breakpoints pane", BreakpointsPane), ("Watches pane", WatchesPane),
+                ("Captures pane", CapturesPane),
                 ("Command line", CommandLine)]
 
     # -- start-up ------------------------------------------------------------------------------------
@@ -378,6 +392,7 @@ class TracepilotApp(App[int]):
     # -- routing: core events, keys and pane messages to the parts that handle them ----------------------
 
     def on_core_event(self, message: CoreEvent) -> None:
+        self.frozen.core_event(message.record)
         self.refresher.core_event(message.record)
 
     def action_resume(self) -> None:
@@ -389,6 +404,13 @@ class TracepilotApp(App[int]):
         said = await self.quietly(switch_to_next_target(self))
         if said:
             self.note(said)
+
+    def action_leave_capture(self) -> None:
+        self.frozen.leave()
+
+    @on(CapturesPane.Opened)
+    def _capture_opened(self, message: CapturesPane.Opened) -> None:
+        self.frozen.open(message.capture)
 
     def action_pause(self) -> None:
         self.actions.pause()

@@ -33,6 +33,7 @@ PARTS_OF_KIND: dict[str, frozenset[str]] = {
     "watch_add": frozenset({"watches"}), "watch_remove": frozenset({"watches"}),
     "thread_start": frozenset({"threads"}), "thread_death": frozenset({"threads"}),
     "mark": frozenset(), "unmark": frozenset(), "trace": frozenset(), "stop_queued": frozenset(),
+    "capture": _BREAKPOINTS,  # (a capture point's count; the captures list reads the capture: tui/frozen.py)
     "evaluate": frozenset({"frames", "watches"}), "set_value": frozenset({"frames", "watches"}),
 }
 MAX_FRAMES = 60  # frames listed in the stack pane
@@ -60,6 +61,7 @@ PANES = (
     Pane("6", "Threads", "threads", "tab-threads"),
     Pane("7", "Events", "events", "tab-events"),
     Pane("8", "Console", "output", "tab-console"),
+    Pane("9", "Captures", "captures", "tab-captures"),
 )
 PANE_BY_NAME = {pane.name.lower(): pane for pane in PANES}
 
