@@ -89,7 +89,7 @@ class TracepilotApp(App[int]):
         Binding("ctrl+o", "open_file", "Open file"),
         Binding("w", "add_watch", "Add watch", show=False),
         Binding("T", "next_target", "Next target", show=False),
-        Binding("escape", "leave_capture", "Live view"),  # (only while a capture is shown frozen)
+        Binding("escape", "leave_capture", "Back to the live view (from a capture shown frozen)"),
         *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
           for pane in PANES),
         Binding("question_mark,f1", "help", "Help"),

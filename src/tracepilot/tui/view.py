@@ -78,7 +78,7 @@ WHEN_RUNNING = {"pause"}
 SHORT_LABELS: dict[str, str | None] = {
     "resume": "Cont", "pause": "Pause", "step_over": "Over", "step_into": "Into", "step_out": "Out",
     "toggle_breakpoint": "Bkpt", "run_to_cursor": "Run to", "restart": "Restart", "focus_command": "Cmd",
-    "search": "Find", "open_file": None, "help": "Help", "quit": "Quit",
+    "search": "Find", "open_file": None, "help": "Help", "quit": "Quit", "leave_capture": "Live",
 }
 # Footer words from WIDE_FOOTER columns on (where they all fit).
 WIDE_FOOTER = 140
@@ -86,7 +86,7 @@ WIDE_LABELS: dict[str, str | None] = {
     "resume": "Continue", "pause": "Pause", "step_over": "Step over", "step_into": "Step into",
     "step_out": "Step out", "toggle_breakpoint": "Breakpoint", "run_to_cursor": "Run to cursor",
     "restart": "Restart", "focus_command": "Command", "search": "Search", "open_file": None, "help": "Help",
-    "quit": "Quit",
+    "quit": "Quit", "leave_capture": "Live view",
 }
 # The command palette: one entry per action, in words (no internal names), with its key.
 PALETTE = (
