@@ -130,6 +130,11 @@ async def test_captures_pane_fills_and_opens_a_frozen_view(jvm_factory, java_sou
         pane.focus()
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.frozen.active, what="frozen again")
+        # A re-layout (below 110 columns the side panes become tabs) keeps the frozen view in the new panes.
+        await pilot.resize_terminal(100, 30)
+        await wait_for(pilot, lambda: app.compact and stack_rows(app)[:1] == ["Captured.step"]
+                       and "frozen" in banner(app), what="the frozen view in the compact layout")
+        assert "i = 1" in labels(app.query_one(VariablesPane).root)
         await pilot.press("f5")
         await wait_for(pilot, lambda: stopped_at(app, end), what="the stop at the end")
         await wait_for(pilot, lambda: not app.frozen.active and banner(app) == ""
