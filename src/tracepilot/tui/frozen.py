@@ -6,6 +6,7 @@ to the live view; the live program's frames and values kept coming meanwhile (th
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 
@@ -23,6 +24,7 @@ from .widgets.stack import StackPane
 from .widgets.variables import LEAF_INDENT, VariablesPane, VarNode, label_for
 
 SHOWN = 2_000  # captures the pane lists (the newest; the core's book keeps as many)
+LIST_PAUSE = 0.1  # seconds between two redraws of the list while captures keep arriving
 
 
 class FrozenView:
@@ -47,6 +49,10 @@ class FrozenView:
             self.load()
         elif record.kind == "stop" and self.active:
             self.leave()  # the program stopped: its live state is what matters now
+        elif record.kind in ("reset", "detach"):  # the core let go of its captures: so does the list
+            self.leave()
+            self.captures = []
+            self.show_list()
 
     def load(self) -> None:
         """Read the captures added since the last one listed (one read at a time; arrivals meanwhile read after)."""
@@ -69,6 +75,9 @@ class FrozenView:
                 if found:
                     self.captures = (self.captures + found)[-SHOWN:]
                     self.show_list()
+                    # A point capturing 100 times a second: the list is redrawn a few times a second, not
+                    # once per capture (what arrives meanwhile is read in one go).
+                    await asyncio.sleep(LIST_PAUSE)
                 if not self._again:
                     return
         finally:
