@@ -78,5 +78,10 @@ class FrozenBanner(Static):
             self.add_class("hidden")
             self.update("")
             return
-        self.update(f" ❄ {banner_of(capture)} · Esc: back to live")
+        # The badge and the way back first: a narrow terminal cuts the line's end.
+        text = Text(" FROZEN ", style="bold black on cyan")
+        text.append(" Esc: live view ", style="bold")
+        text.append(f"· {banner_of(capture)}")
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.update(text)
         self.remove_class("hidden")
