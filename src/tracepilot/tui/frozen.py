@@ -152,6 +152,11 @@ class FrozenView:
             node = root.add(Text("expressions (at the hit)", style="bold"), data=VarNode(None, True), expand=True)
             for value in capture.expressions:
                 add_captured(node, value, "watch")
+        if capture.cuts:  # (each cut value says its own; this lists them all, and a capture's own limit)
+            node = root.add(Text(f"✂ what the limits cut ({len(capture.cuts)})", style="italic yellow"),
+                            data=VarNode(None, True))
+            for cut in capture.cuts:
+                node.add_leaf(Text(LEAF_INDENT + cut, style="italic"), data=VarNode(None, True))
 
     def _show_line(self, location: Any) -> None:
         """The captured frame's line in the source pane, when its file is known here (no request to the JVM)."""
