@@ -10,6 +10,7 @@ from textual.widgets.tree import TreeNode
 from tracepilot.core.debugger import Debugger
 from tracepilot.tui.app import TracepilotApp
 from tracepilot.tui.widgets.captures import CapturesPane, FrozenBanner
+from tracepilot.tui.widgets.command_line import CommandLine
 from tracepilot.tui.widgets.stack import StackPane
 from tracepilot.tui.widgets.variables import VariablesPane
 
@@ -125,9 +126,10 @@ async def test_captures_pane_fills_and_opens_a_frozen_view(jvm_factory, java_sou
         assert banner(app) == "" and stack_rows(app)[0] == "Captured.step"
         assert not offers_live_view(app)
 
-        # Opened again, then the next real stop: back to the live view by itself.
-        pane = app.query_one(CapturesPane)
-        pane.focus()
+        # Opened again (`:captures` goes to the list), then the next real stop: back to the live view by itself.
+        app.query_one(CommandLine).focus()
+        await pilot.press(*"captures", "enter")
+        await wait_for(pilot, lambda: app.focused is app.query_one(CapturesPane), what=":captures focuses the list")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.frozen.active, what="frozen again")
         # A re-layout (below 110 columns the side panes become tabs) keeps the frozen view in the new panes.

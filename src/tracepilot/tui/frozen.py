@@ -92,6 +92,8 @@ class FrozenView:
     def open(self, capture: Capture) -> None:
         self.capture, self.frame = capture, 0
         self.repaint()
+        if self.app.compact:  # (the panes are tabs there: the list's tab would hide what was opened)
+            self.app.actions.focus_pane("variables")
         self.app.refresh_bindings()  # the footer offers the key back to the live view
 
     def select_frame(self, index: int) -> None:
