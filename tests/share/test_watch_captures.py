@@ -12,8 +12,8 @@ from tracepilot.share.client import RemoteDebugger
 from tracepilot.share.host import SessionHost
 from tracepilot.tui.watch import WatchApp
 from tracepilot.tui.widgets.captures import CapturesPane
+from tui.captures_helpers import banner, labels, open_first_capture_and_check
 from tui.helpers import stopped_at, wait_for
-from tui.test_captures_pane import banner, labels, open_first_capture_and_check
 
 
 @pytest.mark.timeout(60)
