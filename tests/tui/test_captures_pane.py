@@ -74,3 +74,37 @@ async def test_captures_pane_fills_and_opens_a_frozen_view(jvm_factory, java_sou
         await wait_for(pilot, lambda: stopped_at(app, end), what="the stop at the end")
         await wait_for(pilot, lambda: not app.frozen.active and banner(app) == ""
                        and stack_rows(app)[:1] == ["Captured.main"], what="the live view after the stop")
+
+
+@pytest.mark.timeout(60)
+async def test_captures_of_a_running_service_fill_the_list_and_open_frozen(jvm_factory, line_of):
+    """The case capture points are for: the program never stops. Captures arrive while it runs, the list
+    fills as they do, and one opens frozen (its request's list as at the hit) while the live view says running."""
+    target = jvm_factory("fixtures.CaptureService", "2", suspend=False)
+    line = line_of("capture-line")
+
+    async def attach_and_set(app: TracepilotApp) -> None:
+        await app.debugger.attach(target.address, 10.0)
+        await app.debugger.breakpoint_set(f"fixtures.CaptureService:{line}", condition="request.id % 10 == 7",
+                                          capture=2)
+
+    app = TracepilotApp(Debugger(), attach_and_set, clock=False)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(CapturesPane)
+        await wait_for(pilot, lambda: pane.row_count == 2, what="two captures listed as they arrive")
+        assert app.view.status.state.value == "RUNNING"
+        pane.focus()
+        pane.move_cursor(row=1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.frozen.active and "capture #2 of bp-" in banner(app), what="frozen")
+        assert stack_rows(app)[0] == "CaptureService.handle", stack_rows(app)
+        root = app.query_one(VariablesPane).root
+        size = int(next(label for label in labels(root) if label.startswith("size =")).split("=")[1])
+        request = next(c for c in root.children if str(c.label).strip().startswith("request ="))
+        items = next(c for c in request.children if str(c.label).strip().startswith("items ="))
+        assert len(items.children) == size >= 3, labels(items)  # cleared right after the line; as at the hit
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.frozen.active and any(
+            label.startswith("running") for label in labels(app.query_one(VariablesPane).root)),
+            what="the live view: running")
+        assert app.view.status.state.value == "RUNNING"
