@@ -98,6 +98,24 @@ def tcp_shared(share_dir, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     return share_dir
 
 
+RELAY_PORT_LINE = re.compile(r"JDWP on 127\.0\.0\.1:(\d+)")
+
+
+async def _announced_port(relay: asyncio.subprocess.Process, timeout: float = 20.0) -> int:
+    """The relay's port, from the first stdout line that carries it (other lines may come first), within `timeout`."""
+    seen: list[str] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while raw := await relay.stdout.readline():
+                seen.append(line := raw.decode(errors="replace").rstrip("\n"))
+                if found := RELAY_PORT_LINE.search(line):
+                    return int(found.group(1))
+    except TimeoutError:
+        raise AssertionError(f"no port line from the relay within {timeout:g}s; stdout:\n" + "\n".join(seen)) from None
+    err = (await relay.stderr.read()).decode(errors="replace")
+    raise AssertionError("the relay ended before announcing its port; stdout:\n" + "\n".join(seen) + "\nstderr:\n" + err)
+
+
 async def _relay(*args: str) -> asyncio.subprocess.Process:
     env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return await asyncio.create_subprocess_exec(
@@ -105,7 +123,6 @@ async def _relay(*args: str) -> asyncio.subprocess.Process:
         stderr=asyncio.subprocess.PIPE, env=env)
 
 
-@pytest.mark.xfail(strict=False, reason="flaky on CI: the first announced line did not yet carry the port once; the test must read until the port line")
 async def test_jdwp_join_over_tcp_needs_the_sessions_token(tcp_shared, default_jdk, jvm_factory, line_of, jdk17_tools):
     jdb = str(Path(jdk17_tools[1]).with_name("jdb"))
     target = jvm_factory("JdwpGuest", jdk=default_jdk, suspend=False)
@@ -128,8 +145,7 @@ async def test_jdwp_join_over_tcp_needs_the_sessions_token(tcp_shared, default_j
             # The right token: jdb works through it.
             relay = await _relay(session, "--port", "0", "--token", host.tcp_token, "--name", "remote")
             try:
-                announced = (await asyncio.wait_for(relay.stdout.readline(), 20)).decode()
-                port = int(re.search(r"127\.0\.0\.1:(\d+)", announced).group(1))
+                port = await _announced_port(relay)
                 async with line_process(jdb, "-attach", f"127.0.0.1:{port}", stderr_to_stdout=True) as person:
                     await person.expect("Initializing jdb")
                     await person.send(f"stop at fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
