@@ -8,6 +8,8 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import BreakpointInfo
+from ..footer import NO_LIMIT, FooterFaces, faces
+from ..view import COMPACT_WIDTH
 from .table import Table
 
 
@@ -24,13 +26,18 @@ def look_of(bp: BreakpointInfo) -> str:
     return "enabled"
 
 
-class BreakpointsPane(Table):
+class BreakpointsPane(FooterFaces, Table):
     COLUMNS = (" ", "id", "kind", "where", "hits", "options")
 
+    # In the footer from COMPACT_WIDTH columns on only: narrower, these would push `:`, `?` and `q` off it
+    # (the keys work at every width; help and the palette list them).
     BINDINGS = [
-        Binding("space", "toggle_enabled", "Enable/disable"),
-        Binding("e", "edit", "Edit"),
-        Binding("delete,x", "remove", "Remove"),
+        *faces("space", "toggle_enabled", [("Enable/disable", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("e", "edit", [("Edit", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("delete,x", "remove", [("Remove", COMPACT_WIDTH, NO_LIMIT)]),
+        Binding("space", "toggle_enabled", "Enable/disable", show=False),
+        Binding("e", "edit", "Edit", show=False),
+        Binding("delete,x", "remove", "Remove", show=False),
     ]
 
     class Toggle(Message):

@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 
+from ..footer import NO_LIMIT, FooterFaces, faces
+from ..view import COMPACT_WIDTH
 from .table import Table
 
 
@@ -30,13 +32,17 @@ def watch_row(watch: Any) -> WatchRow:
     return WatchRow(str(getattr(watch, "id", "")), str(getattr(watch, "expression", "")), text, history, bool(error))
 
 
-class WatchesPane(Table):
+class WatchesPane(FooterFaces, Table):
     COLUMNS = ("id", "expression", "value", "history")
 
+    # In the footer from COMPACT_WIDTH columns on only (see BreakpointsPane); the keys work at every width.
     BINDINGS = [
-        Binding("a,insert", "add", "Add watch"),
-        Binding("e", "edit", "Edit"),
-        Binding("delete,x", "remove", "Remove"),
+        *faces("a,insert", "add", [("Add watch", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("e", "edit", [("Edit", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("delete,x", "remove", [("Remove", COMPACT_WIDTH, NO_LIMIT)]),
+        Binding("a,insert", "add", "Add watch", show=False),
+        Binding("e", "edit", "Edit", show=False),
+        Binding("delete,x", "remove", "Remove", show=False),
     ]
 
     class AddRequested(Message):
