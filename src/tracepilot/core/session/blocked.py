@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ...jdwp import JdwpError, ObjectReference, ThreadReference, ThreadStatus, VirtualMachine
+from ...jdwp import JdwpTransportError, ObjectReference, ThreadReference, ThreadStatus, VirtualMachine
 from ..vm import Vm
 
 
@@ -19,11 +19,14 @@ async def blocked_by_suspended(vm: Vm, thread_id: int) -> str | None:
     try:  # (Status needs no suspension: most resumed threads run, and cost this one round trip only)
         if (await vm.send(ThreadReference.Status, thread_id)).thread_status != ThreadStatus.MONITOR:
             return None
-    except JdwpError:
+    except JdwpTransportError:  # the thread ended, the VM went: nothing to explain
         return None
     # The contended monitor can only be asked of a suspended thread: suspend every thread for the look and
     # resume exactly once (the pair leaves each count as it was; the owner's count reads one higher meanwhile).
-    await vm.send(VirtualMachine.Suspend)
+    try:
+        await vm.send(VirtualMachine.Suspend)
+    except JdwpTransportError:
+        return None
     try:
         status = await vm.send(ThreadReference.Status, thread_id)
         if status.thread_status != ThreadStatus.MONITOR:
@@ -36,11 +39,14 @@ async def blocked_by_suspended(vm: Vm, thread_id: int) -> str | None:
             return None
         if (await vm.send(ThreadReference.SuspendCount, owner)).suspend_count <= 1:  # only the look's own
             return None
-    except JdwpError:  # the thread ended, the object went: nothing to explain
+    except JdwpTransportError:  # the thread ended, the object went: nothing to explain
         return None
     finally:
         with contextlib.suppress(Exception):
             await vm.send(VirtualMachine.Resume)
-    waiter, holder = await vm.thread_name(thread_id), await vm.thread_name(owner)
+    try:
+        waiter, holder = await vm.thread_name(thread_id), await vm.thread_name(owner)
+    except JdwpTransportError:
+        return None
     return (f"{waiter} waits for a lock held by {holder}, which is suspended: resume {holder} too, "
             "or resume all")
