@@ -5,7 +5,8 @@ footer shows is declared twice: its *face*, `footer('<action>', min_width, max_w
 for that range of widths, and the key itself (show=False) with the long description that help lists. The
 owner's `check_action` hides a face outside its widths (False: Textual then tries the key's next binding, the
 real one, so the key works at every width) and otherwise answers as the action does (None greys it out);
-pressing a shown face runs its action. The width is the App's `footer_width` (set by `label_keys`)."""
+pressing a shown face runs its action (the owner's `action_footer`). The width is the App's `footer_width`
+(set by `label_keys`)."""
 
 from __future__ import annotations
 
@@ -44,15 +45,3 @@ def face_state(owner: Any, parameters: tuple[object, ...]) -> bool | None:
     if not low <= width < high:
         return False
     return owner.check_action(action, ())
-
-
-class FooterFaces:
-    """For an App or a widget with footer faces: check_action answers for them; pressing one runs its action."""
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "footer":
-            return face_state(self, parameters)
-        return super().check_action(action, parameters)  # type: ignore[misc]
-
-    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
-        await self.run_action(action)  # type: ignore[attr-defined]
