@@ -24,7 +24,6 @@ ALLOWED = {
     # hand it highlights made elsewhere.
     ("tui/widgets/source.py", "SourceView", "_highlight_query"),
     ("tui/widgets/source.py", "SourceView", "_highlights"),
-    ("tui/widgets/source.py", "SourceView", "_line_cache"),
     ("tui/widgets/source.py", "SourceView", "_refresh_scrollbars"),
     # The gutter and current-line colours of the theme in use: TextArea builds its theme object from CSS
     # privately and has no public accessor for it.

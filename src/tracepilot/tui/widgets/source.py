@@ -105,7 +105,7 @@ class SourceView(TextArea):
         if self.wrap_width or self.indent_width != TAB_WIDTH:  # laid out for another width: do it again
             source.wrapped.wrap(self.wrap_width, tab_width=self.indent_width)
         self.navigator = DocumentNavigator(self.wrapped_document)
-        self._line_cache.clear()
+        self.notify_style_update()  # (public; for a TextArea it also drops the lines it rendered of the old file)
         self.move_cursor((0, 0))
         width, height = source.size
         self.virtual_size = Size(width + self.gutter_width + 1, height)
