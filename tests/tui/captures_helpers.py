@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.widgets.tree import TreeNode
 
 from tracepilot.tui.app import TracepilotApp
+from tracepilot.tui.footer import face_action
 from tracepilot.tui.widgets.captures import CapturesPane, FrozenBanner
 from tracepilot.tui.widgets.stack import StackPane
 from tracepilot.tui.widgets.variables import VariablesPane
@@ -35,7 +36,7 @@ def banner(app: TracepilotApp) -> str:
 
 def offers_live_view(app: TracepilotApp) -> bool:
     """The footer offers the key back to the live view."""
-    return any(b.binding.action == "leave_capture" and b.enabled for b in app.active_bindings.values())
+    return any(face_action(b.binding.action) == "leave_capture" and b.enabled for b in app.active_bindings.values())
 
 
 async def open_first_capture_and_check(pilot, app, line: int) -> None:  # noqa: ANN001

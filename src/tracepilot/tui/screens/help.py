@@ -9,12 +9,15 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..footer import is_face
+
 
 def _bindings(owner: type) -> list[Binding]:
     found: list[Binding] = []
     for item in getattr(owner, "BINDINGS", []):
         binding = item if isinstance(item, Binding) else Binding(*item)
-        found.append(binding)
+        if not is_face(binding):  # the footer's words for a key: help lists the key itself, once
+            found.append(binding)
     return found
 
 
