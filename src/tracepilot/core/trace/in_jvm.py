@@ -37,7 +37,8 @@ from ..errors import DebuggerError
 from ..instrument.naming import is_probe_class, session_token
 from ..model import StopKind
 from .inject import NotTraceable, instrument
-from .probe import NoJavac, compile_probes
+from .probe import NoJavac
+from .probe_cache import probe_classes
 from .tree import Key, Node, Stat, Trees
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,11 @@ class Traced:
     type_id: int
     internal: str
     original: bytes
-    methods: list = field(default_factory=list)  # inject.TracedMethod
+    methods: list = field(default_factory=list)  # inject.TracedMethod: instrumented now
+    all_methods: list = field(default_factory=list)  # every method with code (their names, for the answer)
+    first_index: int = 0  # the probe's number of its first method
+    full: bytes = b""  # every method instrumented
+    pending: set = field(default_factory=set)  # (name, descriptor) left out: a thread was inside at the start
 
 
 def matches(name: str, patterns: list[str]) -> bool:
@@ -75,11 +80,24 @@ class InJvmTrace:
         self.thread_names: dict[int, str] = {}
         self.trees = Trees()
         self.calls = 0
+        self.hub_internal = ""
+        self.held_ms = 0.0  # the running program held for the redefinitions
+        self.instrumented = False
+        self.joined_late = 0
+        self._stopping = asyncio.Event()
 
     # -- setting up ----------------------------------------------------------------------------------
 
-    async def install(self) -> None:
-        """Instrument the matching classes; raises Fallback with the reason when it cannot."""
+    async def install(self, thread: int | None = None, *, hold: bool = False) -> None:
+        """Instrument the matching classes; raises Fallback with the reason when it cannot. `thread`: one
+        stopped at an event for the calls that define the probe (default: the stop's). `hold`: the program
+        runs; it is suspended for the moment of the redefinition only (held_ms says how long)."""
+        await self.prepare(thread)
+        await self.apply(hold=hold)
+
+    async def prepare(self, thread: int | None = None) -> None:
+        """Everything before the redefinition: the classes' bytes, the probe defined, the classes'
+        instrumented bytes (every method; those a thread is inside are left out by apply)."""
         in_jvm = getattr(getattr(self.session, "breakpoints", None), "in_jvm", None)
         if in_jvm is None or not in_jvm.enabled:
             raise Fallback("in-JVM mode is off (--no-instrument)")
@@ -87,14 +105,15 @@ class InJvmTrace:
             raise Fallback("a read-only session never changes the target's classes")
         if not self.vm.capabilities.get("can_redefine_classes"):
             raise Fallback("this JVM cannot redefine classes")
-        stop = self.session.stop
-        if stop is None or not stop.thread_id:
-            raise Fallback("no thread is stopped at an event to define the probe with (stop at a breakpoint, "
-                           "then trace with resume=true)")
-        if stop.kind is StopKind.PAUSE:
-            raise Fallback("a pause suspends no thread at an event to define the probe with (stop at a breakpoint, "
-                           "then trace with resume=true)")
-        thread = stop.thread_id
+        if thread is None:
+            stop = self.session.stop
+            if stop is None or not stop.thread_id:
+                raise Fallback("no thread is stopped at an event to define the probe with (stop at a "
+                               "breakpoint, then trace with resume=true)")
+            if stop.kind is StopKind.PAUSE:
+                raise Fallback("a pause suspends no thread at an event to define the probe with (stop at a "
+                               "breakpoint, then trace with resume=true)")
+            thread = stop.thread_id
         found = [t for t in await self.vm.all_classes(refresh=True)
                  if t.signature.startswith("L") and matches(t.name, self.patterns) and not is_probe_class(t.signature)]
         if not found:
@@ -118,16 +137,15 @@ class InJvmTrace:
             hub = f"Trace_{token}{SUFFIX}"
             markers = [f"Trace_{token}_{i}{SUFFIX}" for i in range(len(self.classes))]
             prefix = f"{package}/" if package else ""
-            instrumented: list[tuple[int, bytes]] = []
+            self.hub_internal = prefix + hub
             index = 0
-            running = await self._running()
             for traced in self.classes:
-                data, traced.methods = instrument(traced.original, prefix + hub, index,
-                                                  frozenset(running.get(traced.type_id, ())))
+                traced.first_index = index
+                traced.full, traced.methods = instrument(traced.original, self.hub_internal, index)
+                traced.all_methods = list(traced.methods)
                 index += len(traced.methods)
-                instrumented.append((traced.type_id, data))
             java_home = await self._java_home(thread)
-            compiled = await asyncio.to_thread(compile_probes, package, hub, markers, java_home)
+            compiled = await asyncio.to_thread(probe_classes, package, hub, markers, java_home)
             self.hub_type = await in_jvm._define(thread, loader, prefix + hub, compiled[prefix + hub])
             for name in sorted(compiled):
                 if name.startswith(prefix + hub + "$"):
@@ -137,28 +155,110 @@ class InJvmTrace:
                 await self._mark(in_jvm, marker_type, traced)
                 self.markers.append(marker_type)
             self.hub_fields = {f.name: f.id for f in await self.vm.fields(self.hub_type)}
-            await self.vm.send(VirtualMachine.RedefineClasses, instrumented)
         except (NotTraceable, NoJavac) as exc:
             raise Fallback(str(exc)) from None
         except (JdwpError, DebuggerError) as exc:
             raise Fallback(f"could not instrument: {exc}") from None
+
+    async def apply(self, *, hold: bool) -> None:
+        """Redefine the classes; a method some thread is inside keeps its code (its frame would run obsolete
+        code otherwise) until `rejoin` finds it left. `hold`: suspend the running program around it."""
+        in_jvm = self.session.breakpoints.in_jvm
+        began = time.monotonic()
+        if hold:
+            await self.vm.send(VirtualMachine.Suspend)
+        try:
+            running = await self._running()
+            instrumented: list[tuple[int, bytes]] = []
+            for traced in self.classes:
+                inside = frozenset(running.get(traced.type_id, ()))
+                traced.pending = set(inside)
+                data = traced.full
+                if inside:
+                    data, traced.methods = instrument(traced.original, self.hub_internal, traced.first_index, inside)
+                instrumented.append((traced.type_id, data))
+            await self.vm.send(VirtualMachine.RedefineClasses, instrumented)
+        except NotTraceable as exc:
+            raise Fallback(str(exc)) from None
+        except (JdwpError, DebuggerError) as exc:
+            raise Fallback(f"could not instrument: {exc}") from None
+        finally:
+            if hold:
+                with contextlib.suppress(Exception):
+                    await self.vm.send(VirtualMachine.Resume)
+                self.held_ms += (time.monotonic() - began) * 1000
+        self.instrumented = True
         for traced in self.classes:
             self.vm.forget(traced.type_id)
             await in_jvm._rebind_others(traced.type_id, None)  # the JVM dropped their breakpoints
         await self._names()
 
+    @property
+    def pending(self) -> list[str]:
+        """Methods left uninstrumented because a thread was inside them (not counted, yet)."""
+        return sorted(f"{t.internal.replace('/', '.')}.{name}" for t in self.classes for name, _ in t.pending)
+
+    async def rejoin(self, delays: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.4)) -> None:
+        """While the trace runs: instrument the methods a thread was inside at the start as soon as no thread
+        is (a request being handled leaves them in microseconds; a loop that never returns, never). Each
+        look holds the program for a moment, counted in held_ms; their calls before are not counted."""
+        in_jvm = self.session.breakpoints.in_jvm
+        for delay in delays:
+            if not any(t.pending for t in self.classes):
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), delay)
+            if self._stopping.is_set():
+                return
+            began = time.monotonic()
+            await self.vm.send(VirtualMachine.Suspend)
+            changed: list[Traced] = []
+            try:
+                running = await self._running()
+                redefine: list[tuple[int, bytes]] = []
+                for traced in self.classes:
+                    if not traced.pending:
+                        continue
+                    inside = {m for m in traced.pending if m in running.get(traced.type_id, ())}
+                    if inside == traced.pending:
+                        continue
+                    data, methods = instrument(traced.original, self.hub_internal, traced.first_index,
+                                               frozenset(inside))
+                    redefine.append((traced.type_id, data))
+                    changed.append((traced, inside, methods))
+                if redefine:
+                    await self.vm.send(VirtualMachine.RedefineClasses, redefine)
+                    for traced, inside, methods in changed:
+                        traced.pending, traced.methods = inside, methods
+            finally:
+                with contextlib.suppress(Exception):
+                    await self.vm.send(VirtualMachine.Resume)
+                self.held_ms += (time.monotonic() - began) * 1000
+            self.joined_late += len(changed)
+            for traced, _, _ in changed:
+                self.vm.forget(traced.type_id)
+                with contextlib.suppress(Exception):
+                    await in_jvm._rebind_others(traced.type_id, None)
+
+    def stop_rejoin(self) -> None:
+        self._stopping.set()
+
     async def _running(self) -> dict[int, set[tuple[str, str]]]:
         """Per traced class, the methods some thread is inside now (the program is held: stacks are still)."""
         wanted = {t.type_id for t in self.classes}
         running: dict[int, set[tuple[str, str]]] = {}
-        for thread in (await self.vm.send(VirtualMachine.AllThreads)).threads:
+        threads = (await self.vm.send(VirtualMachine.AllThreads)).threads
+
+        async def frames_of(thread: int) -> list:
             try:
-                frames = (await self.vm.send(ThreadReference.Frames, thread, 0, -1)).frames
+                return (await self.vm.send(ThreadReference.Frames, thread, 0, -1)).frames
             except JdwpError:
-                continue
+                return []  # ended meanwhile
+
+        for frames in await asyncio.gather(*(frames_of(t) for t in threads)):
             for frame in frames:
                 loc = frame.location
-                if loc.class_id in wanted:
+                if loc.class_id in wanted and loc.method_id:
                     method = await self.vm.method(loc.class_id, loc.method_id)
                     running.setdefault(loc.class_id, set()).add((method.name, method.signature))
         return running
@@ -193,7 +293,7 @@ class InJvmTrace:
         for traced in self.classes:
             info = await self.vm.type(traced.type_id)
             by_sig = {(m.name, m.signature): m for m in await self.vm.methods(traced.type_id)}
-            for m in traced.methods:
+            for m in traced.all_methods:
                 method = by_sig.get((m.name, m.descriptor))
                 shown = method.display() if method is not None else m.name
                 self.names[(0, m.index)] = f"{info.name}.{shown}"
@@ -212,6 +312,10 @@ class InJvmTrace:
     async def restore(self) -> None:
         if not self.classes:
             return
+        if not self.instrumented:  # given up before the redefinition: only the markers to clear
+            self.classes = []
+            await self._clear_markers()
+            return
         try:
             await self.vm.send(VirtualMachine.RedefineClasses, [(t.type_id, t.original) for t in self.classes])
         except Exception as exc:
@@ -222,11 +326,14 @@ class InJvmTrace:
             self.vm.forget(traced.type_id)
             with contextlib.suppress(Exception):
                 await in_jvm._rebind_others(traced.type_id, None)
+        self.classes = []
+        await self._clear_markers()
+
+    async def _clear_markers(self) -> None:
         for marker in self.markers:  # restored: nothing for a later session to do
             with contextlib.suppress(Exception):
                 fields = {f.name: f.id for f in await self.vm.fields(marker)}
                 await self.vm.send(ClassType.SetValues, marker, [(fields["TARGET"], Value.object(0, Tag.STRING))])
-        self.classes = []
 
     async def _read(self) -> None:
         vm = self.vm

@@ -46,7 +46,9 @@ def instrument(data: bytes, hub: str, first_index: int,
                running: frozenset[tuple[str, str]] = frozenset()) -> tuple[bytes, list[TracedMethod]]:
     """The class's bytes with probe calls in every method with code (numbered from `first_index`), but those
     in `running` (name, descriptor): a thread is inside them, and their frames must keep running code the
-    JVM takes as equal to the new (EMCP), or breakpoints set in them would never fire for those frames."""
+    JVM takes as equal to the new (EMCP), or breakpoints set in them would never fire for those frames.
+    A method's number does not depend on `running` (every method with code takes one): instrumenting again
+    with fewer running methods (when their threads have left them) keeps the numbers of the others."""
     cf = ClassFile.parse(data)
     pool = cf.pool
     enter = pool.add_method_ref(hub, "enter", "(I)V")
@@ -55,14 +57,16 @@ def instrument(data: bytes, hub: str, first_index: int,
     throwable = pool.add_class("java/lang/Throwable")
     stack_map_name = None
     traced: list[TracedMethod] = []
+    position = 0
     for method in cf.methods:
         code = method.code
         name = cf.member_name(method)
         if code is None or method.access & (ACC_ABSTRACT | ACC_NATIVE):
             continue
+        index = first_index + position
+        position += 1
         if (name, cf.member_descriptor(method)) in running:
             continue
-        index = first_index + len(traced)
         instructions = bc.decode(code.code)
         if any(0 in ins.targets for ins in instructions) or any(e.handler_pc == 0 for e in code.exceptions):
             raise NotTraceable(f"{cf.name}.{name} jumps back to its first instruction")

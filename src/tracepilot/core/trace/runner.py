@@ -86,42 +86,98 @@ async def resume_if_asked(session: Any, resume: bool, actor: Actor) -> None:
 IN_JVM_TIMING = ("times measured in the JVM with System.nanoTime (total: with its callees; own: without the "
                  "traced ones); a method averaging under 1 us is timed on 1 call in 16 past its first 256 "
                  "(sampled), every call counted; the probe's own cost, tens of ns a call, is in its callers' times")
-RUNNING = ("the program was running: no thread stopped at an event to define the probe with (stop at a "
-           "breakpoint, then trace with resume=true)")
+BORROW_TIMEOUT = 3.0  # seconds a running program has to enter a traced method (to define the probe in)
+
+
+def held_note(tracer: Any) -> str:
+    """What instrumenting cost the program, and the methods a thread was inside when it began."""
+    parts = []
+    if tracer.held_ms:
+        parts.append(f"the program was held for {tracer.held_ms:.0f} ms to instrument")
+    pending = tracer.pending
+    if tracer.joined_late:
+        parts.append("methods a thread was inside at the start were instrumented when it had left them "
+                     "(their calls before not counted)")
+    if pending:
+        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+        parts.append(f"not counted: {shown} (a thread was inside, its frame runs the code it started with; "
+                     "their callees show as roots)")
+    return "; ".join(parts)
 
 
 async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str, duration: float, resume: bool,
                        actor: Actor, folded: str | None, folded_by: str | None) -> TraceResult | str:
-    """The trace run in the JVM, or why not (then the round trip traces)."""
-    from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415 (javac and class files only when tracing)
+    """The trace run in the JVM, or why not (then the round trip traces). At a stop (resume=true) a stopped
+    thread defines the probe; on a running program the first thread to enter a traced method does, and the
+    program is held only for the moment of the redefinition."""
+    from .borrow import NoThread, borrow_thread  # noqa: PLC0415 (javac and class files only when tracing)
+    from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415
 
-    if not (resume and held(session)):
-        return RUNNING
     tracer = InJvmTrace(session, vm, patterns)
+    running = not held(session)
+    borrowed = None
     try:
-        await tracer.install()
+        if running:
+            in_jvm = getattr(getattr(session, "breakpoints", None), "in_jvm", None)
+            if in_jvm is None or not in_jvm.enabled:
+                raise Fallback("in-JVM mode is off (--no-instrument)")
+            try:
+                borrowed = await borrow_thread(session, vm, patterns, BORROW_TIMEOUT)
+            except NoThread as exc:
+                raise Fallback(str(exc)) from None
+            await tracer.prepare(borrowed.thread)
+            await borrowed.release()  # before the stacks are looked at: it stands inside a traced method
+            await tracer.apply(hold=True)
+        else:
+            await tracer.install()
     except Fallback as exc:
+        if borrowed is not None:
+            await borrowed.release()
         await tracer.restore()
         return str(exc)
     except Exception as exc:  # a bug here must cost the speed-up, never the trace
         logging.getLogger(__name__).exception("in-JVM tracing failed to start")
+        if borrowed is not None:
+            await borrowed.release()
         with contextlib.suppress(Exception):
             await tracer.restore()
         return f"internal error while instrumenting: {exc!r}"
     stopped_by = "duration"
+    rejoin: asyncio.Task | None = None
     try:
         await resume_if_asked(session, resume, actor)
         started = time.monotonic()
+        session.history.add("trace", f"tracing {pattern} in the JVM for {duration:g}s", actor, window="in-JVM")
+        rejoin = asyncio.ensure_future(tracer.rejoin())
+        rejoin.tracer = tracer  # type: ignore[attr-defined]
         stopped_by = await wait_window(session, vm.conn, duration)
         elapsed = min(time.monotonic() - started, duration)
+        await _end(rejoin)
         if stopped_by != "vm_death":
             await tracer.finish()
     finally:
+        if rejoin is not None:
+            await _end(rejoin)
         if stopped_by != "vm_death":
             await tracer.restore()
-    return answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
-                  stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
-                  timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
+    result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
+                    stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
+                    timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
+    result.held_ms = round(tracer.held_ms, 1)
+    note = held_note(tracer)
+    result.note = "; ".join(x for x in (result.note, note) if x)
+    return result
+
+
+async def _end(task: asyncio.Task) -> None:
+    """Stop the late instrumenting: between two looks (a look holds the program, it is never cut short)."""
+    if task.done():
+        with contextlib.suppress(BaseException):
+            task.result()
+        return
+    task.tracer.stop_rejoin()  # type: ignore[attr-defined]
+    with contextlib.suppress(BaseException):
+        await task
 
 
 class Traces:
@@ -163,11 +219,11 @@ class Traces:
         tracer = Tracer(vm, patterns, max(1, max_calls))
         self._tracing = True
         undo = tap_events(self.session, tracer)
-        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor)
         try:
             await tracer.install()
             await resume_if_asked(self.session, resume, actor)
             started = time.monotonic()
+            self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor, window="round trip")
             tracer.deadline = started + duration
             stopped_by = await wait_window(self.session, vm.conn, duration)
             tracer.closed = True  # the clock stops here: events still in the pipe are not counted

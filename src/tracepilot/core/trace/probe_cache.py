@@ -1,0 +1,136 @@
+"""The trace probe's classes built once per probe source and JDK, then renamed for each trace.
+
+javac takes a second or two; a trace should not. The hub and marker sources (probe.py) are compiled once,
+under placeholder names in a placeholder package, into a cache directory under the user's cache
+($XDG_CACHE_HOME/tracepilot or ~/.cache/tracepilot), keyed by a hash of the source text and of the javac used.
+Each trace renames the cached bytes to its own class names in the traced classes' package: every name a class
+file holds (its own, its nested classes', in descriptors) sits in a Utf8 constant, rewritten in the constant
+pool. Nothing depends on what the probe's source says: a new source is a new key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..instrument.classfile import UTF8, ClassFile
+from . import probe
+from .probe import NoJavac
+
+log = logging.getLogger(__name__)
+
+PACKAGE = "tracepilot/probecache"
+HUB = "TracepilotTraceHub__TracepilotProbe"
+MARKER = "TracepilotTraceMarker__TracepilotProbe"
+FORMAT = "1"  # bump when what is cached changes shape
+
+
+class _Names(dict):
+    """Template values; a placeholder this module does not know is left to fail in javac, loudly."""
+
+    def __missing__(self, key: str) -> str:
+        raise NoJavac(f"the trace probe's source has a placeholder %({key})s this cache does not fill")
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tracepilot" / "probes"
+
+
+def cache_key(tool: str) -> str:
+    """The hash of the probe sources and of the javac binary (its real path, size and time)."""
+    real = os.path.realpath(tool)
+    try:
+        st = os.stat(real)
+        stamp = f"{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        stamp = ""
+    digest = hashlib.sha256()
+    for part in (FORMAT, probe.HUB_SOURCE, probe.MARKER_SOURCE, real, stamp):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:24]
+
+
+def _compile(tool: str, out: Path) -> None:
+    """javac the hub and one marker under the placeholder names into `out` (class files, flat)."""
+    dotted = PACKAGE.replace("/", ".")
+    with tempfile.TemporaryDirectory(prefix="tracepilot-probe-") as tmp:
+        src, classes = Path(tmp) / "src", Path(tmp) / "classes"
+        src.mkdir()
+        files = []
+        for name, template in ((HUB, probe.HUB_SOURCE), (MARKER, probe.MARKER_SOURCE)):
+            path = src / f"{name}.java"
+            path.write_text(template % _Names(package=dotted, name=name), encoding="utf-8")
+            files.append(str(path))
+        done = subprocess.run([tool, "--release", "11", "-nowarn", "-d", str(classes), *files],
+                              capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise NoJavac(f"javac could not build the trace probe: {done.stderr.strip()[:300]}")
+        for path in classes.rglob("*.class"):
+            shutil.copyfile(path, out / path.name)
+
+
+def cached_classes(java_home: str | None) -> dict[str, bytes]:
+    """Simple name (e.g. `TracepilotTraceHub__TracepilotProbe$State`) -> class bytes under the placeholder
+    names: from the cache, or built now (and kept, when the cache directory is writable)."""
+    tool = probe.javac(java_home)
+    if tool is None:
+        raise NoJavac("no javac found (next to the target's java, or on PATH) to build the trace probe")
+    entry = cache_root() / cache_key(tool)
+    if not (entry / f"{HUB}.class").is_file():
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            building = Path(tempfile.mkdtemp(prefix=".building-", dir=entry.parent))
+        except OSError as exc:  # no cache to keep it in: built for this trace alone
+            log.info("trace probe cache not writable (%s): building in a temporary directory", exc)
+            with tempfile.TemporaryDirectory(prefix="tracepilot-probe-") as tmp:
+                _compile(tool, Path(tmp))
+                return {p.stem: p.read_bytes() for p in Path(tmp).glob("*.class")}
+        try:
+            _compile(tool, building)
+            try:
+                building.rename(entry)  # atomic: a reader sees all the files or none
+            except OSError:
+                pass  # another process cached it meanwhile: theirs is the same
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
+    return {p.stem: p.read_bytes() for p in entry.glob("*.class")}
+
+
+def rename(data: bytes, renames: dict[str, str]) -> bytes:
+    """The class file with every occurrence of each old internal name (keys) in its Utf8 constants replaced."""
+    cf = ClassFile.parse(data)
+    entries = cf.pool.entries
+    for i, entry in enumerate(entries):
+        if entry is None or entry[0] != UTF8:
+            continue
+        text = entry[1][2:]
+        new = text
+        for old, to in renames.items():
+            new = new.replace(old.encode("ascii"), to.encode("ascii"))
+        if new != text:
+            entries[i] = (UTF8, len(new).to_bytes(2, "big") + new)
+    return cf.to_bytes()
+
+
+def probe_classes(package: str, hub: str, markers: list[str], java_home: str | None) -> dict[str, bytes]:
+    """Internal name -> class bytes of the hub (with its nested classes) and the markers, named `hub` and
+    `markers` in `package` (internal form, "" for the unnamed package), as probe.compile_probes gives them."""
+    cached = cached_classes(java_home)
+    prefix = f"{package}/" if package else ""
+    old_hub, old_marker = f"{PACKAGE}/{HUB}", f"{PACKAGE}/{MARKER}"
+    out: dict[str, bytes] = {}
+    for stem, data in cached.items():
+        if stem == HUB or stem.startswith(HUB + "$"):
+            new = prefix + hub + stem[len(HUB):]
+            out[new] = rename(data, {old_hub: prefix + hub})
+    marker = cached[MARKER]
+    for name in markers:
+        out[prefix + name] = rename(marker, {old_marker: prefix + name})
+    return out
