@@ -71,9 +71,12 @@ async def _borrow(session: Any, vm: Any, patterns: list[str], timeout: float) ->
             got.set_result(thread)
 
     def tap(composite: Any) -> bool:
-        if any(getattr(e, "request_id", None) in ids for e in composite.events):
+        mine = [getattr(e, "request_id", None) in ids for e in composite.events]
+        if mine and all(mine):
             take(composite)
             return True
+        if any(mine):
+            return False  # with a stop of the session's at the same place: the session's, and no borrowing
         if setting and composite.suspend_policy == SuspendPolicy.EVENT_THREAD and any(
                 type(e).KIND == EventKind.METHOD_ENTRY for e in composite.events):
             early.append(composite)  # (a hot loop reports its entry before the Set's reply comes back)
@@ -82,7 +85,7 @@ async def _borrow(session: Any, vm: Any, patterns: list[str], timeout: float) ->
 
     def sort_early() -> None:
         for composite in early:
-            if any(getattr(e, "request_id", None) in ids for e in composite.events):
+            if all(getattr(e, "request_id", None) in ids for e in composite.events):
                 take(composite)
             else:  # not ours: the session handles it as it would have
                 loop.create_task(session._handle_composite(composite))

@@ -39,6 +39,7 @@ from ..model import StopKind
 from .inject import NotTraceable, instrument
 from .probe import NoJavac
 from .probe_cache import probe_classes
+from .rejoin import Rejoin
 from .tree import Key, Node, Stat, Trees
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ class InJvmTrace:
         self.instrumented = False
         self.joined_late = 0
         self._stopping = asyncio.Event()
+        self._method_keys: dict[tuple[int, int], tuple[str, str]] = {}
 
     # -- setting up ----------------------------------------------------------------------------------
 
@@ -163,7 +165,6 @@ class InJvmTrace:
     async def apply(self, *, hold: bool) -> None:
         """Redefine the classes; a method some thread is inside keeps its code (its frame would run obsolete
         code otherwise) until `rejoin` finds it left. `hold`: suspend the running program around it."""
-        in_jvm = self.session.breakpoints.in_jvm
         began = time.monotonic()
         if hold:
             await self.vm.send(VirtualMachine.Suspend)
@@ -189,8 +190,7 @@ class InJvmTrace:
                 self.held_ms += (time.monotonic() - began) * 1000
         self.instrumented = True
         for traced in self.classes:
-            self.vm.forget(traced.type_id)
-            await in_jvm._rebind_others(traced.type_id, None)  # the JVM dropped their breakpoints
+            await self.redefined(traced)  # the JVM dropped their breakpoints
         await self._names()
 
     @property
@@ -198,55 +198,26 @@ class InJvmTrace:
         """Methods left uninstrumented because a thread was inside them (not counted, yet)."""
         return sorted(f"{t.internal.replace('/', '.')}.{name}" for t in self.classes for name, _ in t.pending)
 
-    async def rejoin(self, delays: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.4)) -> None:
-        """While the trace runs: instrument the methods a thread was inside at the start as soon as no thread
-        is (a request being handled leaves them in microseconds; a loop that never returns, never). Each
-        look holds the program for a moment, counted in held_ms; their calls before are not counted."""
-        in_jvm = self.session.breakpoints.in_jvm
-        for delay in delays:
-            if not any(t.pending for t in self.classes):
-                return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), delay)
-            if self._stopping.is_set():
-                return
-            began = time.monotonic()
-            await self.vm.send(VirtualMachine.Suspend)
-            changed: list[Traced] = []
-            try:
-                running = await self._running()
-                redefine: list[tuple[int, bytes]] = []
-                for traced in self.classes:
-                    if not traced.pending:
-                        continue
-                    inside = {m for m in traced.pending if m in running.get(traced.type_id, ())}
-                    if inside == traced.pending:
-                        continue
-                    data, methods = instrument(traced.original, self.hub_internal, traced.first_index,
-                                               frozenset(inside))
-                    redefine.append((traced.type_id, data))
-                    changed.append((traced, inside, methods))
-                if redefine:
-                    await self.vm.send(VirtualMachine.RedefineClasses, redefine)
-                    for traced, inside, methods in changed:
-                        traced.pending, traced.methods = inside, methods
-            finally:
-                with contextlib.suppress(Exception):
-                    await self.vm.send(VirtualMachine.Resume)
-                self.held_ms += (time.monotonic() - began) * 1000
-            self.joined_late += len(changed)
-            for traced, _, _ in changed:
-                self.vm.forget(traced.type_id)
-                with contextlib.suppress(Exception):
-                    await in_jvm._rebind_others(traced.type_id, None)
+    async def rejoin(self) -> None:
+        """While the trace runs: the methods a thread was inside at the start, instrumented when it has left
+        them (rejoin.py)."""
+        await Rejoin(self).run(self._stopping)
+
+    async def redefined(self, traced: Traced) -> None:
+        """After a redefinition of one of the traced classes: caches and the breakpoints the JVM dropped."""
+        self.vm.forget(traced.type_id)
+        with contextlib.suppress(Exception):
+            await self.session.breakpoints.in_jvm._rebind_others(traced.type_id, None)
 
     def stop_rejoin(self) -> None:
         self._stopping.set()
 
     async def _running(self) -> dict[int, set[tuple[str, str]]]:
         """Per traced class, the methods some thread is inside now (the program is held: stacks are still)."""
-        wanted = {t.type_id for t in self.classes}
-        running: dict[int, set[tuple[str, str]]] = {}
+        return self.running_in(await self.frames_now())
+
+    async def frames_now(self) -> dict[int, list]:
+        """Every thread's frames (the program is held), each thread's methods resolved for running_in."""
         threads = (await self.vm.send(VirtualMachine.AllThreads)).threads
 
         async def frames_of(thread: int) -> list:
@@ -255,12 +226,30 @@ class InJvmTrace:
             except JdwpError:
                 return []  # ended meanwhile
 
-        for frames in await asyncio.gather(*(frames_of(t) for t in threads)):
-            for frame in frames:
+        stacks = dict(zip(threads, await asyncio.gather(*(frames_of(t) for t in threads)), strict=True))
+        wanted = {t.type_id for t in self.classes}
+        for stack in stacks.values():
+            for frame in stack:
                 loc = frame.location
                 if loc.class_id in wanted and loc.method_id:
-                    method = await self.vm.method(loc.class_id, loc.method_id)
-                    running.setdefault(loc.class_id, set()).add((method.name, method.signature))
+                    await self.method_key(loc)
+        return stacks
+
+    async def method_key(self, loc: Any) -> tuple[str, str]:
+        key = (loc.class_id, loc.method_id)
+        if key not in self._method_keys:
+            method = await self.vm.method(loc.class_id, loc.method_id)
+            self._method_keys[key] = (method.name, method.signature)
+        return self._method_keys[key]
+
+    def running_in(self, stacks: dict[int, list]) -> dict[int, set[tuple[str, str]]]:
+        wanted = {t.type_id for t in self.classes}
+        running: dict[int, set[tuple[str, str]]] = {}
+        for stack in stacks.values():
+            for frame in stack:
+                loc = frame.location
+                if loc.class_id in wanted and loc.method_id:
+                    running.setdefault(loc.class_id, set()).add(self._method_keys[(loc.class_id, loc.method_id)])
         return running
 
     async def _java_home(self, thread: int) -> str | None:

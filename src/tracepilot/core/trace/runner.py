@@ -143,6 +143,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
             await tracer.restore()
         return f"internal error while instrumenting: {exc!r}"
     stopped_by = "duration"
+    note = ""
     rejoin: asyncio.Task | None = None
     try:
         await resume_if_asked(session, resume, actor)
@@ -153,6 +154,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
         stopped_by = await wait_window(session, vm.conn, duration)
         elapsed = min(time.monotonic() - started, duration)
         await _end(rejoin)
+        note = held_note(tracer)  # (before finish: the classes are forgotten once restored)
         if stopped_by != "vm_death":
             await tracer.finish()
     finally:
@@ -164,7 +166,6 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
                     stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
                     timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
     result.held_ms = round(tracer.held_ms, 1)
-    note = held_note(tracer)
     result.note = "; ".join(x for x in (result.note, note) if x)
     return result
 
