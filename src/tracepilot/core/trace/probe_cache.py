@@ -2,7 +2,8 @@
 
 javac takes a second or two; a trace should not. The hub and marker sources (probe.py) are compiled once,
 under placeholder names in a placeholder package, into a cache directory under the user's cache
-($XDG_CACHE_HOME/tracepilot or ~/.cache/tracepilot), keyed by a hash of the source text and of the javac used.
+($XDG_CACHE_HOME/tracepilot or ~/.cache/tracepilot), keyed by a hash of the source text and of the javac used
+(a JDK without javac uses a build of the same source by another: `--release 11` class files load in any).
 Each trace renames the cached bytes to its own class names in the traced classes' package: every name a class
 file holds (its own, its nested classes', in descriptors) sits in a Utf8 constant, rewritten in the constant
 pool. Nothing depends on what the probe's source says: a new source is a new key.
@@ -10,6 +11,7 @@ pool. Nothing depends on what the probe's source says: a new source is a new key
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -42,19 +44,37 @@ def cache_root() -> Path:
     return Path(base) / "tracepilot" / "probes"
 
 
+def _hash(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def source_key() -> str:
+    """The hash of the probe's sources (and of this cache's format)."""
+    return _hash(FORMAT, probe.HUB_SOURCE, probe.MARKER_SOURCE)
+
+
 def cache_key(tool: str) -> str:
-    """The hash of the probe sources and of the javac binary (its real path, size and time)."""
+    """`source_key()-javac`: the javac binary's real path, size and time hashed."""
     real = os.path.realpath(tool)
     try:
         st = os.stat(real)
         stamp = f"{st.st_size}:{st.st_mtime_ns}"
     except OSError:
         stamp = ""
-    digest = hashlib.sha256()
-    for part in (FORMAT, probe.HUB_SOURCE, probe.MARKER_SOURCE, real, stamp):
-        digest.update(part.encode("utf-8"))
-        digest.update(b"\0")
-    return digest.hexdigest()[:24]
+    return f"{source_key()}-{_hash(real, stamp)}"
+
+
+def _any_build() -> Path | None:
+    """A build of these sources by any javac (`--release 11` bytes load in every JVM that traces)."""
+    with contextlib.suppress(OSError):
+        for entry in sorted(cache_root().glob(f"{source_key()}-*")):
+            if (entry / f"{HUB}.class").is_file():
+                return entry
+    return None
 
 
 def _compile(tool: str, out: Path) -> None:
@@ -81,7 +101,10 @@ def cached_classes(java_home: str | None) -> dict[str, bytes]:
     names: from the cache, or built now (and kept, when the cache directory is writable)."""
     tool = probe.javac(java_home)
     if tool is None:
-        raise NoJavac("no javac found (next to the target's java, or on PATH) to build the trace probe")
+        built = _any_build()
+        if built is None:
+            raise NoJavac("no javac found (next to the target's java, or on PATH) to build the trace probe")
+        return {p.stem: p.read_bytes() for p in built.glob("*.class")}
     entry = cache_root() / cache_key(tool)
     if not (entry / f"{HUB}.class").is_file():
         try:
@@ -129,8 +152,8 @@ def probe_classes(package: str, hub: str, markers: list[str], java_home: str | N
     for stem, data in cached.items():
         if stem == HUB or stem.startswith(HUB + "$"):
             new = prefix + hub + stem[len(HUB):]
-            out[new] = rename(data, {old_hub: prefix + hub})
+            out[new] = rename(data, {old_hub: prefix + hub, HUB: hub})  # (then its source file's name)
     marker = cached[MARKER]
     for name in markers:
-        out[prefix + name] = rename(marker, {old_marker: prefix + name})
+        out[prefix + name] = rename(marker, {old_marker: prefix + name, MARKER: name})
     return out
