@@ -36,7 +36,7 @@ from ...jdwp.wire import Value
 from ..errors import DebuggerError
 from ..instrument.naming import is_probe_class, session_token
 from ..model import StopKind
-from .inject import NotTraceable, instrument
+from .inject import NotTraceable, code_methods, instrument
 from .probe import NoJavac
 from .probe_cache import probe_classes
 from .rejoin import Rejoin
@@ -63,6 +63,11 @@ class Traced:
     pending: set = field(default_factory=set)  # (name, descriptor) left out: a thread was inside at the start
 
 
+def hidden(internal: str) -> bool:
+    """A hidden class (a lambda's, JDK 15+: `Host$$Lambda$12/0x...`) or an old VM-anonymous one."""
+    return "/0x" in internal or "$$Lambda" in internal
+
+
 def matches(name: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
@@ -87,6 +92,8 @@ class InJvmTrace:
         self.joined_late = 0
         self._stopping = asyncio.Event()
         self._method_keys: dict[tuple[int, int], tuple[str, str]] = {}
+        self.loops: list[str] = []  # methods whose first instruction a loop jumps back to: not traced
+        self.skipped: list[str] = []  # matching classes without a class file (lambdas, generated): not traced
 
     # -- setting up ----------------------------------------------------------------------------------
 
@@ -128,34 +135,41 @@ class InJvmTrace:
             raise Fallback("the matching classes are not all in one (non-boot) class loader")
         loader = loaders.pop()
         try:
-            for t in found:
-                internal = t.signature[1:-1]
-                original = await in_jvm._class_bytes(thread, loader, internal)
-                if original is None:
-                    raise Fallback(f"the class file of {t.name} was not found through its loader")
-                self.classes.append(Traced(t.id, internal, original))
-            package = self.classes[0].internal.rpartition("/")[0]
+            # A lambda's or other hidden class has no class file and cannot be redefined: its calls go to a
+            # method of its host class, traced there.
+            self.skipped = [t.name for t in found if hidden(t.signature[1:-1])]
+            found = [t for t in found if not hidden(t.signature[1:-1])]
+            if not found:
+                raise Fallback(f"no matching class has a class file ({self.skipped[0]} is generated)")
+            package = found[0].signature[1:-1].rpartition("/")[0]
             token = session_token()
             hub = f"Trace_{token}{SUFFIX}"
-            markers = [f"Trace_{token}_{i}{SUFFIX}" for i in range(len(self.classes))]
+            marker = f"Trace_{token}_0{SUFFIX}"
             prefix = f"{package}/" if package else ""
             self.hub_internal = prefix + hub
-            index = 0
-            for traced in self.classes:
-                traced.first_index = index
-                traced.full, traced.methods = instrument(traced.original, self.hub_internal, index)
-                traced.all_methods = list(traced.methods)
-                index += len(traced.methods)
             java_home = await self._java_home(thread)
-            compiled = await asyncio.to_thread(probe_classes, package, hub, markers, java_home)
+            compiled = await asyncio.to_thread(probe_classes, package, hub, [marker], java_home)
             self.hub_type = await in_jvm._define(thread, loader, prefix + hub, compiled[prefix + hub])
             for name in sorted(compiled):
                 if name.startswith(prefix + hub + "$"):
                     await in_jvm._define(thread, loader, name, compiled[name])
-            for traced, marker in zip(self.classes, markers, strict=True):
-                marker_type = await in_jvm._define(thread, loader, prefix + marker, compiled[prefix + marker])
-                await self._mark(in_jvm, marker_type, traced)
-                self.markers.append(marker_type)
+            marker_type = await in_jvm._define(thread, loader, prefix + marker, compiled[prefix + marker])
+            self.markers.append(marker_type)
+            for t, original in zip(found, await self._read_classes(in_jvm, thread, loader, marker_type, found),
+                                   strict=True):
+                if original is None:
+                    self.skipped.append(t.name)
+                else:
+                    self.classes.append(Traced(t.id, t.signature[1:-1], original))
+            if not self.classes:
+                raise Fallback(f"the class file of {self.skipped[-1]} was not found through its loader")
+            index = 0
+            for traced in self.classes:
+                traced.first_index = index
+                traced.full, traced.methods = instrument(traced.original, self.hub_internal, index,
+                                                         skipped=self.loops)
+                traced.all_methods = list(traced.methods)
+                index += code_methods(traced.original)
             self.hub_fields = {f.name: f.id for f in await self.vm.fields(self.hub_type)}
         except (NotTraceable, NoJavac) as exc:
             raise Fallback(str(exc)) from None
@@ -176,7 +190,8 @@ class InJvmTrace:
                 traced.pending = set(inside)
                 data = traced.full
                 if inside:
-                    data, traced.methods = instrument(traced.original, self.hub_internal, traced.first_index, inside)
+                    data, traced.methods = instrument(traced.original, self.hub_internal, traced.first_index, inside,
+                                                      skipped=[])
                 instrumented.append((traced.type_id, data))
             await self.vm.send(VirtualMachine.RedefineClasses, instrumented)
         except NotTraceable as exc:
@@ -265,18 +280,30 @@ class InJvmTrace:
         except Exception:
             return None
 
-    async def _mark(self, in_jvm: Any, marker_type: int, traced: Traced) -> None:
-        fields = {f.name: f.id for f in await self.vm.fields(marker_type)}
-        array = await in_jvm._new_bytes(traced.original)
-        text = (await self.vm.send(VirtualMachine.CreateString, traced.internal)).string_object
+    async def _read_classes(self, in_jvm: Any, thread: int, loader: int, marker: int,
+                            found: list[Any]) -> list[bytes | None]:
+        """The class files of `found` as their loader finds them, read in the target in one call by the
+        marker, which keeps them for a later session should this one be killed."""
+        vm = self.vm
+        text = (await vm.send(VirtualMachine.CreateString,
+                              "\n".join(t.signature[1:-1] for t in found))).string_object
+        await vm.send(ObjectReference.DisableCollection, text)
         try:
-            await self.vm.send(ClassType.SetValues, marker_type, [
-                (fields["TARGET"], Value.object(text, Tag.STRING)),
-                (fields["ORIGINAL"], Value.object(array, Tag.ARRAY)),
-                (fields["STAMP"], Value.long(time.time_ns()))])
+            read = next(m.id for m in await vm.methods(marker) if m.name == "read")
+            arrays = await in_jvm._invoke(thread, None, marker, read, [
+                Value.object(loader, Tag.CLASS_LOADER), Value.object(text, Tag.STRING), Value.long(time.time_ns())])
         finally:
             with contextlib.suppress(JdwpError):
-                await self.vm.send(ObjectReference.EnableCollection, array)
+                await vm.send(ObjectReference.EnableCollection, text)
+        elements = (await vm.send(ArrayReference.GetValues, arrays.value, 0, len(found))).values
+
+        async def read_bytes(array: int) -> bytes | None:
+            if not array:
+                return None
+            length = (await vm.send(ArrayReference.Length, array)).array_length
+            return bytes(v.value & 0xFF for v in (await vm.send(ArrayReference.GetValues, array, 0, length)).values)
+
+        return list(await asyncio.gather(*(read_bytes(e.value) for e in elements)))
 
     async def _names(self) -> None:
         for traced in self.classes:
@@ -322,7 +349,7 @@ class InJvmTrace:
         for marker in self.markers:  # restored: nothing for a later session to do
             with contextlib.suppress(Exception):
                 fields = {f.name: f.id for f in await self.vm.fields(marker)}
-                await self.vm.send(ClassType.SetValues, marker, [(fields["TARGET"], Value.object(0, Tag.STRING))])
+                await self.vm.send(ClassType.SetValues, marker, [(fields["TARGETS"], Value.object(0, Tag.ARRAY))])
 
     async def _read(self) -> None:
         vm = self.vm

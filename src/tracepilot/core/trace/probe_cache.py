@@ -1,6 +1,7 @@
 """The trace probe's classes built once per probe source and JDK, then renamed for each trace.
 
-javac takes a second or two; a trace should not. The hub and marker sources (probe.py) are compiled once,
+javac takes a second or two; a trace should not. The hub's source (probe.py) and the marker's (here) are
+compiled once,
 under placeholder names in a placeholder package, into a cache directory under the user's cache
 ($XDG_CACHE_HOME/tracepilot or ~/.cache/tracepilot), keyed by a hash of the source text and of the javac used
 (a JDK without javac uses a build of the same source by another: `--release 11` class files load in any).
@@ -29,7 +30,36 @@ log = logging.getLogger(__name__)
 PACKAGE = "tracepilot/probecache"
 HUB = "TracepilotTraceHub__TracepilotProbe"
 MARKER = "TracepilotTraceMarker__TracepilotProbe"
-FORMAT = "1"  # bump when what is cached changes shape
+FORMAT = "2"  # bump when what is cached changes shape
+
+# One class per trace that reads the traced classes' files through their loader in one call, and keeps
+# them for a later session should this one die before restoring them (instrument/leftovers.py reads
+# TARGETS, ORIGINALS and STAMP). One call instead of a few JDWP calls and a class definition per class.
+MARKER_SOURCE = """\
+package %(package)s;
+
+public final class %(name)s {
+    public static String[] TARGETS;
+    public static byte[][] ORIGINALS;
+    public static long STAMP;
+
+    public static byte[][] read(ClassLoader loader, String names, long stamp) {
+        String[] each = names.split("\\n");
+        byte[][] out = new byte[each.length][];
+        for (int i = 0; i < each.length; i++) {
+            try (java.io.InputStream in = loader.getResourceAsStream(each[i] + ".class")) {
+                out[i] = in == null ? null : in.readAllBytes();
+            } catch (java.io.IOException e) {
+                out[i] = null;
+            }
+        }
+        ORIGINALS = out;
+        STAMP = stamp;
+        TARGETS = each;
+        return out;
+    }
+}
+"""
 
 
 class _Names(dict):
@@ -54,7 +84,7 @@ def _hash(*parts: str) -> str:
 
 def source_key() -> str:
     """The hash of the probe's sources (and of this cache's format)."""
-    return _hash(FORMAT, probe.HUB_SOURCE, probe.MARKER_SOURCE)
+    return _hash(FORMAT, probe.HUB_SOURCE, MARKER_SOURCE)
 
 
 def cache_key(tool: str) -> str:
@@ -84,7 +114,7 @@ def _compile(tool: str, out: Path) -> None:
         src, classes = Path(tmp) / "src", Path(tmp) / "classes"
         src.mkdir()
         files = []
-        for name, template in ((HUB, probe.HUB_SOURCE), (MARKER, probe.MARKER_SOURCE)):
+        for name, template in ((HUB, probe.HUB_SOURCE), (MARKER, MARKER_SOURCE)):
             path = src / f"{name}.java"
             path.write_text(template % _Names(package=dotted, name=name), encoding="utf-8")
             files.append(str(path))
@@ -143,8 +173,8 @@ def rename(data: bytes, renames: dict[str, str]) -> bytes:
 
 
 def probe_classes(package: str, hub: str, markers: list[str], java_home: str | None) -> dict[str, bytes]:
-    """Internal name -> class bytes of the hub (with its nested classes) and the markers, named `hub` and
-    `markers` in `package` (internal form, "" for the unnamed package), as probe.compile_probes gives them."""
+    """Internal name -> class bytes of the hub (with its nested classes) and the markers (MARKER_SOURCE),
+    named `hub` and `markers` in `package` (internal form, "" for the unnamed package)."""
     cached = cached_classes(java_home)
     prefix = f"{package}/" if package else ""
     old_hub, old_marker = f"{PACKAGE}/{HUB}", f"{PACKAGE}/{MARKER}"

@@ -96,7 +96,7 @@ class Rejoin:
                 if inside == traced.pending:
                     continue
                 data, methods = instrument(traced.original, tracer.hub_internal, traced.first_index,
-                                           frozenset(inside))
+                                           frozenset(inside), skipped=[])
                 redefine.append((traced.type_id, data))
                 changed.append((traced, inside, methods))
             if redefine:

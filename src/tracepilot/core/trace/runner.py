@@ -98,6 +98,12 @@ def held_note(tracer: Any) -> str:
     if tracer.joined_late:
         parts.append("methods a thread was inside at the start were instrumented when it had left them "
                      "(their calls before not counted)")
+    if tracer.loops:
+        parts.append(f"not traced: {', '.join(tracer.loops[:3])}{' and more' if len(tracer.loops) > 3 else ''} "
+                     "(a loop jumps back to the first instruction, where the entry probe would go)")
+    if tracer.skipped:
+        parts.append(f"{len(tracer.skipped)} matching class(es) without a class file not traced (lambdas, "
+                     "generated classes: their calls reach a traced method of their host class)")
     if pending:
         shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
         parts.append(f"not counted: {shown} (a thread was inside, its frame runs the code it started with; "
