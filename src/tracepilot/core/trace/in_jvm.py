@@ -63,6 +63,23 @@ class Traced:
     pending: set = field(default_factory=set)  # (name, descriptor) left out: a thread was inside at the start
 
 
+ARRAY_GET_VALUES = (13, 2)  # ArrayReference.GetValues: set, command
+
+
+async def byte_array(conn: Any, array: int, length: int) -> bytes:
+    """A byte[]'s contents as bytes, undecoded: the codec would make a value object of every byte (a class
+    file is tens of KB, a package's classes a few MB)."""
+    size = conn.codec.sizes.object
+    body = array.to_bytes(size, "big") + (0).to_bytes(4, "big") + length.to_bytes(4, "big", signed=True)
+    reply = await conn.send_raw(*ARRAY_GET_VALUES, body)
+    if reply.error_code:
+        raise JdwpError(reply.error_code, "ArrayReference.GetValues")
+    # The region: its tag (B), its count, then the bytes themselves.
+    if reply.data[0] != ord("B") or int.from_bytes(reply.data[1:5], "big") != length:
+        raise DebuggerError("ArrayReference.GetValues answered a region that is not the byte[] asked for")
+    return bytes(reply.data[5:5 + length])
+
+
 def hidden(internal: str) -> bool:
     """A hidden class (a lambda's, JDK 15+: `Host$$Lambda$12/0x...`) or an old VM-anonymous one."""
     return "/0x" in internal or "$$Lambda" in internal
@@ -301,7 +318,7 @@ class InJvmTrace:
             if not array:
                 return None
             length = (await vm.send(ArrayReference.Length, array)).array_length
-            return bytes(v.value & 0xFF for v in (await vm.send(ArrayReference.GetValues, array, 0, length)).values)
+            return await byte_array(vm.conn, array, length)
 
         return list(await asyncio.gather(*(read_bytes(e.value) for e in elements)))
 
