@@ -25,7 +25,7 @@ from tracepilot.core.debugger import Debugger
 from tracepilot.core.render import trace as render_trace
 
 PATTERN = "org.eclipse.jetty.server.*"
-CHAIN = ("Server.handle", "HandlerWrapper.handle", "ContextHandler.doHandle")  # a request's way in
+CHAIN = ("HttpChannel.handle", "Server.handle", "HandlerWrapper.handle", "ContextHandlerCollection.handle")
 
 
 async def ab_for(url: str, seconds: float) -> tuple[int, int, float]:
@@ -33,6 +33,8 @@ async def ab_for(url: str, seconds: float) -> tuple[int, int, float]:
     proc = await asyncio.create_subprocess_exec("ab", "-q", "-c", "4", "-t", f"{seconds:g}", "-n", "10000000", url,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     out = (await proc.communicate())[0].decode()
+    if "Requests per second" not in out:
+        raise RuntimeError(f"ab failed: {out.strip()[-500:]}")
     done = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
     failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
     non_2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
