@@ -7,6 +7,8 @@ frames); on a hot loop the duration is kept and a leaf stays a leaf; the classes
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +24,8 @@ from tracepilot.jdwp.wire import Value
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 from test_trace_answers import C, expected_once, read_folded  # noqa: E402
+
+from .test_probe_sessions import SRC, listening_again  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -120,5 +124,56 @@ async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_
         monkeypatch.setattr(probe, "javac", lambda java_home: None)
         fallback = await d.trace(C[:-1], duration=0.3)
         assert fallback.mode == "round trip" and "no javac" in fallback.mode_reason, render_trace(fallback)
+    finally:
+        await d.close()
+
+
+KILLED_SESSION = """
+import asyncio, sys
+from tracepilot.core.debugger import Debugger
+
+async def main(address):
+    d = Debugger()
+    await d.attach(address, timeout=10)
+    d.session.history.subscribe(lambda r: r.kind == "trace" and r.data.get("window") and print("TRACING",
+                                r.data["window"], flush=True))
+    await d.trace("fixtures.TraceShop", duration=600)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_by_the_next(
+        jvm_factory, java_source_root):
+    jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    first = subprocess.Popen([sys.executable, "-c", KILLED_SESSION, jvm.address], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = await asyncio.wait_for(asyncio.to_thread(first.stdout.readline), 30)
+        assert ready.strip() == "TRACING in-JVM", ready or first.stderr.read()
+    finally:
+        first.kill()  # SIGKILL mid-trace: it restores nothing
+        first.wait(10)
+    address = await listening_again(jvm)
+    d = Debugger(sourcepath=[str(java_source_root)])
+    try:
+        await d.attach(address, timeout=10)
+        vm = d.session.vm
+        shop = (await vm.classes_by_name(C[:-1]))[0].id
+        assert not await calls_a_probe(vm, shop)
+        assert any("left instrumented: fixtures.TraceShop" in e.text for e in await d.events(limit=100))
+        listens = jvm.stdout_text().count("Listening for transport")
+        await d.detach()
+        deadline = time.monotonic() + 20
+        while jvm.stdout_text().count("Listening for transport") == listens:
+            assert time.monotonic() < deadline, "the JVM did not listen again after a detach"
+            await asyncio.sleep(0.05)
+        address = await listening_again(jvm)
+        await d.attach(address, timeout=10)  # and again: nothing left to restore, tracing works as before
+        assert not await calls_a_probe(d.session.vm, shop)
+        again = await d.trace(C[:-1], duration=0.3)
+        assert again.mode == "in-JVM" and again.calls > 0, render_trace(again)
+        assert not await calls_a_probe(d.session.vm, shop)
     finally:
         await d.close()
