@@ -33,12 +33,12 @@ async def ab_for(url: str, seconds: float) -> tuple[int, int, float]:
     proc = await asyncio.create_subprocess_exec("ab", "-q", "-c", "4", "-t", f"{seconds:g}", "-n", "10000000", url,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     out = (await proc.communicate())[0].decode()
-    if "Requests per second" not in out:
+    if "Complete requests" not in out:
         raise RuntimeError(f"ab failed: {out.strip()[-500:]}")
     done = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
     failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
     non_2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
-    rate = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
+    rate = float(m.group(1)) if (m := re.search(r"Requests per second:\s+([\d.]+)", out)) else 0.0
     return done, failed + (int(non_2xx.group(1)) if non_2xx else 0), rate
 
 
@@ -73,12 +73,13 @@ async def measure(seconds: float = 5.0, folded: str | None = None) -> dict[str, 
             starting = asyncio.ensure_future(ab_for(url, 1))
             trace = asyncio.ensure_future(d.trace(PATTERN, duration=seconds + 1.5, max_calls=1000, folded=folded))
             await asyncio.wait({opened, trace}, return_when=asyncio.FIRST_COMPLETED)
-            _, failed_starting, _ = await starting
+            done_starting, failed_starting, _ = await starting
             _, failed_with, traced_rate = await ab_for(url, seconds)
             result = await trace
             window_open = opened.result() - began if opened.done() else None
             return {"without": without, "failed_without": failed_without, "with": traced_rate,
                     "failed_with": failed_with + failed_starting, "result": result, "setup_s": window_open,
+                    "done_starting": done_starting,
                     "chain": chain_in(result.call_tree), "text": render_trace(result)}
         finally:
             await d.close()
@@ -111,7 +112,7 @@ async def main() -> None:
     print(f"untraced: {got['without']:,.0f} requests/s, {got['failed_without']} failed")
     print(f"traced ({result.mode}): {got['with']:,.0f} requests/s ({got['with'] / got['without']:.2f}x), "
           f"{got['failed_with']} failed; trace started {got['setup_s'] or 0:.2f}s after it was asked, held the "
-          f"program {result.held_ms or 0:.0f} ms")
+          f"program {result.held_ms or 0:.0f} ms; {got['done_starting']} requests done in the second it started")
     print("handler chain in the tree: " + (" -> ".join(n for n in CHAIN if n in got["chain"]) or "not visible"))
 
 

@@ -119,11 +119,12 @@ class InJvmTrace:
         stopped at an event for the calls that define the probe (default: the stop's). `hold`: the program
         runs; it is suspended for the moment of the redefinition only (held_ms says how long)."""
         await self.prepare(thread)
+        await self.build()
         await self.apply(hold=hold)
 
     async def prepare(self, thread: int | None = None) -> None:
-        """Everything before the redefinition: the classes' bytes, the probe defined, the classes'
-        instrumented bytes (every method; those a thread is inside are left out by apply)."""
+        """What needs calls in the target: the probe defined, the classes' files read (build() instruments
+        them, apply() redefines them)."""
         in_jvm = getattr(getattr(self.session, "breakpoints", None), "in_jvm", None)
         if in_jvm is None or not in_jvm.enabled:
             raise Fallback("in-JVM mode is off (--no-instrument)")
@@ -180,18 +181,28 @@ class InJvmTrace:
                     self.classes.append(Traced(t.id, t.signature[1:-1], original))
             if not self.classes:
                 raise Fallback(f"the class file of {self.skipped[-1]} was not found through its loader")
-            index = 0
-            for traced in self.classes:
-                traced.first_index = index
-                traced.full, traced.methods = instrument(traced.original, self.hub_internal, index,
-                                                         skipped=self.loops)
-                traced.all_methods = list(traced.methods)
-                index += code_methods(traced.original)
             self.hub_fields = {f.name: f.id for f in await self.vm.fields(self.hub_type)}
         except (NotTraceable, NoJavac) as exc:
             raise Fallback(str(exc)) from None
         except (JdwpError, DebuggerError) as exc:
             raise Fallback(f"could not instrument: {exc}") from None
+
+    async def build(self) -> None:
+        """Every traced class's bytes with every method instrumented (apply leaves out those a thread is
+        inside). No JDWP: done after the thread that defined the probe is released; in a worker thread,
+        as the event loop serves other front ends meanwhile."""
+        try:
+            await asyncio.to_thread(self._build_all)
+        except NotTraceable as exc:
+            raise Fallback(str(exc)) from None
+
+    def _build_all(self) -> None:
+        index = 0
+        for traced in self.classes:
+            traced.first_index = index
+            traced.full, traced.methods = instrument(traced.original, self.hub_internal, index, skipped=self.loops)
+            traced.all_methods = list(traced.methods)
+            index += code_methods(traced.original)
 
     async def apply(self, *, hold: bool) -> None:
         """Redefine the classes; a method some thread is inside keeps its code (its frame would run obsolete

@@ -132,7 +132,10 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
             except NoThread as exc:
                 raise Fallback(str(exc)) from None
             await tracer.prepare(borrowed.thread)
-            await borrowed.release()  # before the stacks are looked at: it stands inside a traced method
+            # Released before the instrumenting: it may be the thread a server accepts connections on; and
+            # before the stacks are looked at, as it stands inside a traced method.
+            await borrowed.release()
+            await tracer.build()
             await tracer.apply(hold=True)
         else:
             await tracer.install()
