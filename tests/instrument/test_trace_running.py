@@ -49,20 +49,25 @@ async def set_go(d: Debugger) -> None:
     await vm.send(ClassType.SetValues, shop, [(field, Value.boolean(True))])
 
 
-async def traced_gated(jvm_factory, line_of, java_source_root, out: Path, in_jvm: bool):  # noqa: ANN001
+async def traced_gated(jvm_factory, line_of, java_source_root, out: Path, in_jvm: bool,  # noqa: ANN001
+                       to_the_end: bool = False):
     jvm = jvm_factory("TraceShop", "gated", suspend=False)
     await asyncio.to_thread(jvm.wait_for_output, "gated", 20)
     d = Debugger(sourcepath=[str(java_source_root)])
     d.session.breakpoints.in_jvm.enabled = in_jvm
     try:
         await d.attach(jvm.address, timeout=10)
-        await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-end')}")
+        if not to_the_end:
+            await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-end')}")
         opened = await window_opened(d)
         trace = asyncio.create_task(d.trace(C[:-1], duration=30, folded=str(out), folded_by="calls"))
         done, _ = await asyncio.wait({opened, trace}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
         assert opened in done, trace.result() if trace.done() else "the trace never started"
         await set_go(d)
         result = await asyncio.wait_for(trace, 20)
+        if to_the_end:
+            assert result.stopped_by == "vm_death", render_trace(result)
+            return result
         assert result.stopped_by == "stop", render_trace(result)
         shop = (await d.session.vm.classes_by_name(C[:-1]))[0].id
         assert not await calls_a_probe(d.session.vm, shop)  # restored
@@ -83,6 +88,13 @@ async def test_a_running_program_traced_in_the_jvm_answers_as_the_round_trip(jvm
     thrown = {m.method: m.thrown for m in in_jvm.methods}
     assert thrown == {m.method: m.thrown for m in round_trip.methods}
     assert thrown[f"{C}thrower(int)"] == 3
+
+
+async def test_a_program_that_ends_during_the_trace_is_read_as_it_ends(jvm_factory, line_of, java_source_root,
+                                                                       tmp_path):
+    result = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "end.folded", True, True)
+    assert result.mode == "in-JVM" and "ended during the trace" in result.note, render_trace(result)
+    assert read_folded(result.folded) == expected_once()
 
 
 async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_factory, java_source_root,

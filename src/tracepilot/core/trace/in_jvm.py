@@ -347,11 +347,16 @@ class InJvmTrace:
     async def finish(self) -> None:
         """Switch the probe off, read the trees, restore the classes (always, even when reading fails)."""
         try:
-            if self.hub_type:
-                await self.vm.send(ClassType.SetValues, self.hub_type, [(self.hub_fields["OFF"], Value.boolean(True))])
-                await self._read()
+            await self.read()
         finally:
             await self.restore()
+
+    async def read(self) -> None:
+        """Switch the probe off and read the trees (the classes stay as they are: a dying VM is not
+        restored)."""
+        if self.hub_type:
+            await self.vm.send(ClassType.SetValues, self.hub_type, [(self.hub_fields["OFF"], Value.boolean(True))])
+            await self._read()
 
     async def restore(self) -> None:
         if not self.classes:

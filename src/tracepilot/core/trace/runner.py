@@ -38,16 +38,18 @@ def not_running(session: Any) -> DebuggerError:
                          "the program and trace it, or resume first")
 
 
-async def wait_window(session: Any, conn: Any, duration: float) -> str:
-    """Wait `duration` seconds while the program runs; why the wait ended: duration, stop or vm_death."""
+async def wait_window(session: Any, conn: Any, duration: float, died: asyncio.Future | None = None) -> str:
+    """Wait `duration` seconds while the program runs; why the wait ended: duration, stop or vm_death
+    (the connection closed, or `died`: the VM held at its death)."""
     deadline = time.monotonic() + duration
     closed = asyncio.ensure_future(conn.wait_closed())
+    ends = {closed} if died is None else {closed, died}
     try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "duration"
-            done, _ = await asyncio.wait({closed}, timeout=min(POLL, remaining))
+            done, _ = await asyncio.wait(ends, timeout=min(POLL, remaining))
             if done:
                 return "vm_death"
             if held(session):
@@ -117,6 +119,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     thread defines the probe; on a running program the first thread to enter a traced method does, and the
     program is held only for the moment of the redefinition."""
     from .borrow import NoThread, borrow_thread  # noqa: PLC0415 (javac and class files only when tracing)
+    from .death import DeathWatch  # noqa: PLC0415
     from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415
 
     tracer = InJvmTrace(session, vm, patterns)
@@ -154,21 +157,28 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     stopped_by = "duration"
     note = ""
     rejoin: asyncio.Task | None = None
+    death = DeathWatch(session, vm)
     try:
+        await death.start()
         await resume_if_asked(session, resume, actor)
         started = time.monotonic()
         session.history.add("trace", f"tracing {pattern} in the JVM for {duration:g}s", actor, window="in-JVM")
         rejoin = asyncio.ensure_future(tracer.rejoin())
         rejoin.tracer = tracer  # type: ignore[attr-defined]
-        stopped_by = await wait_window(session, vm.conn, duration)
+        stopped_by = await wait_window(session, vm.conn, duration, death.died)
         elapsed = min(time.monotonic() - started, duration)
         await _end(rejoin)
         note = held_note(tracer)  # (before finish: the classes are forgotten once restored)
         if stopped_by != "vm_death":
             await tracer.finish()
+        elif death.died.done():  # held as it dies: its counts are read before it goes
+            with contextlib.suppress(Exception):
+                await tracer.read()
+            note = "; ".join(x for x in ("the program ended during the trace (read as it ended)", note) if x)
     finally:
         if rejoin is not None:
             await _end(rejoin)
+        await death.release()
         if stopped_by != "vm_death":
             await tracer.restore()
     result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
