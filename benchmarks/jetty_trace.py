@@ -53,7 +53,7 @@ def chain_in(nodes: list[Any], found: set[str] | None = None) -> set[str]:
     return found
 
 
-async def measure(seconds: float = 5.0, folded: str | None = None) -> dict[str, Any]:
+async def measure(seconds: float = 5.0, folded: str | None = None, folded_by: str | None = None) -> dict[str, Any]:
     http, jdwp = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
         jetty = await start_jetty(Path(tmp), http, jdwp)
@@ -71,7 +71,8 @@ async def measure(seconds: float = 5.0, folded: str | None = None) -> dict[str, 
                                         and opened.set_result(time.monotonic()))
             began = time.monotonic()
             starting = asyncio.ensure_future(ab_for(url, 1))
-            trace = asyncio.ensure_future(d.trace(PATTERN, duration=seconds + 1.5, max_calls=1000, folded=folded))
+            trace = asyncio.ensure_future(d.trace(PATTERN, duration=seconds + 1.5, max_calls=1000, folded=folded,
+                                                  folded_by=folded_by))
             await asyncio.wait({opened, trace}, return_when=asyncio.FIRST_COMPLETED)
             done_starting, failed_starting, _ = await starting
             _, failed_with, traced_rate = await ab_for(url, seconds)

@@ -2,7 +2,7 @@
 stack output `trace` writes.
 
     .venv/bin/python scripts/trace_flame.py            # TraceShop (tests/java/fixtures), weighted by calls
-    .venv/bin/python scripts/trace_flame.py --jetty    # also Debian's jetty9 under ab -c 4, by own time
+    .venv/bin/python scripts/trace_flame.py --jetty    # also Debian's jetty9 under ab -c 4
 
 TraceShop "gated" runs, tracepilot attaches to the running program (as an agent would), traces
 fixtures.TraceShop in the JVM, lets the program's work go and ends at a breakpoint after it. The Jetty graph
@@ -88,10 +88,10 @@ async def main() -> None:
             import jetty_trace
 
             folded = Path(tmp) / "jetty.folded"
-            got = await jetty_trace.measure(5.0, str(folded))
+            got = await jetty_trace.measure(5.0, str(folded), "calls")  # (by time: the acceptor's wait)
             print(f"Jetty: {got['result'].calls:,} calls, {got['with'] / got['without']:.2f}x throughput")
             draw(folded, OUT / "trace-flame-jetty.svg",
-                 "jetty9 under ab -c 4, org.eclipse.jetty.server.* traced in the JVM (own time, us)", "us")
+                 "jetty9 under ab -c 4, org.eclipse.jetty.server.* traced in the JVM (calls)", "calls")
 
 
 if __name__ == "__main__":
