@@ -122,9 +122,8 @@ class InJvmTrace:
         await self.build()
         await self.apply(hold=hold)
 
-    async def prepare(self, thread: int | None = None) -> None:
-        """What needs calls in the target: the probe defined, the classes' files read (build() instruments
-        them, apply() redefines them)."""
+    def check(self) -> None:
+        """Raise Fallback when this session or JVM never traces in the JVM (before a thread is borrowed)."""
         in_jvm = getattr(getattr(self.session, "breakpoints", None), "in_jvm", None)
         if in_jvm is None or not in_jvm.enabled:
             raise Fallback("in-JVM mode is off (--no-instrument)")
@@ -132,6 +131,12 @@ class InJvmTrace:
             raise Fallback("a read-only session never changes the target's classes")
         if not self.vm.capabilities.get("can_redefine_classes"):
             raise Fallback("this JVM cannot redefine classes")
+
+    async def prepare(self, thread: int | None = None) -> None:
+        """What needs calls in the target: the probe defined, the classes' files read (build() instruments
+        them, apply() redefines them)."""
+        self.check()
+        in_jvm = self.session.breakpoints.in_jvm
         if thread is None:
             stop = self.session.stop
             if stop is None or not stop.thread_id:

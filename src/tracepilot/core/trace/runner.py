@@ -127,9 +127,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     borrowed = None
     try:
         if running:
-            in_jvm = getattr(getattr(session, "breakpoints", None), "in_jvm", None)
-            if in_jvm is None or not in_jvm.enabled:
-                raise Fallback("in-JVM mode is off (--no-instrument)")
+            tracer.check()
             try:
                 borrowed = await borrow_thread(session, vm, patterns, BORROW_TIMEOUT)
             except NoThread as exc:
