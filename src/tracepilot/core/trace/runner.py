@@ -156,16 +156,25 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     note = ""
     rejoin: asyncio.Task | None = None
     death = DeathWatch(session, vm)
+    started = time.monotonic()
     try:
-        await death.start()
-        await resume_if_asked(session, resume, actor)
+        try:
+            await death.start()
+            await resume_if_asked(session, resume, actor)
+        except Exception:
+            if not vm.conn.is_closed:
+                raise
+            stopped_by = "vm_death"  # gone while the trace started: answered as when it goes during it
         started = time.monotonic()
-        session.history.add("trace", f"tracing {pattern} in the JVM for {duration:g}s", actor, window="in-JVM")
-        rejoin = asyncio.ensure_future(tracer.rejoin())
-        rejoin.tracer = tracer  # type: ignore[attr-defined]
-        stopped_by = await wait_window(session, vm.conn, duration, death.died)
+        if stopped_by != "vm_death":
+            session.history.add("trace", f"tracing {pattern} in the JVM for {duration:g}s", actor,
+                                window="in-JVM")
+            rejoin = asyncio.ensure_future(tracer.rejoin())
+            rejoin.tracer = tracer  # type: ignore[attr-defined]
+            stopped_by = await wait_window(session, vm.conn, duration, death.died)
         elapsed = min(time.monotonic() - started, duration)
-        await _end(rejoin)
+        if rejoin is not None:
+            await _end(rejoin)
         note = held_note(tracer)  # (before finish: the classes are forgotten once restored)
         if stopped_by != "vm_death":
             await tracer.finish()
