@@ -358,10 +358,16 @@ class InJvmTrace:
 
     async def read(self) -> None:
         """Switch the probe off and read the trees (the classes stay as they are: a dying VM is not
-        restored)."""
+        restored). Read with the program held: no thread grows its arrays while they are read (OFF is a
+        plain field, which a running compiled loop may not look at again)."""
         if self.hub_type:
-            await self.vm.send(ClassType.SetValues, self.hub_type, [(self.hub_fields["OFF"], Value.boolean(True))])
-            await self._read()
+            await self.vm.send(VirtualMachine.Suspend)
+            try:
+                await self.vm.send(ClassType.SetValues, self.hub_type,
+                                   [(self.hub_fields["OFF"], Value.boolean(True))])
+                await self._read()
+            finally:
+                await self.vm.send(VirtualMachine.Resume)
 
     async def restore(self) -> None:
         if not self.classes:
