@@ -25,7 +25,7 @@ from ...jdwp.wire import Location
 from .inject import instrument
 
 BUDGET = 1.0  # seconds of the trace spent instrumenting late
-TICK = 0.1  # seconds between looks when no breakpoint is hit
+TICK = 0.25  # seconds between looks when no breakpoint is hit (each look holds the program a moment)
 INVOKES = range(0xB6, 0xBB)  # invokevirtual .. invokedynamic
 
 
