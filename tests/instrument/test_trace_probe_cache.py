@@ -32,7 +32,7 @@ def names_in(data: bytes) -> set[str]:
     return {cf.pool.utf8(i) for i, e in enumerate(cf.pool.entries) if e is not None and e[0] == 1}
 
 
-def test_built_once_then_renamed_for_each_trace(javac_runs, tmp_path):
+def test_built_once_then_renamed_for_each_trace(javac_runs, tmp_path, monkeypatch):
     first = probe_cache.probe_classes("com/acme", "Trace_1__TracepilotProbe", ["Trace_1_0__TracepilotProbe"], None)
     assert len(javac_runs) == 1
     second = probe_cache.probe_classes("", "Trace_2__TracepilotProbe",
@@ -46,12 +46,9 @@ def test_built_once_then_renamed_for_each_trace(javac_runs, tmp_path):
     nested = [n for n in first if "$" in n]
     assert all(n.startswith("com/acme/Trace_1__TracepilotProbe$") for n in nested)
     assert any((tmp_path / "cache" / "tracepilot" / "probes").iterdir())
-
-
-def test_another_probe_source_is_built_again(javac_runs, monkeypatch):
-    probe_cache.probe_classes("p", "Trace_1__TracepilotProbe", [], None)
+    # Another probe source is another key: built again.
     monkeypatch.setattr(probe, "HUB_SOURCE", probe.HUB_SOURCE + "// changed\n")
-    probe_cache.probe_classes("p", "Trace_2__TracepilotProbe", [], None)
+    probe_cache.probe_classes("p", "Trace_3__TracepilotProbe", [], None)
     assert len(javac_runs) == 2
 
 
