@@ -865,6 +865,7 @@ WORKLOADS = {
     "hotloop": Bench.hot_loop, "logpoint": Bench.logpoint, "methodentry": Bench.method_entry,
     "count": Bench.hit_count, "stack": Bench.stack, "inspect": Bench.inspect, "trace": Bench.trace,
     "mcp": Bench.mcp, "tui": Bench.tui,
+    "jettytrace": lambda bench: __import__("jetty_trace").rows(Row, bench.quick),  # needs jetty9 + ab
 }
 
 

@@ -519,6 +519,7 @@ class TraceResult(Model):
     timing: str = ""  # what the times measure, or why there are none
     folded: str | None = None  # the folded stack file written
     note: str = ""  # e.g. the stop that ended the trace
+    held_ms: float | None = field(default=None, metadata=OMIT_NONE)  # in-JVM: the program held to instrument
 
 
 @dataclass

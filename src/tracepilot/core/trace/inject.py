@@ -42,11 +42,14 @@ def _push(index: int) -> bytes:
     return bytes([bc.SIPUSH]) + index.to_bytes(2, "big")
 
 
-def instrument(data: bytes, hub: str, first_index: int,
-               running: frozenset[tuple[str, str]] = frozenset()) -> tuple[bytes, list[TracedMethod]]:
+def instrument(data: bytes, hub: str, first_index: int, running: frozenset[tuple[str, str]] = frozenset(),
+               skipped: list[str] | None = None) -> tuple[bytes, list[TracedMethod]]:
     """The class's bytes with probe calls in every method with code (numbered from `first_index`), but those
     in `running` (name, descriptor): a thread is inside them, and their frames must keep running code the
-    JVM takes as equal to the new (EMCP), or breakpoints set in them would never fire for those frames."""
+    JVM takes as equal to the new (EMCP), or breakpoints set in them would never fire for those frames.
+    A method's number does not depend on `running` (every method with code takes one): instrumenting again
+    with fewer running methods (when their threads have left them) keeps the numbers of the others.
+    `skipped`: a method that cannot be traced is named there and left as it is (without it, NotTraceable)."""
     cf = ClassFile.parse(data)
     pool = cf.pool
     enter = pool.add_method_ref(hub, "enter", "(I)V")
@@ -55,17 +58,22 @@ def instrument(data: bytes, hub: str, first_index: int,
     throwable = pool.add_class("java/lang/Throwable")
     stack_map_name = None
     traced: list[TracedMethod] = []
+    position = 0
     for method in cf.methods:
         code = method.code
         name = cf.member_name(method)
         if code is None or method.access & (ACC_ABSTRACT | ACC_NATIVE):
             continue
+        index = first_index + position
+        position += 1
         if (name, cf.member_descriptor(method)) in running:
             continue
-        index = first_index + len(traced)
         instructions = bc.decode(code.code)
         if any(0 in ins.targets for ins in instructions) or any(e.handler_pc == 0 for e in code.exceptions):
-            raise NotTraceable(f"{cf.name}.{name} jumps back to its first instruction")
+            if skipped is None:
+                raise NotTraceable(f"{cf.name}.{name} jumps back to its first instruction")
+            skipped.append(f"{cf.name.replace('/', '.')}.{name}")
+            continue
         entry = _push(index) + bytes([bc.INVOKESTATIC]) + enter.to_bytes(2, "big")
         exit_call = _push(index) + bytes([bc.INVOKESTATIC]) + leave.to_bytes(2, "big")
         inserts = {0: entry}
@@ -91,3 +99,9 @@ def instrument(data: bytes, hub: str, first_index: int,
                 code.attributes.append(tables[0])
             tables[0].frames.append(Frame(FULL, handler, [], [VType(V_OBJECT, throwable)]))
     return cf.to_bytes(), traced
+
+
+def code_methods(data: bytes) -> int:
+    """How many methods of the class have code: the probe numbers they take (see `instrument`)."""
+    cf = ClassFile.parse(data)
+    return sum(1 for m in cf.methods if m.code is not None and not m.access & (ACC_ABSTRACT | ACC_NATIVE))
