@@ -1,0 +1,38 @@
+"""Warm the core up right after `initialize` was answered, not before and not on the first tool call.
+
+`tracepilot --mcp` answers `initialize` as soon as the SDK is loaded (server.py); the core, the evaluator and
+tree-sitter would then load on the first tool call (~400 ms) and the first `evaluate` (~50 ms). A client sends
+its next line (`notifications/initialized`, or any request) only after it has the `initialize` answer, so the
+second line read is the moment: the warm-up (core/warmup.py) starts in a thread while the agent's model picks
+its first tool, and the start itself is not slowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Callable
+from typing import Any
+
+
+def _start_warm_up() -> Any:
+    from ..core.warmup import warm_up_soon  # noqa: PLC0415  (core/warmup.py imports nothing heavy at its top)
+
+    return warm_up_soon(share_host_warm_up)
+
+
+def share_host_warm_up() -> None:
+    """The first tool call creates the debugger and publishes its session (server.py): the share host's code."""
+    from ..core.debugger import Debugger  # noqa: PLC0415
+    from ..share.host import facade_methods  # noqa: PLC0415
+
+    facade_methods(Debugger)
+
+
+async def warm_after_initialize(lines: AsyncIterable[str],
+                                start: Callable[[], Any] = _start_warm_up) -> AsyncIterator[str]:
+    """The same lines; `start()` is called once, when the second line arrives (before it is handed on)."""
+    count = 0
+    async for line in lines:
+        count += 1
+        if count == 2:
+            start()
+        yield line
