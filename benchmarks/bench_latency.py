@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-THINK = 1.0  # seconds an agent's model takes before its first tool call (and between calls); not timed
+THINK = 2.0  # seconds an agent's model takes before its first tool call (and between calls); not timed
 
 
 async def rows(bench: Any, run: Any) -> list[Any]:
