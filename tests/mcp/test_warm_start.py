@@ -83,3 +83,25 @@ async def test_the_warm_up_starts_once_initialize_was_answered():
         seen.append(line)
     assert started == [1]
     assert seen == ["initialize\n", "notifications/initialized\n", "tools/list\n", "tools/call\n"]
+
+
+async def test_a_tool_call_waits_for_a_warm_up_still_running():
+    """Two threads loading modules that import each other can meet one half loaded: a tool call lets the
+    warm-up end first (an Event stands in for the imports)."""
+    import asyncio
+    import threading
+
+    from tracepilot.mcp import warm_start
+
+    release, order = threading.Event(), []
+    thread = threading.Thread(target=lambda: (release.wait(10), order.append("warm-up done")), daemon=True)
+    thread.start()
+    warm_start._running.append(thread)  # noqa: SLF001  (as _start_warm_up does)
+    waiting = asyncio.ensure_future(warm_start.settled())
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    release.set()
+    await asyncio.wait_for(waiting, 10)
+    order.append("tool call")
+    assert order == ["warm-up done", "tool call"] and warm_start._running == []  # noqa: SLF001
+    await warm_start.settled()  # nothing running: at once

@@ -9,14 +9,32 @@ its first tool, and the start itself is not slowed.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any
+
+_running: list[threading.Thread] = []  # the warm-up thread this process started, if any
 
 
 def _start_warm_up() -> Any:
     from ..core.warmup import warm_up_soon  # noqa: PLC0415  (core/warmup.py imports nothing heavy at its top)
 
-    return warm_up_soon(share_host_warm_up)
+    thread = warm_up_soon(share_host_warm_up)
+    if thread is not None:
+        _running.append(thread)
+    return thread
+
+
+async def settled() -> None:
+    """Let a warm-up still running end before a tool call goes on (every tool waits here). Two threads loading
+    modules that import each other could otherwise meet a module half loaded: Python breaks that deadlock by
+    handing one of them the partial module. An agent's model usually takes longer than the warm-up, so this
+    returns at once."""
+    for thread in list(_running):
+        if thread.is_alive():
+            await asyncio.to_thread(thread.join)
+    _running[:] = [t for t in _running if t.is_alive()]
 
 
 def share_host_warm_up() -> None:
