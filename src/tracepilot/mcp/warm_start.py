@@ -10,6 +10,7 @@ its first tool, and the start itself is not slowed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any
@@ -43,6 +44,22 @@ def share_host_warm_up() -> None:
     from ..share.host import facade_methods  # noqa: PLC0415
 
     facade_methods(Debugger)
+    _sdk_answer_models()
+
+
+def _sdk_answer_models() -> None:
+    """The SDK builds the pydantic validators of a tool's answer on its first use (a few ms): build them now,
+    for every protocol version a client may have chosen. An SDK that moved them only loses the head start."""
+    with contextlib.suppress(Exception):
+        from mcp_types.methods import serialize_server_result  # noqa: PLC0415
+        from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS  # noqa: PLC0415
+
+        from .app import answer  # noqa: PLC0415
+
+        data = answer("warm", {"warm": True}).model_dump(by_alias=True, exclude_none=True)
+        for version in SUPPORTED_PROTOCOL_VERSIONS:
+            with contextlib.suppress(Exception):
+                serialize_server_result("tools/call", version, data)
 
 
 async def warm_after_initialize(lines: AsyncIterable[str],
