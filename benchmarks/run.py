@@ -868,6 +868,8 @@ WORKLOADS = {
     "jettytrace": lambda bench: __import__("jetty_trace").rows(Row, bench.quick),  # needs jetty9 + ab
 }
 
+WORKLOADS["latency"] = lambda bench: __import__("bench_latency").rows(bench, sys.modules[__name__])  # issue 32
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
