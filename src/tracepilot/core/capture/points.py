@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from typing import Any
 
@@ -17,6 +18,7 @@ from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .model import Capture, CaptureLimits, CaptureState
 from .objects import CaptureObjects, one_capture
+from .prefetch import Copier
 from .reader import CaptureRead
 
 log = logging.getLogger(__name__)
@@ -105,6 +107,7 @@ class CapturePoints:
         self._buckets: dict[str, TokenBucket] = {}
         self._finishing: set[asyncio.Task[None]] = set()
         self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
+        self.copier = Copier(tracker.session) if copy_in_jvm() else None  # values copied in the JVM (prefetch.py)
         self._reads = 0
 
     @property
@@ -129,7 +132,8 @@ class CapturePoints:
         number = state.taken
         if state.taken >= state.limit:
             state.done = True
-        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note)
+        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note,
+                                  copy=True)
         capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
         capture.skipped = state.skipped
         self.book.add(capture)
@@ -139,7 +143,7 @@ class CapturePoints:
             self._finish_later(bp)
 
     async def read(self, thread: int, limits: CaptureLimits, expressions: list[str], *, skip: int = 0,
-                   extra: dict[str, Value] | None = None, note: str | None = None) -> Capture:
+                   extra: dict[str, Value] | None = None, note: str | None = None, copy: bool = False) -> Capture:
         """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits)."""
         started = time.perf_counter()
         self._reads += 1
@@ -149,11 +153,13 @@ class CapturePoints:
             vm = self.session.require_vm()
             if self._objects is None or self._objects.vm is not vm:
                 self._objects = CaptureObjects(vm)
-            read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects)
+            read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects,
+                               self.copier if copy else None)
             with one_capture():
                 capture.frames = await read.frames()
                 capture.expressions = [await read.expression(text, extra) for text in expressions]
             capture.cuts = read.cuts
+            capture.copy = _copy_said(read, self.copier if copy else None)
         except (DebuggerError, JdwpError) as exc:
             capture.note = f"{note}; " if note else ""
             capture.note += f"the capture could not be read completely: {exc}"
@@ -188,6 +194,21 @@ class CapturePoints:
         self._objects = None
         self._buckets.clear()
         self.book.clear()
+
+
+def copy_in_jvm() -> bool:
+    """TRACEPILOT_CAPTURE_COPY=0 reads every capture over JDWP alone (to compare, or if the copy misbehaves)."""
+    return os.environ.get("TRACEPILOT_CAPTURE_COPY", "1") != "0"
+
+
+def _copy_said(read: CaptureRead, copier: Copier | None) -> str:
+    if read.copied is not None:
+        return f"values copied in the JVM by one call ({read.copied.objects} objects), the rest over JDWP"
+    if read.copy_failed:
+        return read.copy_failed
+    if copier is not None and copier.why_not:
+        return copier.why_not
+    return "values read over JDWP"
 
 
 def _summary(capture: Capture) -> str:

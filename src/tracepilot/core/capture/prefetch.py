@@ -1,0 +1,290 @@
+"""A capture's values copied in the JVM by one call: the hybrid path of issue 31.
+
+While the debugger holds the hitting thread it reads only the roots over JDWP (the frames, the top frames'
+variables, `this`), then calls the copier (java/CaptureCopy1__TracepilotProbe.java, defined once per JVM in
+the system class loader) on that thread with the roots: it hands back, in one String, an Object[] and a
+Class[], what reading the values object by object over JDWP would have fetched (~150 requests for a request
+object of a web server): fields of the program's objects, strings, arrays, and the logical view of the JDK
+collections and maps whose order is the one inspect shows. The capture is then rendered by the same code as
+before (reader.py); whatever the copy has no record of is read over JDWP as before, still with the thread
+held, so a capture's values are the same whichever path filled them.
+
+When the copier cannot serve (read-only session, a JVM that refuses the call, a call that does not return in
+COPY_TIMEOUT), the capture is read over JDWP alone and says why once (`why_not`)."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...jdwp import (
+    ArrayReference,
+    ArrayType,
+    ClassObjectReference,
+    ClassType,
+    InvokeOptions,
+    JdwpError,
+    ObjectReference,
+    StringReference,
+    Tag,
+    VirtualMachine,
+)
+from ...jdwp.wire import Value
+from ..errors import DebuggerError
+from .copier_bytes import COPY, COPY_SIGNATURE, NAME, class_bytes
+from .model import CaptureLimits
+
+log = logging.getLogger(__name__)
+
+COPY_TIMEOUT = 5.0  # seconds the copy may take before the capture is read over JDWP alone
+MAX_CHARS = 4096  # strings copied whole up to this length (as Objects caches them)
+EXTRA_LEVELS = 2  # levels copied below the depth limit: the summaries of the last opened level's children
+
+
+@dataclass
+class Copied:
+    """What one copy handed over, by object id: arrays' and JDK collections' elements, maps' entries."""
+
+    arrays: dict[int, tuple[int, list[Value]]] = field(default_factory=dict)
+    lists: dict[int, tuple[int, list[Value]]] = field(default_factory=dict)
+    maps: dict[int, tuple[int, list[tuple[Value, Value]]]] = field(default_factory=dict)
+    objects: int = 0  # objects with a record
+
+
+COPIED: contextvars.ContextVar[Copied | None] = contextvars.ContextVar("tracepilot_capture_copied", default=None)
+
+
+def page(found: tuple[int, list[Any]] | None, start: int, count: int) -> tuple[int, list[Any]] | None:
+    """Items start..start+count of a copied view, when the copy holds them all (else None: read over JDWP)."""
+    if found is None:
+        return None
+    size, items = found
+    end = min(size, start + count)
+    if end > len(items) and len(items) < size:
+        return None
+    return size, items[start:end]
+
+
+class Copier:
+    """The copier of one JVM: defined on first use, then one call per capture."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.vm: Any = None
+        self.method: tuple[int, int] | None = None  # (class id, method id)
+        self.types: dict[int, tuple[int, int]] = {}  # Class object id -> (type id, type tag)
+        self.why_not: str | None = None  # the copier cannot serve in this JVM: why
+        self.object_array: int | None = None  # Object[]'s type id
+        self.calls = 0
+
+    def usable(self) -> bool:
+        if getattr(self.session, "read_only", False):
+            self.why_not = "read-only session: the capture is read over JDWP alone (no call into the target)"
+        return self.why_not is None
+
+    async def copy(self, thread: int, roots: list[Value], limits: CaptureLimits, objects: Any, memo: dict) -> Copied:
+        """Copy `roots` in the JVM on held `thread`; fill `objects`' caches and the capture's field `memo`."""
+        vm = self.session.require_vm()
+        if self.vm is not vm:
+            self.vm, self.method, self.types, self.why_not, self.object_array = vm, None, {}, None, None
+        if self.method is None:
+            self.method = await self._define(thread)
+        roots = [r for r in roots if r.is_object and not r.is_null]
+        if self.object_array is None:
+            self.object_array = (await vm.send(VirtualMachine.ClassesBySignature, "[Ljava/lang/Object;")
+                                 ).classes[0].type_id
+        array = (await vm.send(ArrayType.NewInstance, self.object_array, len(roots))).new_array.value
+        await vm.send(ObjectReference.DisableCollection, array)  # (other threads run: a GC may come)
+        try:
+            if roots:
+                await vm.send(ArrayReference.SetValues, array, 0, roots)
+            args = [Value.object(array, Tag.ARRAY), Value.int(limits.depth + EXTRA_LEVELS),
+                    Value.int(max(limits.items, 20)), Value.int(MAX_CHARS), Value.int(max(4 * limits.values, 200))]
+            result = (await self._invoke(thread, args)).value
+            await vm.send(ObjectReference.DisableCollection, result)
+        finally:
+            with contextlib.suppress(JdwpError):
+                await vm.send(ObjectReference.EnableCollection, array)
+        try:
+            text_v, refs_v, classes_v = (await vm.send(ArrayReference.GetValues, result, 0, 3)).values
+            text = (await vm.send(StringReference.Value, text_v.value)).string_value
+            n_refs = (await vm.send(ArrayReference.Length, refs_v.value)).array_length
+            refs = (await vm.send(ArrayReference.GetValues, refs_v.value, 0, n_refs)).values if n_refs else []
+            n_classes = (await vm.send(ArrayReference.Length, classes_v.value)).array_length
+            classes = (await vm.send(ArrayReference.GetValues, classes_v.value, 0, n_classes)).values \
+                if n_classes else []
+            type_ids = [await self._type_of(c.value) for c in classes]
+            self.calls += 1
+            return await _decode(text, refs, type_ids, objects, memo)
+        finally:
+            with contextlib.suppress(JdwpError):
+                await vm.send(ObjectReference.EnableCollection, result)
+
+    async def _type_of(self, class_object: int) -> int:
+        found = self.types.get(class_object)
+        if found is None:
+            reply = await self.vm.send(ClassObjectReference.ReflectedType, class_object)
+            await self.vm.type(reply.type_id, reply.ref_type_tag)
+            found = self.types[class_object] = (reply.type_id, reply.ref_type_tag)
+        return found[0]
+
+    async def _invoke(self, thread: int, args: list[Value]) -> Value:
+        assert self.method is not None
+        clazz, method = self.method
+        options = int(InvokeOptions.SINGLE_THREADED)
+        what = "copying a capture's values in the JVM"
+        invoking = getattr(self.session, "invoking", None)
+        try:
+            if invoking is None:
+                import asyncio  # noqa: PLC0415
+
+                reply = await asyncio.wait_for(self.vm.send(ClassType.InvokeMethod, clazz, thread, method, args,
+                                                            options), COPY_TIMEOUT)
+            else:
+                async with invoking(thread, what) as call:
+                    reply = await call.send(ClassType.InvokeMethod, clazz, thread, method, args, options,
+                                            timeout=COPY_TIMEOUT, what=what)
+        except TimeoutError:
+            self.why_not = f"the in-JVM copy did not return within {COPY_TIMEOUT:g}s: captures are read over JDWP"
+            raise DebuggerError(self.why_not) from None
+        if reply.exception.value:
+            self.why_not = "the in-JVM copy threw: captures are read over JDWP"
+            raise DebuggerError(self.why_not)
+        return reply.return_value
+
+    async def _define(self, thread: int) -> tuple[int, int]:
+        """The copier class in the system class loader (defined once; a JVM an earlier session left it in
+        has it already), linked and initialized."""
+        vm = self.vm
+        found = await vm.classes_by_name(NAME)
+        if not found:
+            loader_type = await vm.classes_by_name("java.lang.ClassLoader")
+            methods = {m.name + m.signature: m.id for m in await vm.methods(loader_type[0].id)}
+            self.method = (loader_type[0].id, methods["getSystemClassLoader()Ljava/lang/ClassLoader;"])
+            loader = (await self._invoke(thread, [])).value
+            data = class_bytes()
+            byte_array = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
+            array = (await vm.send(ArrayType.NewInstance, byte_array, len(data))).new_array.value
+            await vm.send(ArrayReference.SetValues, array, 0, [Value(Tag.BYTE, b - 256 if b > 127 else b)
+                                                               for b in data])
+            name = (await vm.send(VirtualMachine.CreateString, NAME)).string_object
+            define = methods["defineClass(Ljava/lang/String;[BII)Ljava/lang/Class;"]
+            reply = await vm.send(ObjectReference.InvokeMethod, loader, thread, loader_type[0].id, define,
+                                  [Value.object(name, Tag.STRING), Value.object(array, Tag.ARRAY), Value.int(0),
+                                   Value.int(len(data))], int(InvokeOptions.SINGLE_THREADED))
+            self.method = None
+            if reply.exception.value:
+                self.why_not = "the copier class could not be defined in this JVM: captures are read over JDWP"
+                raise DebuggerError(self.why_not)
+            # Class.forName(name, true, loader): linked and initialized now (JDWP lists a linked class's methods)
+            class_type = await vm.classes_by_name("java.lang.Class")
+            for_name = next(m.id for m in await vm.methods(class_type[0].id) if m.name == "forName"
+                            and m.signature == "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
+            await vm.send(ClassType.InvokeMethod, class_type[0].id, thread, for_name,
+                          [Value.object(name, Tag.STRING), Value.boolean(True), Value.object(loader, Tag.CLASS_LOADER)],
+                          int(InvokeOptions.SINGLE_THREADED))
+            found = await vm.classes_by_name(NAME)
+        type_id = found[0].id
+        method = next(m.id for m in await vm.methods(type_id) if m.name == COPY and m.signature == COPY_SIGNATURE)
+        return type_id, method
+
+
+class _Cursor:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+
+    def upto(self, end: str = ";") -> str:
+        stop = self.text.index(end, self.at)
+        part = self.text[self.at:stop]
+        self.at = stop + 1
+        return part
+
+    def number(self) -> int:
+        return int(self.upto())
+
+    def chars(self) -> str:
+        n = int(self.upto(":"))
+        part = self.text[self.at:self.at + n]
+        self.at += n
+        return part
+
+
+def _value(cur: _Cursor, refs: list[Value]) -> Value:
+    kind = cur.text[cur.at]
+    cur.at += 1
+    raw = cur.upto()
+    if kind == "N":
+        return Value(Tag.OBJECT, 0)
+    if kind == "r":
+        return refs[int(raw)]
+    n = int(raw)
+    if kind == "I":
+        return Value(Tag.INT, n)
+    if kind == "J":
+        return Value(Tag.LONG, n)
+    if kind == "Z":
+        return Value(Tag.BOOLEAN, bool(n))
+    if kind == "B":
+        return Value(Tag.BYTE, n)
+    if kind == "S":
+        return Value(Tag.SHORT, n)
+    if kind == "C":
+        return Value(Tag.CHAR, chr(n))
+    if kind == "F":
+        return Value(Tag.FLOAT, struct.unpack(">f", struct.pack(">i", n))[0])
+    return Value(Tag.DOUBLE, struct.unpack(">d", struct.pack(">q", n))[0])
+
+
+async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: Any, memo: dict) -> Copied:
+    """The copier's records into the caches the capture's reading consults first (see CaptureObjects)."""
+    copied = Copied()
+    vm = objects.vm
+    cur = _Cursor(text)
+    while cur.at < len(text):
+        if text[cur.at] != "R":
+            raise ValueError(f"copy record expected at {cur.at}")
+        cur.at += 1
+        k = cur.number()
+        type_id = type_ids[cur.number()]
+        oid = refs[k].value
+        objects._type_of[oid] = type_id
+        kind = text[cur.at]
+        cur.at += 1
+        copied.objects += 1
+        if kind == "S":
+            objects._strings[oid] = cur.chars()
+        elif kind == "A":
+            length, n = cur.number(), cur.number()
+            copied.arrays[oid] = (length, [_value(cur, refs) for _ in range(n)])
+            objects._lengths[oid] = length
+        elif kind == "B":
+            value = _value(cur, refs)
+            field_info = (await objects.fields_by_name(type_id)).get("value")
+            if field_info is not None:
+                memo.setdefault(oid, {})[field_info.id] = value
+        elif kind == "L":
+            size, n = cur.number(), cur.number()
+            copied.lists[oid] = (size, [_value(cur, refs) for _ in range(n)])
+        elif kind == "M":
+            size, n = cur.number(), cur.number()
+            copied.maps[oid] = (size, [(_value(cur, refs), _value(cur, refs)) for _ in range(n)])
+        elif kind == "F":
+            count = cur.number()
+            chain = await vm.hierarchy(type_id)
+            known = memo.setdefault(oid, {})
+            for _ in range(count):
+                level, name = cur.number(), cur.chars()
+                value = _value(cur, refs)
+                if level < len(chain):
+                    found = next((f for f in await vm.fields(chain[level]) if f.name == name and not f.is_static),
+                                 None)
+                    if found is not None:
+                        known.setdefault(found.id, value)
+        else:
+            raise ValueError(f"unknown copy record {kind!r}")
+    return copied
