@@ -203,7 +203,9 @@ def copy_in_jvm() -> bool:
 
 def _copy_said(read: CaptureRead, copier: Copier | None) -> str:
     if read.copied is not None:
-        return f"values copied in the JVM by one call ({read.copied.objects} objects), the rest over JDWP"
+        c = read.copied
+        return (f"values copied in the JVM by one call ({c.objects} objects, {c.call_ms:.1f} ms in the JVM, "
+                f"{c.total_ms:.1f} ms with its reading), the rest over JDWP")
     if read.copy_failed:
         return read.copy_failed
     if copier is not None and copier.why_not:

@@ -18,6 +18,7 @@ import contextlib
 import contextvars
 import logging
 import struct
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,8 @@ class Copied:
     lists: dict[int, tuple[int, list[Value]]] = field(default_factory=dict)
     maps: dict[int, tuple[int, list[tuple[Value, Value]]]] = field(default_factory=dict)
     objects: int = 0  # objects with a record
+    call_ms: float = 0.0  # the call in the JVM (the copy itself)
+    total_ms: float = 0.0  # the call, the reads of its result and their decoding
 
 
 COPIED: contextvars.ContextVar[Copied | None] = contextvars.ContextVar("tracepilot_capture_copied", default=None)
@@ -79,6 +82,7 @@ class Copier:
         self.types: dict[int, tuple[int, int]] = {}  # Class object id -> (type id, type tag)
         self.why_not: str | None = None  # the copier cannot serve in this JVM: why
         self.object_array: int | None = None  # Object[]'s type id
+        self.field_ids: dict[int, dict[tuple[int, str], int]] = {}  # type -> (level, name) -> field id
         self.calls = 0
 
     def usable(self) -> bool:
@@ -86,14 +90,17 @@ class Copier:
             self.why_not = "read-only session: the capture is read over JDWP alone (no call into the target)"
         return self.why_not is None
 
-    async def copy(self, thread: int, roots: list[Value], limits: CaptureLimits, objects: Any, memo: dict) -> Copied:
-        """Copy `roots` in the JVM on held `thread`; fill `objects`' caches and the capture's field `memo`."""
+    async def copy(self, thread: int, roots: list[Value], deep: int, limits: CaptureLimits, objects: Any,
+                   memo: dict) -> Copied:
+        """Copy `roots` in the JVM on held `thread` (the first `deep` opened to the depth limit, the others
+        as summaries); fill `objects`' caches and the capture's field `memo`."""
         vm = self.session.require_vm()
         if self.vm is not vm:
             self.vm, self.method, self.types, self.why_not, self.object_array = vm, None, {}, None, None
+            self.field_ids = {}
         if self.method is None:
             self.method = await self._define(thread)
-        roots = [r for r in roots if r.is_object and not r.is_null]
+        started = time.perf_counter()
         if self.object_array is None:
             self.object_array = (await vm.send(VirtualMachine.ClassesBySignature, "[Ljava/lang/Object;")
                                  ).classes[0].type_id
@@ -102,9 +109,12 @@ class Copier:
         try:
             if roots:
                 await vm.send(ArrayReference.SetValues, array, 0, roots)
-            args = [Value.object(array, Tag.ARRAY), Value.int(limits.depth + EXTRA_LEVELS),
-                    Value.int(max(limits.items, 20)), Value.int(MAX_CHARS), Value.int(max(4 * limits.values, 200))]
+            args = [Value.object(array, Tag.ARRAY), Value.int(deep), Value.int(limits.depth + EXTRA_LEVELS),
+                    Value.int(max(limits.items, 20)), Value.int(max(limits.fields, 20)), Value.int(MAX_CHARS),
+                    Value.int(max(2 * limits.values, 200))]
+            called = time.perf_counter()
             result = (await self._invoke(thread, args)).value
+            call_ms = (time.perf_counter() - called) * 1000
             await vm.send(ObjectReference.DisableCollection, result)
         finally:
             with contextlib.suppress(JdwpError):
@@ -119,7 +129,9 @@ class Copier:
                 if n_classes else []
             type_ids = [await self._type_of(c.value) for c in classes]
             self.calls += 1
-            return await _decode(text, refs, type_ids, objects, memo)
+            copied = await _decode(text, refs, type_ids, objects, memo, self.field_ids)
+            copied.call_ms, copied.total_ms = call_ms, (time.perf_counter() - started) * 1000
+            return copied
         finally:
             with contextlib.suppress(JdwpError):
                 await vm.send(ObjectReference.EnableCollection, result)
@@ -240,7 +252,20 @@ def _value(cur: _Cursor, refs: list[Value]) -> Value:
     return Value(Tag.DOUBLE, struct.unpack(">d", struct.pack(">q", n))[0])
 
 
-async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: Any, memo: dict) -> Copied:
+async def _field_ids(vm: Any, type_id: int, cache: dict[int, dict[tuple[int, str], int]]) -> dict[tuple[int, str], int]:
+    found = cache.get(type_id)
+    if found is None:
+        found = {}
+        for level, t in enumerate(await vm.hierarchy(type_id)):
+            for f in await vm.fields(t):
+                if not f.is_static:
+                    found[(level, f.name)] = f.id
+        cache[type_id] = found
+    return found
+
+
+async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: Any, memo: dict,
+                  field_ids: dict[int, dict[tuple[int, str], int]]) -> Copied:
     """The copier's records into the caches the capture's reading consults first (see CaptureObjects)."""
     copied = Copied()
     vm = objects.vm
@@ -256,7 +281,9 @@ async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: An
         kind = text[cur.at]
         cur.at += 1
         copied.objects += 1
-        if kind == "S":
+        if kind == "T":
+            pass
+        elif kind == "S":
             objects._strings[oid] = cur.chars()
         elif kind == "A":
             length, n = cur.number(), cur.number()
@@ -275,16 +302,14 @@ async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: An
             copied.maps[oid] = (size, [(_value(cur, refs), _value(cur, refs)) for _ in range(n)])
         elif kind == "F":
             count = cur.number()
-            chain = await vm.hierarchy(type_id)
+            ids = await _field_ids(vm, type_id, field_ids)
             known = memo.setdefault(oid, {})
             for _ in range(count):
                 level, name = cur.number(), cur.chars()
                 value = _value(cur, refs)
-                if level < len(chain):
-                    found = next((f for f in await vm.fields(chain[level]) if f.name == name and not f.is_static),
-                                 None)
-                    if found is not None:
-                        known.setdefault(found.id, value)
+                found = ids.get((level, name))
+                if found is not None:
+                    known.setdefault(found, value)
         else:
             raise ValueError(f"unknown copy record {kind!r}")
     return copied

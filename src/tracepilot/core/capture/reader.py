@@ -181,7 +181,7 @@ class CaptureRead:
         # it gets the value budget.
         raws = await asyncio.gather(*(self.frames_reader.raw_values(self.thread, f) for f, _ in top),
                                     return_exceptions=True)
-        await self._copy_in_jvm([r for r in raws if not isinstance(r, BaseException)])
+        await self._copy_in_jvm(raws)
         for n, raw in enumerate(raws):
             try:
                 if isinstance(raw, BaseException):
@@ -192,18 +192,20 @@ class CaptureRead:
                 self.cuts.append(f"frame {n}: its variables could not be read ({exc})")
         return out
 
-    async def _copy_in_jvm(self, raws: list[tuple[list[Any], Value | None]]) -> None:
+    async def _copy_in_jvm(self, raws: list[Any]) -> None:
         """The roots' values copied in the JVM by one call (prefetch.py); what it does not hold is read over
         JDWP below as before. A copy that fails leaves the reading to JDWP, and says so."""
         copier, objects, memo = self.copier, self.values.objects, field_memo()
         if copier is None or memo is None or not isinstance(objects, CaptureObjects) or not copier.usable():
             return
-        roots = [v for pairs, this in raws for v in [this, *(value for _, value in pairs)]
-                 if v is not None and v.is_object and not v.is_null]
+        # The top frame's values are opened (to the depth limit), the callers' shown as summaries.
+        per_frame = [[v for v in [raw[1], *(value for _, value in raw[0])] if v is not None and v.is_object
+                      and not v.is_null] if not isinstance(raw, BaseException) else [] for raw in raws]
+        roots = [v for values in per_frame for v in values]
         if not roots:
             return
         try:
-            self.copied = await copier.copy(self.thread, roots, self.limits, objects, memo)
+            self.copied = await copier.copy(self.thread, roots, len(per_frame[0]), self.limits, objects, memo)
         except (DebuggerError, JdwpError, ValueError, IndexError, StopIteration) as exc:
             self.copy_failed = f"the in-JVM copy failed ({exc}): values read over JDWP"
             return

@@ -23,7 +23,26 @@ import java.util.Iterator;
 import java.util.Map;
 
 public final class CaptureCopy1__TracepilotProbe {
-    private CaptureCopy1__TracepilotProbe() {}
+    // One walk's state (an instance: no nested class, the copier is one class file). Where the walk is: the
+    // objects so far, and the depth (and its root's limit) of the object copied now.
+    final ArrayList<Object> objects;
+    final ArrayList<Integer> depths;
+    final ArrayList<Integer> limits;
+    final IdentityHashMap<Object, Integer> index;
+    final int depth;
+    final int limit;
+
+    private CaptureCopy1__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
+                                          ArrayList<Integer> limits, IdentityHashMap<Object, Integer> index,
+                                          int depth, int limit) {
+        this.objects = objects;
+        this.depths = depths;
+        this.limits = limits;
+        this.index = index;
+        this.depth = depth;
+        this.limit = limit;
+    }
+
 
     // JDK collections whose iteration order is the order the debugger's own reader shows (inspect/collections.py).
     private static final String[] LISTS = {
@@ -40,24 +59,30 @@ public final class CaptureCopy1__TracepilotProbe {
         "java.util.Collections$SingletonMap"};
 
     /**
-     * Walk `roots` breadth first, `maxDepth` levels below them, up to `maxObjects` objects; of a collection,
-     * map or array at most `items` elements, of a string at most `maxChars` characters (a longer one has no
-     * record). Returns {String records, Object[] objects, Class[] classes}: object k of the records is
-     * objects[k] (roots first, in order), its class classes[c].
+     * Walk `roots` breadth first: the first `deep` roots `maxDepth` levels below them, the others one level
+     * (what their summaries show); the level after that only for the objects' classes. At most `maxObjects`
+     * objects; of a collection, map or array at most `items` elements, of an object its first `maxFields`
+     * fields (base class first), of a string at most `maxChars` characters (a longer one has no record).
+     * Returns {String records, Object[] objects, Class[] classes}: object k of the records is objects[k]
+     * (roots first, in order), its class classes[c].
      */
-    public static Object[] copy(Object[] roots, int maxDepth, int items, int maxChars, int maxObjects) {
+    public static Object[] copy(Object[] roots, int deep, int maxDepth, int items, int maxFields, int maxChars,
+                                int maxObjects) {
         StringBuilder out = new StringBuilder();
         ArrayList<Object> objects = new ArrayList<>();
         ArrayList<Integer> depths = new ArrayList<>();
+        ArrayList<Integer> limits = new ArrayList<>();
         ArrayList<Class<?>> classes = new ArrayList<>();
         IdentityHashMap<Object, Integer> index = new IdentityHashMap<>();
         IdentityHashMap<Class<?>, Integer> classIndex = new IdentityHashMap<>();
         try {
-            for (Object root : roots) {
+            for (int i = 0; i < roots.length; i++) {
+                Object root = roots[i];
                 if (root != null && !index.containsKey(root)) {
                     index.put(root, objects.size());
                     objects.add(root);
                     depths.add(0);
+                    limits.add(i < deep ? maxDepth : 1);
                 }
             }
             for (int k = 0; k < objects.size(); k++) {
@@ -66,7 +91,8 @@ public final class CaptureCopy1__TracepilotProbe {
                 }
                 Object o = objects.get(k);
                 int depth = depths.get(k);
-                if (depth > maxDepth) {
+                int limit = limits.get(k);
+                if (depth > limit + 1) {
                     continue;
                 }
                 StringBuilder record = new StringBuilder();
@@ -79,9 +105,14 @@ public final class CaptureCopy1__TracepilotProbe {
                         classes.add(c);
                     }
                     record.append('R').append(k).append(';').append(ci).append(';');
-                    int budget = Math.max(0, maxObjects - objects.size());
-                    if (!body(record, o, c, depth, items, maxChars, budget, objects, depths, index)) {
-                        continue;
+                    if (depth > limit) {
+                        record.append('T'); // its class only: a summary beyond the levels copied
+                    } else {
+                        int budget = Math.max(0, maxObjects - objects.size());
+                        CaptureCopy1__TracepilotProbe w = new CaptureCopy1__TracepilotProbe(objects, depths, limits, index, depth, limit);
+                        if (!body(record, o, c, items, maxFields, maxChars, budget, w)) {
+                            continue;
+                        }
                     }
                 } catch (Throwable t) {
                     continue; // (no record: the debugger reads this object over JDWP)
@@ -98,9 +129,8 @@ public final class CaptureCopy1__TracepilotProbe {
         return result;
     }
 
-    private static boolean body(StringBuilder r, Object o, Class<?> c, int depth, int items, int maxChars,
-                                int budget, ArrayList<Object> objects, ArrayList<Integer> depths,
-                                IdentityHashMap<Object, Integer> index) throws Throwable {
+    private static boolean body(StringBuilder r, Object o, Class<?> c, int items, int maxFields, int maxChars,
+                                int budget, CaptureCopy1__TracepilotProbe w) throws Throwable {
         if (o instanceof String) {
             String s = (String) o;
             if (s.length() > maxChars) {
@@ -116,13 +146,13 @@ public final class CaptureCopy1__TracepilotProbe {
             Class<?> e = c.getComponentType();
             r.append('A').append(length).append(';').append(n).append(';');
             for (int i = 0; i < n; i++) {
-                value(r, e.isPrimitive() ? e : null, Array.get(o, i), depth, objects, depths, index);
+                value(r, e.isPrimitive() ? e : null, Array.get(o, i), w);
             }
             return true;
         }
         if (isBox(c)) {
             r.append('B');
-            value(r, primitiveOf(c), o, depth, objects, depths, index);
+            value(r, primitiveOf(c), o, w);
             return true;
         }
         String name = c.getName();
@@ -134,7 +164,7 @@ public final class CaptureCopy1__TracepilotProbe {
             Iterator<?> it = col.iterator();
             int got = 0;
             while (got < n && it.hasNext()) {
-                value(elements, null, it.next(), depth, objects, depths, index);
+                value(elements, null, it.next(), w);
                 got++;
             }
             r.append('L').append(size).append(';').append(got).append(';').append(elements);
@@ -149,8 +179,8 @@ public final class CaptureCopy1__TracepilotProbe {
             int got = 0;
             while (got < n && it.hasNext()) {
                 Map.Entry<?, ?> entry = it.next();
-                value(entries, null, entry.getKey(), depth, objects, depths, index);
-                value(entries, null, entry.getValue(), depth, objects, depths, index);
+                value(entries, null, entry.getKey(), w);
+                value(entries, null, entry.getValue(), w);
                 got++;
             }
             r.append('M').append(size).append(';').append(got).append(';').append(entries);
@@ -167,7 +197,7 @@ public final class CaptureCopy1__TracepilotProbe {
         }
         StringBuilder fields = new StringBuilder();
         int count = 0;
-        for (int level = 0; level < chain.size(); level++) {
+        for (int level = chain.size() - 1; level >= 0 && count < maxFields; level--) {
             Class<?> t = chain.get(level);
             String tn = t.getName();
             if (tn.equals("java.lang.Object") || tn.equals("java.lang.Record")) {
@@ -176,9 +206,9 @@ public final class CaptureCopy1__TracepilotProbe {
             if (tn.equals("java.lang.Enum")) {
                 Enum<?> e = (Enum<?>) o;
                 field(fields, level, "name");
-                value(fields, null, e.name(), depth, objects, depths, index);
+                value(fields, null, e.name(), w);
                 field(fields, level, "ordinal");
-                value(fields, int.class, e.ordinal(), depth, objects, depths, index);
+                value(fields, int.class, e.ordinal(), w);
                 count += 2;
                 continue;
             }
@@ -189,6 +219,9 @@ public final class CaptureCopy1__TracepilotProbe {
                 if (Modifier.isStatic(f.getModifiers())) {
                     continue;
                 }
+                if (count >= maxFields) {
+                    break;
+                }
                 Object v;
                 try {
                     f.setAccessible(true);
@@ -198,7 +231,7 @@ public final class CaptureCopy1__TracepilotProbe {
                 }
                 field(fields, level, f.getName());
                 Class<?> ft = f.getType();
-                value(fields, ft.isPrimitive() ? ft : null, v, depth, objects, depths, index);
+                value(fields, ft.isPrimitive() ? ft : null, v, w);
                 count++;
             }
         }
@@ -216,8 +249,7 @@ public final class CaptureCopy1__TracepilotProbe {
     }
 
     /** A value: N; null, rK; object K (added to the walk), or a primitive: its type letter and value. */
-    private static void value(StringBuilder r, Class<?> primitive, Object v, int depth, ArrayList<Object> objects,
-                              ArrayList<Integer> depths, IdentityHashMap<Object, Integer> index) {
+    private static void value(StringBuilder r, Class<?> primitive, Object v, CaptureCopy1__TracepilotProbe w) {
         if (v == null) {
             r.append("N;");
             return;
@@ -243,12 +275,13 @@ public final class CaptureCopy1__TracepilotProbe {
             r.append(';');
             return;
         }
-        Integer k = index.get(v);
+        Integer k = w.index.get(v);
         if (k == null) {
-            k = objects.size();
-            index.put(v, k);
-            objects.add(v);
-            depths.add(depth + 1);
+            k = w.objects.size();
+            w.index.put(v, k);
+            w.objects.add(v);
+            w.depths.add(w.depth + 1);
+            w.limits.add(w.limit);
         }
         r.append('r').append(k.intValue()).append(';');
     }
