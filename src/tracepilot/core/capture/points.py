@@ -205,7 +205,7 @@ def _copy_said(read: CaptureRead, copier: Copier | None) -> str:
     if read.copied is not None:
         c = read.copied
         return (f"values copied in the JVM by one call ({c.objects} objects, {c.call_ms:.1f} ms in the JVM, "
-                f"{c.total_ms:.1f} ms with its reading), the rest over JDWP")
+                f"{c.total_ms:.1f} ms with its reading, {c.decode_ms:.1f} decoding), the rest over JDWP")
     if read.copy_failed:
         return read.copy_failed
     if copier is not None and copier.why_not:

@@ -14,6 +14,7 @@ COPY_TIMEOUT), the capture is read over JDWP alone and says why once (`why_not`)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import logging
@@ -56,6 +57,7 @@ class Copied:
     objects: int = 0  # objects with a record
     call_ms: float = 0.0  # the call in the JVM (the copy itself)
     total_ms: float = 0.0  # the call, the reads of its result and their decoding
+    decode_ms: float = 0.0  # the decoding alone
 
 
 COPIED: contextvars.ContextVar[Copied | None] = contextvars.ContextVar("tracepilot_capture_copied", default=None)
@@ -84,6 +86,7 @@ class Copier:
         self.object_array: int | None = None  # Object[]'s type id
         self.field_ids: dict[int, dict[tuple[int, str], int]] = {}  # type -> (level, name) -> field id
         self.calls = 0
+        self._defining = asyncio.Lock()
 
     def usable(self) -> bool:
         if getattr(self.session, "read_only", False):
@@ -98,8 +101,9 @@ class Copier:
         if self.vm is not vm:
             self.vm, self.method, self.types, self.why_not, self.object_array = vm, None, {}, None, None
             self.field_ids = {}
-        if self.method is None:
-            self.method = await self._define(thread)
+        async with self._defining:  # (captures of several threads come at once: one definition)
+            if self.method is None:
+                self.method = await self._define(thread)
         started = time.perf_counter()
         if self.object_array is None:
             self.object_array = (await vm.send(VirtualMachine.ClassesBySignature, "[Ljava/lang/Object;")
@@ -113,7 +117,7 @@ class Copier:
                     Value.int(max(limits.items, 20)), Value.int(max(limits.fields, 20)), Value.int(MAX_CHARS),
                     Value.int(max(2 * limits.values, 200))]
             called = time.perf_counter()
-            result = (await self._invoke(thread, args)).value
+            result = (await self._invoke(thread, *self.method, args)).value
             call_ms = (time.perf_counter() - called) * 1000
             await vm.send(ObjectReference.DisableCollection, result)
         finally:
@@ -122,14 +126,15 @@ class Copier:
         try:
             text_v, refs_v, classes_v = (await vm.send(ArrayReference.GetValues, result, 0, 3)).values
             text = (await vm.send(StringReference.Value, text_v.value)).string_value
-            n_refs = (await vm.send(ArrayReference.Length, refs_v.value)).array_length
-            refs = (await vm.send(ArrayReference.GetValues, refs_v.value, 0, n_refs)).values if n_refs else []
-            n_classes = (await vm.send(ArrayReference.Length, classes_v.value)).array_length
-            classes = (await vm.send(ArrayReference.GetValues, classes_v.value, 0, n_classes)).values \
-                if n_classes else []
+            n_refs, _, rest = text.partition(";")
+            n_classes, _, text = rest.partition(";")
+            refs, classes = await asyncio.gather(_elements(vm, refs_v.value, int(n_refs)),
+                                                 _elements(vm, classes_v.value, int(n_classes)))
             type_ids = [await self._type_of(c.value) for c in classes]
             self.calls += 1
+            decoding = time.perf_counter()
             copied = await _decode(text, refs, type_ids, objects, memo, self.field_ids)
+            copied.decode_ms = (time.perf_counter() - decoding) * 1000
             copied.call_ms, copied.total_ms = call_ms, (time.perf_counter() - started) * 1000
             return copied
         finally:
@@ -144,22 +149,20 @@ class Copier:
             found = self.types[class_object] = (reply.type_id, reply.ref_type_tag)
         return found[0]
 
-    async def _invoke(self, thread: int, args: list[Value]) -> Value:
-        assert self.method is not None
-        clazz, method = self.method
+    async def _invoke(self, thread: int, clazz: int, method: int, args: list[Value], obj: int | None = None) -> Value:
+        """One call on held `thread` (a static method, or `obj`'s), with a deadline, booked as the session's
+        calls are (the thread book knows the thread is inside a call)."""
         options = int(InvokeOptions.SINGLE_THREADED)
+        command, call = (ClassType.InvokeMethod, (clazz, thread, method, args, options)) if obj is None else \
+            (ObjectReference.InvokeMethod, (obj, thread, clazz, method, args, options))
         what = "copying a capture's values in the JVM"
         invoking = getattr(self.session, "invoking", None)
         try:
             if invoking is None:
-                import asyncio  # noqa: PLC0415
-
-                reply = await asyncio.wait_for(self.vm.send(ClassType.InvokeMethod, clazz, thread, method, args,
-                                                            options), COPY_TIMEOUT)
+                reply = await asyncio.wait_for(self.vm.send(command, *call), COPY_TIMEOUT)
             else:
-                async with invoking(thread, what) as call:
-                    reply = await call.send(ClassType.InvokeMethod, clazz, thread, method, args, options,
-                                            timeout=COPY_TIMEOUT, what=what)
+                async with invoking(thread, what) as booked:
+                    reply = await booked.send(command, *call, timeout=COPY_TIMEOUT, what=what)
         except TimeoutError:
             self.why_not = f"the in-JVM copy did not return within {COPY_TIMEOUT:g}s: captures are read over JDWP"
             raise DebuggerError(self.why_not) from None
@@ -176,8 +179,8 @@ class Copier:
         if not found:
             loader_type = await vm.classes_by_name("java.lang.ClassLoader")
             methods = {m.name + m.signature: m.id for m in await vm.methods(loader_type[0].id)}
-            self.method = (loader_type[0].id, methods["getSystemClassLoader()Ljava/lang/ClassLoader;"])
-            loader = (await self._invoke(thread, [])).value
+            loader = (await self._invoke(thread, loader_type[0].id,
+                                         methods["getSystemClassLoader()Ljava/lang/ClassLoader;"], [])).value
             data = class_bytes()
             byte_array = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
             array = (await vm.send(ArrayType.NewInstance, byte_array, len(data))).new_array.value
@@ -185,24 +188,27 @@ class Copier:
                                                                for b in data])
             name = (await vm.send(VirtualMachine.CreateString, NAME)).string_object
             define = methods["defineClass(Ljava/lang/String;[BII)Ljava/lang/Class;"]
-            reply = await vm.send(ObjectReference.InvokeMethod, loader, thread, loader_type[0].id, define,
-                                  [Value.object(name, Tag.STRING), Value.object(array, Tag.ARRAY), Value.int(0),
-                                   Value.int(len(data))], int(InvokeOptions.SINGLE_THREADED))
-            self.method = None
-            if reply.exception.value:
+            try:
+                await self._invoke(thread, loader_type[0].id, define, [
+                    Value.object(name, Tag.STRING), Value.object(array, Tag.ARRAY), Value.int(0),
+                    Value.int(len(data))], obj=loader)
+            except DebuggerError:
                 self.why_not = "the copier class could not be defined in this JVM: captures are read over JDWP"
-                raise DebuggerError(self.why_not)
+                raise
             # Class.forName(name, true, loader): linked and initialized now (JDWP lists a linked class's methods)
             class_type = await vm.classes_by_name("java.lang.Class")
             for_name = next(m.id for m in await vm.methods(class_type[0].id) if m.name == "forName"
                             and m.signature == "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
-            await vm.send(ClassType.InvokeMethod, class_type[0].id, thread, for_name,
-                          [Value.object(name, Tag.STRING), Value.boolean(True), Value.object(loader, Tag.CLASS_LOADER)],
-                          int(InvokeOptions.SINGLE_THREADED))
+            await self._invoke(thread, class_type[0].id, for_name, [
+                Value.object(name, Tag.STRING), Value.boolean(True), Value.object(loader, Tag.CLASS_LOADER)])
             found = await vm.classes_by_name(NAME)
         type_id = found[0].id
         method = next(m.id for m in await vm.methods(type_id) if m.name == COPY and m.signature == COPY_SIGNATURE)
         return type_id, method
+
+
+async def _elements(vm: Any, array: int, n: int) -> list[Value]:
+    return (await vm.send(ArrayReference.GetValues, array, 0, n)).values if n else []
 
 
 class _Cursor:

@@ -54,7 +54,7 @@ public final class CaptureCopy1__TracepilotProbe {
         "java.util.Collections$UnmodifiableSet", "java.util.Collections$SingletonList",
         "java.util.Collections$EmptyList", "java.util.Collections$EmptySet", "java.util.PriorityQueue"};
     private static final String[] MAPS = {
-        "java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap",
+        "java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap", "java.util.concurrent.ConcurrentHashMap",
         "java.util.Collections$UnmodifiableMap", "java.util.Collections$EmptyMap",
         "java.util.Collections$SingletonMap"};
 
@@ -63,8 +63,8 @@ public final class CaptureCopy1__TracepilotProbe {
      * (what their summaries show); the level after that only for the objects' classes. At most `maxObjects`
      * objects; of a collection, map or array at most `items` elements, of an object its first `maxFields`
      * fields (base class first), of a string at most `maxChars` characters (a longer one has no record).
-     * Returns {String records, Object[] objects, Class[] classes}: object k of the records is objects[k]
-     * (roots first, in order), its class classes[c].
+     * Returns {String "objects;classes;" + records, Object[] objects, Class[] classes}: object k of the
+     * records is objects[k] (roots first, in order), its class classes[c].
      */
     public static Object[] copy(Object[] roots, int deep, int maxDepth, int items, int maxFields, int maxChars,
                                 int maxObjects) {
@@ -105,14 +105,14 @@ public final class CaptureCopy1__TracepilotProbe {
                         classes.add(c);
                     }
                     record.append('R').append(k).append(';').append(ci).append(';');
-                    if (depth > limit) {
+                    int budget = Math.max(0, maxObjects - objects.size());
+                    CaptureCopy1__TracepilotProbe w =
+                        new CaptureCopy1__TracepilotProbe(objects, depths, limits, index, depth, limit);
+                    if (depth > limit && !isJdk(c.getName())) {
                         record.append('T'); // its class only: a summary beyond the levels copied
-                    } else {
-                        int budget = Math.max(0, maxObjects - objects.size());
-                        CaptureCopy1__TracepilotProbe w = new CaptureCopy1__TracepilotProbe(objects, depths, limits, index, depth, limit);
-                        if (!body(record, o, c, items, maxFields, maxChars, budget, w)) {
-                            continue;
-                        }
+                    } else if (!body(record, o, c, depth > limit ? 0 : items, maxFields, maxChars,
+                                     depth > limit ? 0 : budget, w)) {
+                        continue;
                     }
                 } catch (Throwable t) {
                     continue; // (no record: the debugger reads this object over JDWP)
@@ -123,7 +123,7 @@ public final class CaptureCopy1__TracepilotProbe {
             // what was copied so far stands
         }
         Object[] result = new Object[3];
-        result[0] = out.toString();
+        result[0] = objects.size() + ";" + classes.size() + ";" + out; // (the arrays' lengths: no request)
         result[1] = objects.toArray();
         result[2] = classes.toArray(new Class<?>[0]);
         return result;
@@ -156,6 +156,26 @@ public final class CaptureCopy1__TracepilotProbe {
             return true;
         }
         String name = c.getName();
+        if (o instanceof java.util.concurrent.atomic.AtomicInteger) {
+            r.append('B');
+            value(r, int.class, ((java.util.concurrent.atomic.AtomicInteger) o).get(), w);
+            return true;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicLong) {
+            r.append('B');
+            value(r, long.class, ((java.util.concurrent.atomic.AtomicLong) o).get(), w);
+            return true;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicBoolean) {
+            r.append('B'); // (its field is an int)
+            value(r, int.class, ((java.util.concurrent.atomic.AtomicBoolean) o).get() ? 1 : 0, w);
+            return true;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicReference) {
+            r.append('B');
+            value(r, null, ((java.util.concurrent.atomic.AtomicReference<?>) o).get(), w);
+            return true;
+        }
         if (listed(LISTS, name)) {
             Collection<?> col = (Collection<?>) o;
             int size = col.size();
@@ -189,8 +209,8 @@ public final class CaptureCopy1__TracepilotProbe {
         if (isJdk(name)) {
             return false;
         }
-        // A program's object: every instance field of its class and its superclasses (the JDK ones only if
-        // they are Object, Record or Enum: their fields are closed to reflection), by level and name.
+        // A program's object: its first instance fields, by level and name (its JDK superclasses' fields are
+        // closed to reflection, but Enum's name and ordinal: those are read over JDWP when shown).
         ArrayList<Class<?>> chain = new ArrayList<>();
         for (Class<?> t = c; t != null; t = t.getSuperclass()) {
             chain.add(t);
@@ -213,7 +233,7 @@ public final class CaptureCopy1__TracepilotProbe {
                 continue;
             }
             if (isJdk(tn)) {
-                return false;
+                continue;
             }
             for (Field f : t.getDeclaredFields()) {
                 if (Modifier.isStatic(f.getModifiers())) {
