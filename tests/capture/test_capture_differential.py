@@ -49,8 +49,11 @@ async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple
         assert stops == [end_line], stops
         assert len(found) == 1 and found[0].via == ("in-JVM" if in_jvm else "round trip"), found
         captured = found[0]
-        # The values were copied in the JVM by one call (prefetch.py), the rest read over JDWP as at a stop.
-        assert captured.copy and captured.copy.startswith("values copied in the JVM"), captured.copy
+        # In-JVM mode: the values were copied in the JVM by one call (prefetch.py), the rest read over JDWP as
+        # at a stop; --no-instrument: read over JDWP alone.
+        assert captured.copy.startswith("values copied in the JVM" if in_jvm else "in-JVM mode is off"), captured.copy
+        if in_jvm:  # (this, its maps, deque, atomic, boxes, the chain, the arrays, the strings...)
+            assert int(re.search(r"\((\d+) objects", captured.copy).group(1)) >= 40, captured.copy
     finally:
         await d.close()
     # The stopping run: the same hit.

@@ -107,7 +107,7 @@ class CapturePoints:
         self._buckets: dict[str, TokenBucket] = {}
         self._finishing: set[asyncio.Task[None]] = set()
         self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
-        self.copier = Copier(tracker.session) if copy_in_jvm() else None  # values copied in the JVM (prefetch.py)
+        self.copier = Copier(tracker.session, getattr(tracker, "in_jvm", None)) if copy_in_jvm() else None  # values copied in the JVM (prefetch.py)
         self._reads = 0
 
     @property
@@ -208,8 +208,8 @@ def _copy_said(read: CaptureRead, copier: Copier | None) -> str:
                 f"{c.total_ms:.1f} ms with its reading, {c.decode_ms:.1f} decoding), the rest over JDWP")
     if read.copy_failed:
         return read.copy_failed
-    if copier is not None and copier.why_not:
-        return copier.why_not
+    if copier is not None and copier.refusal():
+        return copier.refusal()
     return "values read over JDWP"
 
 

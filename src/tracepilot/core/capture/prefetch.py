@@ -77,8 +77,9 @@ def page(found: tuple[int, list[Any]] | None, start: int, count: int) -> tuple[i
 class Copier:
     """The copier of one JVM: defined on first use, then one call per capture."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, in_jvm: Any = None) -> None:
         self.session = session
+        self.in_jvm = in_jvm  # the session's in-JVM mode: --no-instrument puts no code of ours in the target
         self.vm: Any = None
         self.method: tuple[int, int] | None = None  # (class id, method id)
         self.types: dict[int, tuple[int, int]] = {}  # Class object id -> (type id, type tag)
@@ -91,7 +92,15 @@ class Copier:
     def usable(self) -> bool:
         if getattr(self.session, "read_only", False):
             self.why_not = "read-only session: the capture is read over JDWP alone (no call into the target)"
+        if self.in_jvm is not None and not self.in_jvm.enabled:
+            return False  # (said by refusal())
         return self.why_not is None
+
+    def refusal(self) -> str | None:
+        """Why captures are read over JDWP alone in this session (None: the copier serves)."""
+        if self.in_jvm is not None and not self.in_jvm.enabled:
+            return "in-JVM mode is off (--no-instrument): values read over JDWP"
+        return self.why_not
 
     async def copy(self, thread: int, roots: list[Value], deep: int, limits: CaptureLimits, objects: Any,
                    memo: dict) -> Copied:
