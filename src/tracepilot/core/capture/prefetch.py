@@ -15,7 +15,6 @@ COPY_TIMEOUT), the capture is read over JDWP alone and says why once (`why_not`)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import logging
 import struct
@@ -29,7 +28,6 @@ from ...jdwp import (
     ClassObjectReference,
     ClassType,
     InvokeOptions,
-    JdwpError,
     ObjectReference,
     StringReference,
     Tag,
@@ -130,8 +128,7 @@ class Copier:
             call_ms = (time.perf_counter() - called) * 1000
             await vm.send(ObjectReference.DisableCollection, result)
         finally:
-            with contextlib.suppress(JdwpError):
-                await vm.send(ObjectReference.EnableCollection, array)
+            _let_go(vm, array)
         try:
             text_v, refs_v, classes_v = (await vm.send(ArrayReference.GetValues, result, 0, 3)).values
             text = (await vm.send(StringReference.Value, text_v.value)).string_value
@@ -147,8 +144,7 @@ class Copier:
             copied.call_ms, copied.total_ms = call_ms, (time.perf_counter() - started) * 1000
             return copied
         finally:
-            with contextlib.suppress(JdwpError):
-                await vm.send(ObjectReference.EnableCollection, result)
+            _let_go(vm, result)
 
     async def _type_of(self, class_object: int) -> int:
         found = self.types.get(class_object)
@@ -214,6 +210,15 @@ class Copier:
         type_id = found[0].id
         method = next(m.id for m in await vm.methods(type_id) if m.name == COPY and m.signature == COPY_SIGNATURE)
         return type_id, method
+
+
+def _let_go(vm: Any, object_id: int) -> None:
+    """EnableCollection without waiting for the answer (the thread is held meanwhile)."""
+    try:
+        future = vm.conn.send_nowait(ObjectReference.EnableCollection, object_id)
+    except Exception:  # noqa: BLE001 - the VM is gone: nothing to let go of
+        return
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
 
 async def _elements(vm: Any, array: int, n: int) -> list[Value]:
