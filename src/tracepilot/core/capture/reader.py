@@ -202,8 +202,8 @@ class CaptureRead:
         per_frame = [[v for v in [raw[1], *(value for _, value in raw[0])] if v is not None and v.is_object
                       and not v.is_null] if not isinstance(raw, BaseException) else [] for raw in raws]
         roots = [v for values in per_frame for v in values]
-        if not any(v.tag in (Tag.OBJECT, Tag.ARRAY) for v in roots):
-            return  # (strings alone: a request each over JDWP is cheaper than the call)
+        if not any(v.tag == Tag.OBJECT for v in per_frame[0]):
+            return  # (strings and arrays alone in the top frame: fewer requests over JDWP than the call takes)
         try:
             self.copied = await copier.copy(self.thread, roots, len(per_frame[0]), self.limits, objects, memo)
         except (DebuggerError, JdwpError, ValueError, IndexError, StopIteration) as exc:
