@@ -69,7 +69,13 @@ async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple
         await d.breakpoint_set(location, condition=CONDITION)
         stop = await d.resume(timeout=60)
         assert stop.stopped and stop.stop.location.line == line, stop
-        at_stop = await d.session.breakpoints.captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS)
+        captures = d.session.breakpoints.captures
+        at_stop = await captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS)
+        if in_jvm:  # The same hit copied in the JVM with its roots in an array (as for more than 8 roots).
+            captures.copier.one_by_one = 0
+            in_array = await captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS, copy=True)
+            assert in_array.copy.startswith("values copied in the JVM"), in_array.copy
+            assert frames(in_array) == frames(at_stop)
         shown = {v.name: re.sub(r"@\d+", "@", v.value.text) for v in await d.locals(0)}
     finally:
         await d.close()

@@ -35,7 +35,7 @@ from ...jdwp import (
 )
 from ...jdwp.wire import Value
 from ..errors import DebuggerError
-from .copier_bytes import COPY, COPY_SIGNATURE, NAME, class_bytes
+from .copier_bytes import COPY, COPY8, COPY8_SIGNATURE, COPY_SIGNATURE, NAME, class_bytes
 from .model import CaptureLimits
 
 log = logging.getLogger(__name__)
@@ -79,12 +79,13 @@ class Copier:
         self.session = session
         self.in_jvm = in_jvm  # the session's in-JVM mode: --no-instrument puts no code of ours in the target
         self.vm: Any = None
-        self.method: tuple[int, int] | None = None  # (class id, method id)
+        self.method: tuple[int, int, int] | None = None  # (class id, copy's method id, copy8's)
         self.types: dict[int, tuple[int, int]] = {}  # Class object id -> (type id, type tag)
         self.why_not: str | None = None  # the copier cannot serve in this JVM: why
         self.object_array: int | None = None  # Object[]'s type id
         self.field_ids: dict[int, dict[tuple[int, str], int]] = {}  # type -> (level, name) -> field id
         self.calls = 0
+        self.one_by_one = 8  # roots passed as arguments (copy8) up to this many, else in an array made first
         self._defining = asyncio.Lock()
 
     def usable(self) -> bool:
@@ -112,25 +113,34 @@ class Copier:
             if self.method is None:
                 self.method = await self._define(thread)
         started = time.perf_counter()
-        if self.object_array is None:
-            self.object_array = (await vm.send(VirtualMachine.ClassesBySignature, "[Ljava/lang/Object;")
-                                 ).classes[0].type_id
-        array = (await vm.send(ArrayType.NewInstance, self.object_array, len(roots))).new_array.value
-        await vm.send(ObjectReference.DisableCollection, array)  # (other threads run: a GC may come)
+        type_id, copy_all, copy8 = self.method
+        limits_args = [Value.int(deep), Value.int(limits.depth + EXTRA_LEVELS), Value.int(max(limits.items, 20)),
+                       Value.int(max(limits.fields, 20)), Value.int(MAX_CHARS), Value.int(max(2 * limits.values, 200))]
+        array = 0
+        if len(roots) <= self.one_by_one:  # passed one by one: no array to make in the JVM first
+            padding = [Value(Tag.OBJECT, 0)] * (8 - len(roots))
+            method, args = copy8, [Value.int(len(roots)), *limits_args, *roots, *padding]
+        else:
+            if self.object_array is None:
+                self.object_array = (await vm.send(VirtualMachine.ClassesBySignature, "[Ljava/lang/Object;")
+                                     ).classes[0].type_id
+            array = (await vm.send(ArrayType.NewInstance, self.object_array, len(roots))).new_array.value
+            await vm.send(ObjectReference.DisableCollection, array)  # (other threads run: a GC may come)
+            method, args = copy_all, [Value.object(array, Tag.ARRAY), *limits_args]
         try:
-            if roots:
+            if array:
                 await vm.send(ArrayReference.SetValues, array, 0, roots)
-            args = [Value.object(array, Tag.ARRAY), Value.int(deep), Value.int(limits.depth + EXTRA_LEVELS),
-                    Value.int(max(limits.items, 20)), Value.int(max(limits.fields, 20)), Value.int(MAX_CHARS),
-                    Value.int(max(2 * limits.values, 200))]
             called = time.perf_counter()
-            result = (await self._invoke(thread, *self.method, args)).value
+            result = (await self._invoke(thread, type_id, method, args)).value
             call_ms = (time.perf_counter() - called) * 1000
-            await vm.send(ObjectReference.DisableCollection, result)
         finally:
-            _let_go(vm, array)
+            if array:
+                _let_go(vm, array)
         try:
-            text_v, refs_v, classes_v = (await vm.send(ArrayReference.GetValues, result, 0, 3)).values
+            # (kept from collection while it is read; asked together with its first read)
+            _, got = await asyncio.gather(vm.send(ObjectReference.DisableCollection, result),
+                                          vm.send(ArrayReference.GetValues, result, 0, 3))
+            text_v, refs_v, classes_v = got.values
             text = (await vm.send(StringReference.Value, text_v.value)).string_value
             n_refs, _, rest = text.partition(";")
             n_classes, _, text = rest.partition(";")
@@ -176,7 +186,7 @@ class Copier:
             raise DebuggerError(self.why_not)
         return reply.return_value
 
-    async def _define(self, thread: int) -> tuple[int, int]:
+    async def _define(self, thread: int) -> tuple[int, int, int]:
         """The copier class in the system class loader (defined once; a JVM an earlier session left it in
         has it already), linked and initialized."""
         vm = self.vm
@@ -208,8 +218,8 @@ class Copier:
                 Value.object(name, Tag.STRING), Value.boolean(True), Value.object(loader, Tag.CLASS_LOADER)])
             found = await vm.classes_by_name(NAME)
         type_id = found[0].id
-        method = next(m.id for m in await vm.methods(type_id) if m.name == COPY and m.signature == COPY_SIGNATURE)
-        return type_id, method
+        methods = {m.name + m.signature: m.id for m in await vm.methods(type_id)}
+        return type_id, methods[COPY + COPY_SIGNATURE], methods[COPY8 + COPY8_SIGNATURE]
 
 
 def _let_go(vm: Any, object_id: int) -> None:

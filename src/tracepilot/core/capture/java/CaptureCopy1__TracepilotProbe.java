@@ -58,6 +58,16 @@ public final class CaptureCopy1__TracepilotProbe {
         "java.util.Collections$UnmodifiableMap", "java.util.Collections$EmptyMap",
         "java.util.Collections$SingletonMap"};
 
+    /** copy() of up to 8 roots passed one by one (the debugger needs no array made in the JVM for them). */
+    public static Object[] copy8(int n, int deep, int maxDepth, int items, int maxFields, int maxChars,
+                                 int maxObjects, Object r0, Object r1, Object r2, Object r3, Object r4, Object r5,
+                                 Object r6, Object r7) {
+        Object[] all = {r0, r1, r2, r3, r4, r5, r6, r7};
+        Object[] roots = new Object[Math.max(0, Math.min(n, 8))];
+        System.arraycopy(all, 0, roots, 0, roots.length);
+        return copy(roots, deep, maxDepth, items, maxFields, maxChars, maxObjects);
+    }
+
     /**
      * Walk `roots` breadth first: the first `deep` roots `maxDepth` levels below them, the others one level
      * (what their summaries show); the level after that only for the objects' classes. At most `maxObjects`
