@@ -42,15 +42,11 @@ async def false_condition(classes: Path, line: int, n: int, capture: bool) -> fl
         return speed
 
 
-async def per_capture(classes: Path, line: int, captures: int, in_jvm: bool,
-                      copy: bool = True) -> tuple[float, float, float]:
-    """(mean ms the thread was held, median ms, captures/s) of `captures` captures on HotTarget's logged line;
-    `copy`: the values copied in the JVM by one call (core/capture/prefetch.py), else read over JDWP alone."""
+async def per_capture(classes: Path, line: int, captures: int, in_jvm: bool) -> tuple[float, float, float]:
+    """(mean ms the thread was held, median ms, captures/s) of `captures` captures on HotTarget's logged line."""
     with suite.target(classes, "HotTarget", "log", str(captures * 50)) as t:
         d = Debugger()
         d.session.breakpoints.in_jvm.enabled = in_jvm
-        if not copy:
-            d.session.breakpoints.captures.copier = None
         await d.attach(t.address, 10)
         # In the JVM: a condition that always holds is what puts the point in a probe.
         condition = "i >= 0" if in_jvm else None
@@ -80,12 +76,10 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         classes = Path(tmp)
         suite.compile_all(classes)
-        for in_jvm, copy in ((True, True), (True, False), (False, False)):
-            mean, median, rate = await per_capture(classes, lines["logged"], args.captures, in_jvm, copy)
-            how = "in-JVM condition" if in_jvm else "round trip"
-            how += ", values copied in the JVM by one call" if copy else ", values over JDWP alone"
-            print(f"capture ({how}): thread held {mean * 1000:,.0f} µs mean, {median * 1000:,.0f} µs median; "
-                  f"{rate:,.0f} captures/s")
+        for in_jvm in (True, False):
+            mean, median, rate = await per_capture(classes, lines["logged"], args.captures, in_jvm)
+            print(f"capture ({'in-JVM condition' if in_jvm else 'round trip'}): thread held {mean * 1000:,.0f} µs "
+                  f"mean, {median * 1000:,.0f} µs median; {rate:,.0f} captures/s")
         # Alternated, best of three each: a hot loop's speed varies with the JIT and the machine's load.
         plain, point = 0.0, 0.0
         for _ in range(3):
