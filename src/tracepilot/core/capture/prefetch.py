@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 COPY_TIMEOUT = 5.0  # seconds the copy may take before the capture is read over JDWP alone
 MAX_CHARS = 4096  # strings copied whole up to this length (as Objects caches them)
-EXTRA_LEVELS = 2  # levels copied below the depth limit: the summaries of the last opened level's children
 
 
 @dataclass
@@ -114,7 +113,7 @@ class Copier:
                 self.method = await self._define(thread)
         started = time.perf_counter()
         type_id, copy_all, copy8 = self.method
-        limits_args = [Value.int(deep), Value.int(limits.depth + EXTRA_LEVELS), Value.int(max(limits.items, 20)),
+        limits_args = [Value.int(deep), Value.int(max(limits.depth, 1)), Value.int(max(limits.items, 20)),
                        Value.int(max(limits.fields, 20)), Value.int(MAX_CHARS), Value.int(max(2 * limits.values, 200))]
         array = 0
         if len(roots) <= self.one_by_one:  # passed one by one: no array to make in the JVM first

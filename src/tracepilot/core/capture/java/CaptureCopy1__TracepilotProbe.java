@@ -44,6 +44,9 @@ public final class CaptureCopy1__TracepilotProbe {
     }
 
 
+    // Elements of a collection whose summary is all that is shown (inspect's nested summaries show 3).
+    private static final int NESTED_ITEMS = 3;
+
     // JDK collections whose iteration order is the order the debugger's own reader shows (inspect/collections.py).
     private static final String[] LISTS = {
         "java.util.ArrayList", "java.util.LinkedList", "java.util.ArrayDeque", "java.util.HashSet",
@@ -120,8 +123,8 @@ public final class CaptureCopy1__TracepilotProbe {
                         new CaptureCopy1__TracepilotProbe(objects, depths, limits, index, depth, limit);
                     if (depth > limit && !isJdk(c.getName())) {
                         record.append('T'); // its class only: a summary beyond the levels copied
-                    } else if (!body(record, o, c, depth > limit ? 0 : items, maxFields, maxChars,
-                                     depth > limit ? 0 : budget, w)) {
+                    } else if (!body(record, o, c, depth > limit ? Math.min(items, NESTED_ITEMS) : items,
+                                     maxFields, maxChars, budget, w)) {
                         continue;
                     }
                 } catch (Throwable t) {
