@@ -47,19 +47,18 @@ public final class CaptureCopy1__TracepilotProbe {
     // Elements of a collection whose summary is all that is shown (inspect's nested summaries show 3).
     private static final int NESTED_ITEMS = 3;
 
-    // JDK collections whose iteration order is the order the debugger's own reader shows (inspect/collections.py).
+    // JDK collections whose iteration order is the order the debugger's own reader shows (inspect/collections.py),
+    // by exact class: a subclass, or a wrapper (Collections.unmodifiableList...) around a collection of the
+    // program's own class, would run the program's code. Those are read over JDWP.
     private static final String[] LISTS = {
         "java.util.ArrayList", "java.util.LinkedList", "java.util.ArrayDeque", "java.util.HashSet",
         "java.util.LinkedHashSet", "java.util.TreeSet", "java.util.Arrays$ArrayList",
         "java.util.concurrent.CopyOnWriteArrayList", "java.util.ImmutableCollections$ListN",
-        "java.util.ImmutableCollections$List12", "java.util.Collections$UnmodifiableCollection",
-        "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableRandomAccessList",
-        "java.util.Collections$UnmodifiableSet", "java.util.Collections$SingletonList",
+        "java.util.ImmutableCollections$List12", "java.util.Collections$SingletonList",
         "java.util.Collections$EmptyList", "java.util.Collections$EmptySet", "java.util.PriorityQueue"};
     private static final String[] MAPS = {
         "java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap", "java.util.concurrent.ConcurrentHashMap",
-        "java.util.Collections$UnmodifiableMap", "java.util.Collections$EmptyMap",
-        "java.util.Collections$SingletonMap"};
+        "java.util.Collections$EmptyMap", "java.util.Collections$SingletonMap"};
 
     /** copy() of up to 8 roots passed one by one (the debugger needs no array made in the JVM for them). */
     public static Object[] copy8(int n, int deep, int maxDepth, int items, int maxFields, int maxChars,
