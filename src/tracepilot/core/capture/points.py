@@ -221,7 +221,9 @@ def _copy_said(read: CaptureRead, copier: Copier | None) -> str:
                 f"{c.total_ms:.1f} ms with its reading, {c.decode_ms:.1f} decoding), the rest over JDWP")
     if read.copy_failed:
         return read.copy_failed
-    if copier is not None and copier.refusal():
+    if copier is None:
+        return "values read over JDWP (TRACEPILOT_CAPTURE_COPY=0)"
+    if copier.refusal():
         return copier.refusal()
     return "values read over JDWP (the point's first capture, or small values: the copy would not repay its call)"
 
