@@ -83,8 +83,13 @@ async def main() -> None:
             print(f"with capture={args.captures}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
                   f"{failed_with} failed")
             if held:
-                print(f"captures: {len(found)}, {uris} show the request's URI; thread held {statistics.mean(held):,.0f} "
-                      f"ms mean, {statistics.median(held):,.0f} ms median")
+                print(f"captures: {len(found)}, {uris} show the request's URI; thread held "
+                      f"{statistics.mean(held) * 1000:,.0f} µs mean, {statistics.median(held) * 1000:,.0f} µs median")
+                copied = sum(1 for c in found if c.copy and c.copy.startswith("values copied in the JVM"))
+                others = sorted({re.sub(r"[\d.]+", "N", c.copy or "") for c in found
+                                 if not (c.copy or "").startswith("values copied in the JVM")})
+                print(f"values copied in the JVM by one call: {copied} of {len(found)} captures "
+                      f"(TRACEPILOT_CAPTURE_COPY=0: over JDWP alone); e.g. {found[-1].copy}; the others: {others}")
             listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
             print(listed.describe())
         finally:

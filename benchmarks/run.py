@@ -873,7 +873,10 @@ WORKLOADS = {
     "hotloop": Bench.hot_loop, "logpoint": Bench.logpoint, "methodentry": Bench.method_entry,
     "count": Bench.hit_count, "stack": Bench.stack, "inspect": Bench.inspect, "trace": Bench.trace,
     "mcp": Bench.mcp, "tui": Bench.tui,
+    "jettytrace": lambda bench: __import__("jetty_trace").rows(Row, bench.quick),  # needs jetty9 + ab
 }
+
+WORKLOADS["latency"] = lambda bench: __import__("bench_latency").rows(bench, sys.modules[__name__])  # issue 32
 
 
 def main() -> None:

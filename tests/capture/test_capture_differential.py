@@ -36,7 +36,10 @@ async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple
     d.session.breakpoints.in_jvm.enabled = in_jvm
     try:
         await d.attach(jvm_factory(MAIN).address, timeout=10)
-        point = await d.breakpoint_set(location, condition=CONDITION, capture=1, expressions=EXPRESSIONS)
+        # Two captures, at i == 2 and i == 3: a point's first capture is read over JDWP alone, and from the
+        # second on (this program's values are many objects) they are copied in the JVM.
+        point = await d.breakpoint_set(location, condition="i == 2 || " + CONDITION, capture=2,
+                                       expressions=EXPRESSIONS)
         await d.breakpoint_set(f"{MAIN}:{end_line}")
         end = await d.resume(timeout=60)  # to the end: the point never stopped it on the way
         assert end.stopped and end.stop.location.line == end_line, end
@@ -47,8 +50,15 @@ async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple
         stops = [r.data["stop"]["location"]["line"] for r in d.history.since(0) if r.kind == "stop"
                  and "VM start" not in r.text]
         assert stops == [end_line], stops
-        assert len(found) == 1 and found[0].via == ("in-JVM" if in_jvm else "round trip"), found
-        captured = found[0]
+        assert len(found) == 2 and {c.via for c in found} == {"in-JVM" if in_jvm else "round trip"}, found
+        first, captured = found
+        assert first.copy.startswith("values read over JDWP (the point's first" if in_jvm
+                                     else "in-JVM mode is off"), first.copy
+        # In-JVM mode: the values were copied in the JVM by one call (prefetch.py), the rest read over JDWP as
+        # at a stop; --no-instrument: read over JDWP alone.
+        assert captured.copy.startswith("values copied in the JVM" if in_jvm else "in-JVM mode is off"), captured.copy
+        if in_jvm:  # (this, its maps, deque, atomic, boxes, the chain, the arrays, the strings...)
+            assert int(re.search(r"\((\d+) objects", captured.copy).group(1)) >= 40, captured.copy
     finally:
         await d.close()
     # The stopping run: the same hit.
@@ -59,7 +69,13 @@ async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple
         await d.breakpoint_set(location, condition=CONDITION)
         stop = await d.resume(timeout=60)
         assert stop.stopped and stop.stop.location.line == line, stop
-        at_stop = await d.session.breakpoints.captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS)
+        captures = d.session.breakpoints.captures
+        at_stop = await captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS)
+        if in_jvm:  # The same hit copied in the JVM with its roots in an array (as for more than 8 roots).
+            captures.copier.one_by_one = 0
+            in_array = await captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS, copy=True)
+            assert in_array.copy.startswith("values copied in the JVM"), in_array.copy
+            assert frames(in_array) == frames(at_stop)
         shown = {v.name: re.sub(r"@\d+", "@", v.value.text) for v in await d.locals(0)}
     finally:
         await d.close()

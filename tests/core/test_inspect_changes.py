@@ -28,12 +28,14 @@ async def test_trace_of_100000_calls(debugger, jvm_factory, jdk):
     assert result.stopped_by in ("vm_death", "duration")
 
 
-@pytest.mark.xfail(strict=False, reason="flaky on CI: the program ended before the trace's duration once (fixture length vs a loaded machine); to be made deterministic")
 async def test_trace_keeps_its_duration_past_max_calls_and_program_keeps_running(debugger, jvm_factory, line_of):
-    await stop_at(debugger, jvm_factory, "Playground", line_of("main-start"), "1000000", "nosleep")
-    result = await debugger.trace("fixtures.Playground", duration=1.5, max_calls=100, resume=True)
-    assert result.stopped_by == "duration" and result.calls > 100 and result.duration_ms == 1500
-    assert any(m.method == "fixtures.Playground.compute(int)" for m in result.methods)
+    # Ticker ticks once a millisecond (tick and compute: two calls) for 2^31-1 ticks: still running after any trace
+    # duration by construction, however loaded the machine (a counted loop without sleeps once ended inside it).
+    await stop_at(debugger, jvm_factory, "Ticker", line_of("ticker-tick"), str(2**31 - 1))
+    await debugger.breakpoint_remove("all")  # the trace runs its whole duration, not to the next tick's stop
+    result = await debugger.trace("fixtures.Ticker", duration=1.5, max_calls=20, resume=True)
+    assert result.stopped_by == "duration" and result.calls > 20 and result.duration_ms == 1500, result
+    assert any(m.method == "fixtures.Ticker.compute(int)" for m in result.methods)
     assert (await debugger.status()).state.value == "RUNNING"
 
 

@@ -8,44 +8,21 @@ import asyncio
 import os
 import re
 import signal
-from pathlib import Path
 
 import pytest
+
+from support.dap_launch import launched_playground
+from support.processes import alive, gone
 
 from .raw_dap import RawDap
 
 pytestmark = pytest.mark.timeout(90)
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    with_state = stat.read_text().rsplit(")", 1)[-1].split() if stat.exists() else ["X"]
-    return with_state[0] != "Z"
-
-
-async def gone(pid: int, seconds: float = 15.0) -> bool:
-    for _ in range(int(seconds * 10)):
-        if not alive(pid):
-            return True
-        await asyncio.sleep(0.1)
-    return False
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 async def test_a_signal_ends_the_launched_jvm(signum, java_classes, java_source_root, line_of, jdks, default_jdk):
     dap = await RawDap.stdio()
-    pid = None
-    try:
-        await dap.request("initialize", {"adapterID": "java", "linesStartAt1": True, "pathFormat": "path"})
-        reply = await dap.request("launch", {"mainClass": "fixtures.Playground", "classPaths": [str(java_classes)],
-                                             "args": ["100000"], "javaExec": jdks[default_jdk],
-                                             "sourcePaths": [str(java_source_root)]})
-        assert reply["success"], reply
-        pid = (await dap.event("process"))["body"]["systemProcessId"]
+    async with launched_playground(dap, java_classes, jdks[default_jdk], sources=java_source_root) as pid:
         source = str(java_source_root / "fixtures" / "Playground.java")
         await dap.request("setBreakpoints", {"source": {"path": source},
                                              "breakpoints": [{"line": line_of("loop-body")}]})
@@ -56,10 +33,6 @@ async def test_a_signal_ends_the_launched_jvm(signum, java_classes, java_source_
         err = await dap.stderr()
         assert rc == 128 + signum and "Traceback" not in err, (rc, err[-2000:])
         assert await gone(pid), "the launched JVM outlived the adapter"
-    finally:
-        if pid is not None and alive(pid):
-            os.kill(pid, signal.SIGKILL)
-        await dap.close()
 
 
 async def test_disconnect_without_terminate_leaves_a_launched_jvm_running(run_scenario, default_jdk):
@@ -78,22 +51,13 @@ async def test_sigterm_to_the_tcp_adapter_ends_its_clients_launched_jvm(
     from .test_doors_tcp import TcpAdapter
 
     adapter = await TcpAdapter.start(share_dir=share_dir)
-    dap = await RawDap.tcp(adapter.port)
-    pid = None
     try:
-        await dap.request("initialize", {"adapterID": "java", "linesStartAt1": True, "pathFormat": "path"})
-        reply = await dap.request("launch", {"mainClass": "fixtures.Playground", "classPaths": [str(java_classes)],
-                                             "args": ["100000"], "javaExec": jdks[default_jdk],
-                                             "token": adapter.token})
-        assert reply["success"], reply
-        pid = (await dap.event("process"))["body"]["systemProcessId"]
-        await dap.request("configurationDone")
-        adapter.proc.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(adapter.proc.wait(), 30) == 128 + signal.SIGTERM
-        assert await gone(pid), "the launched JVM outlived the adapter"
-        assert not adapter.token_file.exists()
+        dap = await RawDap.tcp(adapter.port)
+        async with launched_playground(dap, java_classes, jdks[default_jdk], token=adapter.token) as pid:
+            await dap.request("configurationDone")
+            adapter.proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(adapter.proc.wait(), 30) == 128 + signal.SIGTERM
+            assert await gone(pid), "the launched JVM outlived the adapter"
+            assert not adapter.token_file.exists()
     finally:
-        if pid is not None and alive(pid):
-            os.kill(pid, signal.SIGKILL)
-        await dap.close()
         await adapter.stop()

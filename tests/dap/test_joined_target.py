@@ -3,31 +3,14 @@ two JVMs (a price server and its client) sees that target's stop, stack and vari
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 import pytest
 
+from support.node_scenario import node_scenario
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.model import Actor
 from tracepilot.share.host import SessionHost
 
 from .conftest import DAP_DIR, scenario_env
-
-
-async def _line(stream: asyncio.StreamReader, wanted: str, node: asyncio.subprocess.Process) -> None:
-    while True:
-        raw = await asyncio.wait_for(stream.readline(), 30)
-        if not raw:
-            err = (await node.stderr.read()).decode(errors="replace")
-            raise AssertionError(f"the DAP scenario ended before '{wanted}':\n{err}")
-        if raw.decode().strip() == wanted:
-            return
-
-
-async def _tell(node: asyncio.subprocess.Process, text: str) -> None:
-    node.stdin.write(text.encode() + b"\n")
-    await node.stdin.drain()
 
 
 @pytest.mark.timeout(60)
@@ -37,7 +20,6 @@ async def test_an_editor_joined_to_one_target_sees_only_its_stops(
     debugger = Debugger(sourcepath=[str(java_source_root)], default_actor=Actor.AGENT)
     host = SessionHost(debugger, "mcp")
     await host.start()
-    node = None
     try:
         for main, name in (("fixtures.PriceServer", "server"), ("fixtures.PriceClient", "client")):
             await debugger.launch(main=main, classpath=[str(java_classes)], args=[port], name=name,
@@ -45,26 +27,18 @@ async def test_an_editor_joined_to_one_target_sees_only_its_stops(
         await debugger.breakpoint_set(f"PriceServer:{line_of('server-answer')}", condition="qty == 3")
         await debugger.breakpoint_set(f"PriceClient:{line_of('client-total')}", condition="total > 100")
         env = scenario_env(java_classes, jdks, default_jdk, adapter_args=["--join", host.info.id, "--target", "client"])
-        node = await asyncio.create_subprocess_exec(
-            "node", str(DAP_DIR / "joined_target.mjs"), cwd=DAP_DIR, env=env, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        await _line(node.stdout, "joined", node)
-        for name in ("server", "client"):
-            with debugger.on_target(name):
-                await debugger.resume(timeout=0)
-        first = await debugger.wait_for_stop(timeout=20)
-        assert first.stop.target == "server", first  # the agent's; the client waits for its answer
-        second = await debugger.resume(timeout=20)
-        assert second.stopped and second.stop.target == "client", second
-        await _line(node.stdout, "checked", node)  # the editor saw the client's stop, and no server stop
-        await _tell(node, "leave")
-        rc = await asyncio.wait_for(node.wait(), 30)
-        assert rc == 0, (await node.stderr.read()).decode(errors="replace")
+        async with node_scenario(DAP_DIR / "joined_target.mjs", env) as editor:
+            await editor.line("joined")
+            for name in ("server", "client"):
+                with debugger.on_target(name):
+                    await debugger.resume(timeout=0)
+            first = await debugger.wait_for_stop(timeout=20)
+            assert first.stop.target == "server", first  # the agent's; the client waits for its answer
+            second = await debugger.resume(timeout=20)
+            assert second.stopped and second.stop.target == "client", second
+            await editor.line("checked")  # the editor saw the client's stop, and no server stop
+            await editor.leave()
         assert (await debugger.evaluate("total")).text == "135"  # the editor left; the client's stop stays
     finally:
-        if node is not None and node.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                node.kill()
-            await node.wait()
         await host.close()
         await debugger.close()

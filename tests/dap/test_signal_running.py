@@ -5,27 +5,21 @@ suspend-all stop, and SIGHUP: test_doors_lifecycle.py.)"""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 
 import pytest
 
+from support.dap_launch import launched_playground
+from support.processes import gone
+
 from .raw_dap import RawDap
-from .test_doors_lifecycle import alive, gone
 
 pytestmark = pytest.mark.timeout(60)
 
 
 async def test_sigterm_ends_the_launched_running_jvm(java_classes, java_source_root, jdks, default_jdk):
     dap = await RawDap.stdio()
-    pid = None
-    try:
-        await dap.request("initialize", {"adapterID": "java", "linesStartAt1": True, "pathFormat": "path"})
-        reply = await dap.request("launch", {"mainClass": "fixtures.Playground", "classPaths": [str(java_classes)],
-                                             "args": ["100000"], "javaExec": jdks[default_jdk],
-                                             "sourcePaths": [str(java_source_root)]})
-        assert reply["success"], reply
-        pid = (await dap.event("process"))["body"]["systemProcessId"]
+    async with launched_playground(dap, java_classes, jdks[default_jdk], sources=java_source_root) as pid:
         await dap.request("configurationDone")
         await dap.event("output")  # the program runs and prints
         dap.proc.send_signal(signal.SIGTERM)
@@ -33,7 +27,3 @@ async def test_sigterm_ends_the_launched_running_jvm(java_classes, java_source_r
         err = await dap.stderr()
         assert rc == 128 + signal.SIGTERM and "Traceback" not in err, (rc, err[-2000:])
         assert await gone(pid), "the launched JVM outlived the adapter"
-    finally:
-        if pid is not None and alive(pid):
-            os.kill(pid, signal.SIGKILL)
-        await dap.close()

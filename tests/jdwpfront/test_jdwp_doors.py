@@ -6,26 +6,24 @@ refused with a message saying so)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from guest_support import line_process
 from mcp.client import Client
 from mcp.client.stdio import stdio_client
 from mcp_harness import McpSession, server_command
 
+from support.jdb import clear, jdb_attached, jdb_of, quit_cleanly, stop_at
+from support.relay import announced_port, start_relay
 from tracepilot.core.debugger import Debugger
 from tracepilot.jdwpfront import hosting
 from tracepilot.share import hooks
 from tracepilot.share.host import published
 
 pytestmark = pytest.mark.timeout(60)
-SRC = Path(__file__).resolve().parents[2] / "src"
 PORT_LINE = re.compile(r"JDWP front end on 127\.0\.0\.1:(\d+)")
 
 
@@ -48,7 +46,7 @@ async def _port_from(log: Path, timeout: float = 20.0) -> int:
 
 async def test_mcp_with_jdwp_port_prints_it_and_the_agent_sees_jdbs_stop(share_dir, tmp_path, default_jdk,
                                                                           jvm_factory, line_of, jdk17_tools):
-    jdb = str(Path(jdk17_tools[1]).with_name("jdb"))
+    jdb = jdb_of(jdk17_tools)
     target = jvm_factory("JdwpGuest", jdk=default_jdk, suspend=False)
     target.wait_for_output("guest ready")
     line = line_of("guest-alpha-only")
@@ -59,10 +57,8 @@ async def test_mcp_with_jdwp_port_prints_it_and_the_agent_sees_jdbs_stop(share_d
             agent = McpSession(client)
             await agent.ok("attach", address=target.address)  # the session publishes: the front end listens
             port = await _port_from(stderr_path)
-            async with line_process(jdb, "-attach", f"127.0.0.1:{port}", stderr_to_stdout=True) as person:
-                await person.expect("Initializing jdb")
-                await person.send(f"stop at fixtures.JdwpGuest:{line}")
-                hit = await person.expect("Breakpoint hit:")
+            async with jdb_attached(jdb, port) as person:
+                hit = await stop_at(person, f"fixtures.JdwpGuest:{line}")
                 assert "thread=alpha" in hit and f"line={line}" in hit, hit
                 await person.send("print who")
                 await person.expect('who = "alpha"')
@@ -74,11 +70,8 @@ async def test_mcp_with_jdwp_port_prints_it_and_the_agent_sees_jdbs_stop(share_d
                 held = await agent.ok("evaluate", expression="who", thread="alpha")  # the agent looks at it too
                 assert "alpha" in held.text, held.text
 
-                await person.send(f"clear fixtures.JdwpGuest:{line}")
-                await person.expect("Removed:")
-                await person.send("cont")
-                await person.send("quit")
-                assert await person.proc.wait() == 0
+                await clear(person, f"fixtures.JdwpGuest:{line}")
+                await quit_cleanly(person)
             async with asyncio.timeout(10):  # the agent keeps its session, running again
                 while (status := await agent.ok("status")).data.get("suspended") or "RUNNING" not in status.text:
                     await asyncio.sleep(0.1)  # (the guest's leaving is the front end's to notice, a moment later)
@@ -98,16 +91,8 @@ def tcp_shared(share_dir, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     return share_dir
 
 
-async def _relay(*args: str) -> asyncio.subprocess.Process:
-    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tracepilot.cli", "jdwp", "--join", *args, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env)
-
-
-@pytest.mark.xfail(strict=False, reason="flaky on CI: the first announced line did not yet carry the port once; the test must read until the port line")
 async def test_jdwp_join_over_tcp_needs_the_sessions_token(tcp_shared, default_jdk, jvm_factory, line_of, jdk17_tools):
-    jdb = str(Path(jdk17_tools[1]).with_name("jdb"))
+    jdb = jdb_of(jdk17_tools)
     target = jvm_factory("JdwpGuest", jdk=default_jdk, suspend=False)
     target.wait_for_output("guest ready")
     debugger = Debugger()
@@ -116,33 +101,27 @@ async def test_jdwp_join_over_tcp_needs_the_sessions_token(tcp_shared, default_j
         async with published(debugger, "test") as host:
             session = f"tcp://{host.info.tcp}"
             # No token: refused at once, saying what to pass.
-            missing = await _relay(session, "--port", "0")
+            missing = await start_relay(session, "--port", "0")
             _out, err = await asyncio.wait_for(missing.communicate(), 20)
             assert missing.returncode == 1 and "needs its token" in err.decode() and "--token" in err.decode(), err
 
             # A wrong token: refused at once too, not when the IDE connects.
-            wrong = await _relay(session, "--port", "0", "--token", "not-the-token")
+            wrong = await start_relay(session, "--port", "0", "--token", "not-the-token")
             _out, err = await asyncio.wait_for(wrong.communicate(), 20)
             assert wrong.returncode == 1 and "refused the token" in err.decode() and "--token" in err.decode(), err
 
             # The right token: jdb works through it.
-            relay = await _relay(session, "--port", "0", "--token", host.tcp_token, "--name", "remote")
+            relay = await start_relay(session, "--port", "0", "--token", host.tcp_token, "--name", "remote")
             try:
-                announced = (await asyncio.wait_for(relay.stdout.readline(), 20)).decode()
-                port = int(re.search(r"127\.0\.0\.1:(\d+)", announced).group(1))
-                async with line_process(jdb, "-attach", f"127.0.0.1:{port}", stderr_to_stdout=True) as person:
-                    await person.expect("Initializing jdb")
-                    await person.send(f"stop at fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
-                    await person.expect("Breakpoint hit:")
+                port = await announced_port(relay)
+                async with jdb_attached(jdb, port) as person:
+                    await stop_at(person, f"fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
                     await person.send("print who")
                     await person.expect('who = "alpha"')
                     texts = [r.text for r in debugger.history.since(0)]
                     assert any(t.startswith("remote: breakpoint in thread alpha") for t in texts), texts
-                    await person.send(f"clear fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
-                    await person.expect("Removed:")
-                    await person.send("cont")
-                    await person.send("quit")
-                    assert await person.proc.wait() == 0
+                    await clear(person, f"fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
+                    await quit_cleanly(person)
                 await hosting.front_end_for(debugger).guest_left()
             finally:
                 relay.kill()

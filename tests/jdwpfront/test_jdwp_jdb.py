@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from guest_support import line_process
 
+from support.jdb import clear, jdb_attached, jdb_of, quit_cleanly, stop_at
 from tracepilot.jdwpfront import JdwpFrontEnd
 
 pytestmark = pytest.mark.timeout(90)
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.timeout(90)
 
 async def test_jdb_stops_looks_and_continues_in_the_agents_session(default_jdk, jvm_factory, line_of, mcp_session,
                                                                    jdk17_tools):
-    jdb = str(__import__("pathlib").Path(jdk17_tools[1]).with_name("jdb"))
+    jdb = jdb_of(jdk17_tools)
     target = jvm_factory("JdwpGuest", jdk=default_jdk, suspend=False)
     target.wait_for_output("guest ready")
     line = line_of("guest-alpha-only")  # (two threads stopping at once would hold each other in jdb's call)
@@ -21,10 +21,8 @@ async def test_jdb_stops_looks_and_continues_in_the_agents_session(default_jdk, 
         front = JdwpFrontEnd(agent.app.debugger(), name="jdb")
         port = await front.start()
         try:
-            async with line_process(jdb, "-attach", f"127.0.0.1:{port}", stderr_to_stdout=True) as person:
-                await person.expect("Initializing jdb")
-                await person.send(f"stop at fixtures.JdwpGuest:{line}")
-                hit = await person.expect("Breakpoint hit:")
+            async with jdb_attached(jdb, port) as person:
+                hit = await stop_at(person, f"fixtures.JdwpGuest:{line}")
                 assert "thread=alpha" in hit and f"line={line}" in hit, hit
                 thread = "alpha"
                 await person.send("where")
@@ -45,11 +43,8 @@ async def test_jdb_stops_looks_and_continues_in_the_agents_session(default_jdk, 
 
                 await person.send("cont")
                 await person.expect("Breakpoint hit:")
-                await person.send(f"clear fixtures.JdwpGuest:{line}")
-                await person.expect("Removed:")
-                await person.send("cont")
-                await person.send("quit")
-                assert await person.proc.wait() == 0
+                await clear(person, f"fixtures.JdwpGuest:{line}")
+                await quit_cleanly(person)
             await front.guest_left()
             status = await agent.ok("status")
             assert "RUNNING" in status.text and not status.data.get("suspended"), status.text
@@ -59,7 +54,7 @@ async def test_jdb_stops_looks_and_continues_in_the_agents_session(default_jdk, 
 
 
 async def test_the_vm_ending_ends_jdb_cleanly(default_jdk, jvm_factory, line_of, mcp_session, jdk17_tools):
-    jdb = str(__import__("pathlib").Path(jdk17_tools[1]).with_name("jdb"))
+    jdb = jdb_of(jdk17_tools)
     target = jvm_factory("JdwpGuest", jdk=default_jdk, suspend=False)
     target.wait_for_output("guest ready")
     async with mcp_session("memory") as agent:
@@ -67,14 +62,11 @@ async def test_the_vm_ending_ends_jdb_cleanly(default_jdk, jvm_factory, line_of,
         front = JdwpFrontEnd(agent.app.debugger(), name="jdb")
         port = await front.start()
         try:
-            async with line_process(jdb, "-attach", f"127.0.0.1:{port}", stderr_to_stdout=True) as person:
-                await person.expect("Initializing jdb")
-                await person.send(f"stop at fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
-                await person.expect("Breakpoint hit:")
+            async with jdb_attached(jdb, port) as person:
+                await stop_at(person, f"fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
                 # The agent ends the program at jdb's stop; jdb continues it to its end.
                 await agent.ok("evaluate", expression="fixtures.JdwpGuest.running = false", thread="alpha")
-                await person.send(f"clear fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
-                await person.expect("Removed:")
+                await clear(person, f"fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
                 await person.send("cont")
                 await person.expect("The application exited")  # the VM's own VMDeath event reached jdb
                 assert await person.proc.wait() == 0

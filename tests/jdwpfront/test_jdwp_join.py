@@ -5,23 +5,21 @@ and what --redact hides from a client."""
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from guest_support import line_process
 
+from support.jdb import jdb_attached, jdb_of, quit_cleanly, stop_at
+from support.relay import announced_port, start_relay
 from tracepilot.core.debugger import Debugger
 from tracepilot.jdwpfront import JdwpFrontEnd, hosting
 from tracepilot.share import hooks
 from tracepilot.share.host import published
 
 pytestmark = pytest.mark.timeout(90)
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture
@@ -61,18 +59,11 @@ async def test_the_owner_offers_jdwp_and_another_process_joins_read_only(share_d
             await front.guest_left()
 
             # jdwp --join: jdb through a relay in another process, read-only.
-            env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-            relay = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "tracepilot.cli", "jdwp", "--join", host.info.id, "--port", "0", "--name",
-                "joined", "--read-only", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+            relay = await start_relay(host.info.id, "--port", "0", "--name", "joined", "--read-only")
             try:
-                announced = (await asyncio.wait_for(relay.stdout.readline(), 20)).decode()
-                port = int(re.search(r"127\.0\.0\.1:(\d+)", announced).group(1))
-                jdb = str(Path(jdk17_tools[1]).with_name("jdb"))
-                async with line_process(jdb, "-attach", f"127.0.0.1:{port}", stderr_to_stdout=True) as person:
-                    await person.expect("Initializing jdb")
-                    await person.send(f"stop at fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
-                    await person.expect("Breakpoint hit:")
+                port = await announced_port(relay)
+                async with jdb_attached(jdb_of(jdk17_tools), port) as person:
+                    await stop_at(person, f"fixtures.JdwpGuest:{line_of('guest-alpha-only')}")
                     await person.send("print who")
                     await person.expect('who = "alpha"')
                     await person.send("print basket.total()")  # a call: refused in a read-only guest
@@ -80,8 +71,7 @@ async def test_the_owner_offers_jdwp_and_another_process_joins_read_only(share_d
                     assert "read-only" in refusal
                     texts = [r.text for r in debugger.history.since(0)]
                     assert any(t.startswith("joined: breakpoint in thread alpha") for t in texts), texts
-                    await person.send("quit")
-                    assert await person.proc.wait() == 0
+                    await quit_cleanly(person, cont=False)
                 await front.guest_left()
             finally:
                 relay.kill()

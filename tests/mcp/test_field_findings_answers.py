@@ -17,7 +17,8 @@ async def at_compute(tmp_path, jvm_factory, default_jdk, java_source_root, line_
     async with open_session("memory", tmp_path) as s:
         await s.ok("attach", address=jvm.address, sourcepath=[str(java_source_root)])
         await s.ok("breakpoint_set", location=f"fixtures.Findings:{line_of('findings-compute')}")
-        assert "STOPPED" in (await s.ok("resume", timeout=30)).text
+        stopped = (await s.ok("resume", timeout=30)).text
+        assert "STOPPED at fixtures.Findings.compute" in stopped, stopped  # the breakpoint, not the VM's start
         yield s
 
 

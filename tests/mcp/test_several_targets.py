@@ -42,6 +42,13 @@ async def test_price_server_and_client_side_by_side(mcp_session, java_classes, j
         assert stop.data["stop"]["target"] == "server"
         locals_ = await s.ok("locals")  # the current stop's target
         assert "qty = 3" in locals_.text and "item = \"pear\"" in locals_.text, locals_.text
+        # unmark names the target as mark does (jvm), and as it always did (target); two different ones are refused.
+        await s.ok("mark", target="item", label="it", jvm="server")
+        await s.ok("unmark", label="it", jvm="server")
+        await s.ok("mark", target="item", label="it", jvm="server")
+        await s.ok("unmark", label="it", target="server")
+        both = await s.err("unmark", label="it", jvm="server", target="PriceClient")
+        assert "name different targets" in both.text, both.text
         value = await s.ok("evaluate", expression="unit * qty", target="server")
         assert "135" in value.text
         wrong = await s.err("evaluate", expression="1", target="nosuch")

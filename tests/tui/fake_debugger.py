@@ -5,6 +5,7 @@ use the real core against real JVMs."""
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ class FakeDebugger:
         self.i = 2
         self._changed = False
         self._add_initial_breakpoints()
+        self.scripted_captures: list[Any] = []
         self.history.add("vm_start", "VM started (suspended)")
         self.history.add("breakpoint_set", "bp-1 at fixtures.Playground:" + str(self.line), Actor.PERSON)
         self.history.add("stop", self._stop().headline())
@@ -265,7 +267,29 @@ class FakeDebugger:
 
     async def captures(self, id: str | None = None, wait: float = 0.0, limit: int = 100,  # noqa: A002
                        since: int = 0) -> list[Any]:
-        raise NotFound("the fake debugger does not script captures")
+        return [c for c in self.scripted_captures if c.seq > since][:limit]
+
+    def script_capture(self) -> None:
+        """One capture of a capture point in Playground.compute (for the frozen view's snapshot): a fixed local
+        time, values with children, a cut list."""
+        from tracepilot.core.capture.model import Capture, CapturedFrame, CapturedValue  # noqa: PLC0415
+
+        def value(name: str, type_: str, text: str, kind: str = "primitive", children=(), cut=None) -> Any:  # noqa: ANN001
+            return CapturedValue(name, type_, text, kind, list(children), cut)
+
+        items = value("items", "java.util.ArrayList", "ArrayList(size=25)", "collection",
+                      [value(f"[{k}]", "java.lang.String", f'"item-{k}"', "string") for k in range(20)],
+                      cut="20 of 25 elements")
+        this = value("this", CLASS, 'Playground{counter=7, name="playground"}', "object",
+                     [value("counter", "int", "7"), value("name", "java.lang.String", '"playground"', "string"),
+                      items])
+        frames = [CapturedFrame(0, self._loc(line_of("compute-body"), "compute"),
+                                [value("x", "int", "3"), this, value("doubled", "int", "6")]),
+                  CapturedFrame(1, self._loc(line_of("loop-call")), [value("i", "int", "3")]),
+                  CapturedFrame(2, CodeLocation("java.lang.Thread", "run", 1583, "Thread.java"), None)]
+        at = time.mktime((2026, 1, 5, 10, 42, 7, 0, 0, -1)) + 0.125  # 10:42:07.125 in any time zone
+        self.scripted_captures = [Capture(1, "bp-2", 1, at, 1, "main", 4, "in-JVM", frames,
+                                          [value("items.size()", "int", "25")], took_ms=0.4)]
 
     async def events(self, since: int = 0, kinds: Sequence[str] | None = None, limit: int = 100) -> list[EventRecord]:
         raise NotFound("the fake debugger does not script events")

@@ -10,6 +10,7 @@ from textual.command import CommandList
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.model import SessionState
 from tracepilot.tui.app import TracepilotApp
+from tracepilot.tui.footer import face_action
 from tracepilot.tui.screens.help import HelpScreen
 from tracepilot.tui.screens.value import ValueScreen
 from tracepilot.tui.startup import launch_and_run
@@ -49,7 +50,7 @@ def launched(java_classes, source_root, *args: str, breaks: list[str] = ()) -> T
 
 def offered(app: TracepilotApp) -> set[str]:
     """The actions the footer offers now (shown and enabled)."""
-    return {binding.action for (_, binding, enabled, _) in app.screen.active_bindings.values()
+    return {face_action(binding.action) for (_, binding, enabled, _) in app.screen.active_bindings.values()
             if binding.show and enabled}
 
 
@@ -245,7 +246,7 @@ async def test_80x24_keeps_state_location_and_the_keys_that_apply(jvm_factory, j
         assert len(status) <= 80
         await pilot.pause()
         keys = app.query("FooterKey")
-        shown = {k.action for k in keys}
+        shown = {face_action(k.action) for k in keys}
         assert {"resume", "step_over", "step_into", "step_out", "toggle_breakpoint", "run_to_cursor",
                 "focus_command", "search", "help", "quit"} <= shown
         assert all(k.region.right <= 80 and k.region.width > 0 for k in keys)  # none cut off

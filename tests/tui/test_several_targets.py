@@ -47,10 +47,13 @@ async def test_two_jvms_in_the_tui(java_classes, java_source_root, line_of):
         await wait_for(pilot, lambda: "target client (2 of 2)" in bar(app), what="client selected")
         await pilot.press("f5")  # the client asks: the server stops, named
         await wait_for(pilot, lambda: "[server] at fixtures.PriceServer.answer" in bar(app), what="server stop")
-        assert targets.lines[0].startswith("* server: STOPPED at fixtures.PriceServer.answer")
+        # (the targets list refreshes on its own turn, after the status bar: under load a moment later)
+        await wait_for(pilot, lambda: targets.lines[0].startswith("* server: STOPPED at fixtures.PriceServer.answer"),
+                       what="the server's stop in the targets list")
         await wait_for(pilot, lambda: any(v.name == "qty" and v.value.text == "3" for v in app.view.variables),
                        what="the server's locals")
 
         await pilot.press("f5")  # the server answers: the client stops
         await wait_for(pilot, lambda: "[client] at fixtures.PriceClient.main" in bar(app), what="client stop")
-        assert targets.lines[1].startswith("* client: STOPPED at fixtures.PriceClient.main")
+        await wait_for(pilot, lambda: targets.lines[1].startswith("* client: STOPPED at fixtures.PriceClient.main"),
+                       what="the client's stop in the targets list")

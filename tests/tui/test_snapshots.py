@@ -74,6 +74,25 @@ def test_help_screen(snap_compare):
     assert snap_compare(fake_app(), terminal_size=(120, 50), run_before=show)
 
 
+def test_capture_frozen_view(snap_compare):
+    """A capture opened from the Captures pane: its frames and values in Stack and Variables, the banner."""
+    app = fake_app()
+    app.debugger.script_capture()
+
+    async def open_capture(pilot) -> None:
+        await settle(pilot)
+        await wait_for(pilot, lambda: pilot.app.frozen.captures, what="the capture listed")
+        await pilot.press("9", "enter")
+        await wait_for(pilot, lambda: pilot.app.frozen.active, what="the frozen view")
+        tree = pilot.app.query_one(VariablesPane)
+        this = next(n for n in tree.root.children if str(n.label).strip().startswith("this ="))
+        this.expand()
+        next(n for n in this.children if str(n.label).strip().startswith("items =")).expand()
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=(140, 40), run_before=open_capture)
+
+
 def test_small_terminal(snap_compare):
     assert snap_compare(fake_app(), terminal_size=(80, 24), run_before=settle)
 

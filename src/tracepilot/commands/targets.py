@@ -1,7 +1,8 @@
 """The arguments that pick a JVM when a session holds several (issue 28), added to the tools once here.
 
 Every tool that acts on a JVM takes an optional `target` (the name `status` lists); the tools whose `target`
-already names an object (inspect, set_value, mark, referrers) take it as `jvm`. `launch` and `attach` take
+already names an object (inspect, set_value, mark, referrers) take it as `jvm`; `unmark` takes both (`jvm`
+as `mark` does, and `target`, which it took first: the contract only grows). `launch` and `attach` take
 `name`. Without one a call acts on the target of the current stop (core/targets.py); with one target nothing
 changes.
 """
@@ -19,6 +20,7 @@ NAME_HELP = ("name of this target (JVM) beside the others in the session; defaul
              "name (launch) or host:port (attach), made unique")
 NAMING = ("launch", "attach")
 UNTARGETED = ("diagnose", "status")  # status lists every target, one line each
+ALSO_JVM = ("unmark",)  # take `jvm` besides `target`, as their pair does (mark)
 
 
 def with_target_argument(spec: Spec) -> Spec:
@@ -27,16 +29,22 @@ def with_target_argument(spec: Spec) -> Spec:
         return spec
     if spec.tool in NAMING:
         return dataclasses.replace(spec, params=(*spec.params, Param("name", str | None, None, NAME_HELP)))
-    key = "jvm" if any(p.name == "target" for p in spec.params) else "target"
-    return dataclasses.replace(spec, params=(*spec.params, Param(key, str | None, None, TARGET_HELP)),
-                               call=_on_target(spec.call, key))
+    keys = ("jvm",) if any(p.name == "target" for p in spec.params) else ("target",)
+    if spec.tool in ALSO_JVM:
+        keys = ("target", "jvm")
+    return dataclasses.replace(spec, params=(*spec.params, *(Param(k, str | None, None, TARGET_HELP) for k in keys)),
+                               call=_on_target(spec.call, keys))
 
 
-def _on_target(call: Any, key: str) -> Any:
+def _on_target(call: Any, keys: tuple[str, ...]) -> Any:
     async def run(d: Any, a: Arguments) -> Any:
-        name = getattr(a, key, None)
-        if not name:
+        given = {k: v for k in keys if (v := getattr(a, k, None))}
+        if len(set(given.values())) > 1:
+            raise ArgumentError(f"{' and '.join(f'{k}={v!r}' for k, v in given.items())} name different targets: "
+                                "give one of them")
+        if not given:
             return await call(d, a)
+        key, name = next(iter(given.items()))
         on_target = getattr(d, "on_target", None)
         if on_target is None:
             raise ArgumentError(f"{key}={name!r}: this session does not hold several targets; leave {key} out")

@@ -45,8 +45,20 @@ class Actor(StrEnum):
 
 def to_dict(obj: Any) -> Any:
     """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not f.name.startswith("_") and not (f.metadata.get("omit_none") and getattr(obj, f.name) is None)}
+    kind = type(obj)
+    shown = _SHOWN_FIELDS.get(kind)
+    if shown is None and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        shown = _SHOWN_FIELDS[kind] = tuple((f.name, bool(f.metadata.get("omit_none"))) for f in dataclasses.fields(obj)
+                                            if not f.name.startswith("_"))
+    if shown is not None:
+        result = {}
+        for name, omit_none in shown:
+            value = getattr(obj, name)
+            if not (omit_none and value is None):
+                result[name] = to_dict(value)
+        return result
+    if kind in _PLAIN:  # the common leaves, answered before the isinstance tests below
+        return obj
     if isinstance(obj, StrEnum):
         return obj.value
     if isinstance(obj, dict):
@@ -55,6 +67,11 @@ def to_dict(obj: Any) -> Any:
         return [to_dict(v) for v in obj]
     return obj
 
+
+# Per dataclass: its fields to_dict shows, (name, left out while None), read once (every stop is recorded with
+# to_dict: dataclasses.fields and the metadata look-ups per field and per call were most of its cost).
+_SHOWN_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 OMIT_NONE = {"omit_none": True}  # a field only several targets fill in (core/targets.py): left out while None
 
@@ -530,6 +547,7 @@ class TraceResult(Model):
     timing: str = ""  # what the times measure, or why there are none
     folded: str | None = None  # the folded stack file written
     note: str = ""  # e.g. the stop that ended the trace
+    held_ms: float | None = field(default=None, metadata=OMIT_NONE)  # in-JVM: the program held to instrument
     first_calls: list[RecordedCall] | None = field(default=None, metadata=OMIT_NONE)  # in the JVM only
 
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -247,6 +248,24 @@ class JdwpConnection:
         except TimeoutError:
             return False
         return True
+
+    async def wait_for_queued(self, match: Callable[[Any], bool], timeout: float) -> bool:
+        """Wait until a queued event composite satisfies `match` (other events may come first); False on timeout
+        or at the end of the stream."""
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            if any(e is not None and match(e) for e in self._events):
+                return True
+            if self._events and self._events[-1] is None:
+                return False
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._events_ready.clear()
+            try:
+                await asyncio.wait_for(self._events_ready.wait(), remaining)
+            except TimeoutError:
+                return False
 
     # -- closing -------------------------------------------------------------------------------------
 

@@ -125,7 +125,8 @@ async def _serve_stdio(server: MCPServer) -> None:
     from mcp.server.stdio import stdio_server  # noqa: PLC0415
 
     from .stdio_input import CheckedLines, stdin_lines  # noqa: PLC0415
+    from .warm_start import warm_after_initialize  # noqa: PLC0415
 
     lowlevel = server._lowlevel_server  # noqa: SLF001  (what run_stdio_async runs, with our stdin)
-    async with stdio_server(stdin=CheckedLines(stdin_lines())) as (read_stream, write_stream):  # type: ignore[arg-type]
+    async with stdio_server(stdin=CheckedLines(warm_after_initialize(stdin_lines()))) as (read_stream, write_stream):  # type: ignore[arg-type]
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -22,6 +22,7 @@ from ..commands import ArgumentError, Arguments, Effect, Param, Spec, by_tool
 from ..version import package_version
 from .app import McpApp, answer
 from .arguments import remember_boolean_arguments
+from .warm_start import settled
 
 if TYPE_CHECKING:
     from ..core.debugger import Debugger
@@ -90,6 +91,7 @@ def _tool_function(spec: Spec, app: McpApp) -> Any:
 
     async def run_tool(**kwargs: Any) -> CallToolResult:
         ctx = kwargs.pop("ctx", None)
+        await settled()  # a warm-up still loading the core ends first (warm_start.py)
         if custom is not None:
             return await custom(app)
         arguments = Arguments(kwargs, actor=_agent())

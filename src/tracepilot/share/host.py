@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import inspect
 import logging
@@ -52,8 +53,9 @@ NOT_REMOTE = {"close"}  # a client ends its own connection, never the host's deb
 TARGET_KINDS = {"attach", "reconnect", "launch", "detach", "vm_death", "reset"}
 
 
+@functools.cache  # the class never changes: read once per process (~15 ms), not per published session
 def facade_methods(debugger_cls: type) -> dict[str, inspect.Signature]:
-    """The Debugger's public async methods a client may call, with their signatures."""
+    """The Debugger's public async methods a client may call, with their signatures (shared: don't modify)."""
     methods = {}
     for name, fn in inspect.getmembers(debugger_cls, inspect.iscoroutinefunction):
         if not name.startswith("_") and name not in NOT_REMOTE:

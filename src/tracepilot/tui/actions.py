@@ -118,12 +118,15 @@ class Actions:
                 lambda: self.app.debugger.run_to(location, self.app.current_thread(), 0.0)))
 
     def frame_up(self) -> None:
-        self.select_frame(self.app.frame + 1)
+        self.select_frame((self.app.frozen.frame if self.app.frozen.active else self.app.frame) + 1)
 
     def frame_down(self) -> None:
-        self.select_frame(self.app.frame - 1)
+        self.select_frame((self.app.frozen.frame if self.app.frozen.active else self.app.frame) - 1)
 
     def select_frame(self, index: int) -> None:
+        if self.app.frozen.active:  # a capture's frames are shown: its values, nothing asked of the JVM
+            self.app.frozen.select_frame(index)
+            return
         if not self.app.view.frames:
             return
         index = max(0, min(index, len(self.app.view.frames) - 1))
@@ -140,7 +143,7 @@ class Actions:
         self.toggle_breakpoint(message.line)
 
     def frame_selected(self, message: StackPane.FrameSelected) -> None:
-        if message.index != self.app.frame:
+        if message.index != self.app.frame or self.app.frozen.active:
             self.select_frame(message.index)
 
     def thread_selected(self, message: ThreadsPane.ThreadSelected) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,8 @@ from ..core.errors import DebuggerError
 from ..core.model import SessionState
 from .actions import Actions
 from .commandline import CommandRunner
+from .footer import NO_LIMIT, face_state, faces
+from .frozen import FrozenView
 from .refresh import Refresher
 from .screens.help import HelpScreen
 from .startup import run_to_first_stop
@@ -47,6 +48,7 @@ from .view import (
     pane_title,
 )
 from .widgets.breakpoints import BreakpointsPane
+from .widgets.captures import CapturesPane, FrozenBanner
 from .widgets.command_line import CommandLine
 from .widgets.events import EventsPane
 from .widgets.output import OutputPane
@@ -63,6 +65,13 @@ if TYPE_CHECKING:
     from ..core.api import DebuggerApi
 
 Startup = Callable[["TracepilotApp"], Awaitable[None]]
+# The keys the footer offers, in its order: (key, action, priority).
+FOOTER_KEYS = [
+    ("f5", "resume", True), ("f6", "pause", True), ("f10", "step_over", True), ("f11", "step_into", True),
+    ("shift+f11", "step_out", True), ("f9", "toggle_breakpoint", True), ("f8", "run_to_cursor", True),
+    ("ctrl+r,ctrl+f5", "restart", True), ("colon", "focus_command", False), ("slash", "search", False),
+    ("escape", "leave_capture", False), ("question_mark,f1", "help", False), ("q", "quit", False),
+]
 
 
 class TracepilotApp(App[int]):
@@ -70,27 +79,33 @@ class TracepilotApp(App[int]):
     TITLE = "tracepilot"
     ENABLE_COMMAND_PALETTE = True
 
+    # The footer shows the faces of these keys (tui/footer.py): its short words below WIDE_FOOTER columns, the
+    # long ones from there on. The keys themselves (show=False) work at every width and carry help's words.
     BINDINGS = [
-        Binding("f5", "resume", "Continue", priority=True),
-        Binding("f6", "pause", "Pause", priority=True),
-        Binding("f10", "step_over", "Step over", priority=True),
-        Binding("f11", "step_into", "Step into", priority=True),
-        Binding("shift+f11", "step_out", "Step out", priority=True),
-        Binding("f9", "toggle_breakpoint", "Breakpoint", priority=True),
-        Binding("f8", "run_to_cursor", "Run to cursor", priority=True),
-        Binding("ctrl+r,ctrl+f5", "restart", "Restart", priority=True),
-        Binding("colon", "focus_command", "Command line"),
-        Binding("slash", "search", "Search source"),
+        *(binding for key, action, priority in FOOTER_KEYS
+          for binding in faces(key, action, [(SHORT_LABELS[action], 0, WIDE_FOOTER),
+                                             (WIDE_LABELS[action], WIDE_FOOTER, NO_LIMIT)], priority=priority)),
+        Binding("f5", "resume", "Continue", show=False, priority=True),
+        Binding("f6", "pause", "Pause", show=False, priority=True),
+        Binding("f10", "step_over", "Step over", show=False, priority=True),
+        Binding("f11", "step_into", "Step into", show=False, priority=True),
+        Binding("shift+f11", "step_out", "Step out", show=False, priority=True),
+        Binding("f9", "toggle_breakpoint", "Breakpoint", show=False, priority=True),
+        Binding("f8", "run_to_cursor", "Run to cursor", show=False, priority=True),
+        Binding("ctrl+r,ctrl+f5", "restart", "Restart", show=False, priority=True),
+        Binding("colon", "focus_command", "Command line", show=False),
+        Binding("slash", "search", "Search source", show=False),
         Binding("f3", "search_next", "Next match", show=False),
         Binding("shift+f3,f2", "search_previous", "Previous match", show=False),  # (tmux may not pass Shift+F3)
         Binding("ctrl+g", "go_to_line", "Go to line", show=False),
-        Binding("ctrl+o", "open_file", "Open file"),
+        Binding("ctrl+o", "open_file", "Open file", show=False),
         Binding("w", "add_watch", "Add watch", show=False),
         Binding("T", "next_target", "Next target", show=False),
+        Binding("escape", "leave_capture", "Back to the live view (from a capture shown frozen)", show=False),
         *(Binding(pane.key, f"focus_pane('{pane.name.lower()}')", f"Focus the {pane.name} pane", show=False)
           for pane in PANES),
-        Binding("question_mark,f1", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("question_mark,f1", "help", "Help", show=False),
+        Binding("q", "quit", "Quit", show=False),
         Binding("ctrl+p", "command_palette", "Palette", show=False),
     ]
 
@@ -115,16 +130,18 @@ class TracepilotApp(App[int]):
         self.ready = asyncio.Event()  # startup finished (tests wait on it)
         self.refreshes = 0  # completed refreshes (tests wait for a change)
         self._unsubscribe: Callable[[], None] | None = None
-        self._long_labels: dict[str, Binding] = {}  # footer bindings as declared (restored in the wide layout)
+        self.footer_width: int | None = None  # the width the footer's words are chosen for (see label_keys)
         self.refresher = Refresher(self)
         self.actions = Actions(self)
         self.commands = CommandRunner(self)
+        self.frozen = FrozenView(self)  # the captures list and a capture shown frozen (frozen.py)
 
     def compose(self) -> ComposeResult:
         # (On a resize this runs before the App's own size is updated: the layout wanted comes from the event.)
         wanted, self._wanted_compact = self._wanted_compact, None
         self.compact = self._is_compact(self.size.width, self.size.height) if wanted is None else wanted
         yield StatusBar(id="status")
+        yield FrozenBanner(id="frozen-banner")
         if self.compact:
             with Vertical(id="body", classes="compact"):
                 yield SourceView(id="source")
@@ -145,6 +162,8 @@ class TracepilotApp(App[int]):
                         yield EventsPane(id="events")
                     with TabPane(pane_title("Console"), id="tab-console"):
                         yield OutputPane(id="output")
+                    with TabPane(pane_title("Captures"), id="tab-captures"):
+                        yield CapturesPane(id="captures")
         else:
             with Horizontal(id="body"):
                 with Vertical(id="left"):
@@ -160,6 +179,8 @@ class TracepilotApp(App[int]):
                             yield ThreadsPane(id="threads")
                         with TabPane(pane_title("Events"), id="tab-events"):
                             yield EventsPane(id="events")
+                        with TabPane(pane_title("Captures"), id="tab-captures"):
+                            yield CapturesPane(id="captures")
                 with Vertical(id="right"):
                     yield StackPane(id="stack")
                     yield VariablesPane(id="variables")
@@ -190,6 +211,7 @@ class TracepilotApp(App[int]):
             await self._drain_tabs()
             await self.recompose()
             self._fill_all(console)
+            self.frozen.repaint()  # (a capture shown frozen stays shown in the new panes)
             self.label_keys(width)
             self.refresher.schedule()  # (a refresh that ran into the old panes as they went painted nothing)
             settled = asyncio.Event()  # the new panes' own after-mount work is done before any next re-layout
@@ -208,36 +230,11 @@ class TracepilotApp(App[int]):
             await asyncio.wait(drained, timeout=2.0)
 
     def label_keys(self, width: int | None = None) -> None:
-        """Footer words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies) and the
-        state (Restart once the program ended)."""
-        width = self.size.width if width is None else width  # (a resize passes the new width: self.size lags)
-        by_key = self._bindings.key_to_bindings
-        for key, bindings in by_key.items():
-            for index, binding in enumerate(bindings):
-                original = self._long_labels.setdefault(f"{key}/{binding.action}", binding)
-                show = original.show
-                if binding.action == "restart":  # the key works any time; the footer offers it once the program ended
-                    show = self._state() in (SessionState.EXITED, SessionState.DISCONNECTED)
-                labels = SHORT_LABELS if width < WIDE_FOOTER else WIDE_LABELS
-                if binding.action in labels:
-                    label = labels[binding.action]
-                    bindings[index] = dataclasses.replace(original, description=label or original.description,
-                                                          show=label is not None and show)
-                else:
-                    bindings[index] = dataclasses.replace(original, show=show)
-        self._fit_pane_keys(width)
+        """The footer's words for the width (short below WIDE_FOOTER: 80 columns keep every key that applies;
+        pane keys only from COMPACT_WIDTH on) and the state (Restart once the program ended): check_action
+        answers for the footer's faces of the keys (tui/footer.py)."""
+        self.footer_width = self.size.width if width is None else width  # (a resize passes its width: size lags)
         self.refresh_bindings()
-
-    def _fit_pane_keys(self, width: int) -> None:
-        """Below COMPACT_WIDTH the footer has room for the debugger's keys and `:`, `?`, `q` only: a pane's own
-        keys (Breakpoints: space, e, x) come first in the footer and would push those off, so they leave the
-        footer there (help and the palette list them)."""
-        narrow = width < COMPACT_WIDTH
-        for pane in self.query("BreakpointsPane, WatchesPane"):
-            for key, bindings in pane._bindings.key_to_bindings.items():
-                for index, binding in enumerate(bindings):
-                    original = self._long_labels.setdefault(f"{type(pane).__name__}/{key}/{binding.action}", binding)
-                    bindings[index] = dataclasses.replace(original, show=original.show and not narrow)
 
     def _state(self) -> SessionState | None:
         return self.view.status.state if self.view.status else None
@@ -267,6 +264,7 @@ class TracepilotApp(App[int]):
         self._fill_all()
         self.query_one(SourceView).focus()
         self.set_interval(0.25, self.refresher.poll_output)
+        self.frozen.load()  # captures taken before this screen opened (watch: the host's so far)
         self._start()
 
     def _fill_all(self, console: OutputPane | None = None) -> None:
@@ -296,6 +294,10 @@ class TracepilotApp(App[int]):
             output.append(stream, text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "footer":
+            if parameters[0] == "restart" and self._state() not in (SessionState.EXITED, SessionState.DISCONNECTED):
+                return False  # the key works any time; the footer offers it once the program ended
+            return face_state(self, parameters)
         status = self.view.status
         state = status.state if status else None
         if action in WHEN_STOPPED:
@@ -304,6 +306,8 @@ class TracepilotApp(App[int]):
             return state is SessionState.RUNNING
         if action == "restart":
             return self.launched and hasattr(self.debugger, "restart")
+        if action == "leave_capture":
+            return self.frozen.active
         return True
 
     @staticmethod
@@ -311,6 +315,7 @@ class TracepilotApp(App[int]):
         return [("Everywhere (digits focus a pane; Tab / Shift+Tab go round them)", TracepilotApp),
                 ("Source pane (pudb/gdb keys)", SourceView), ("Variables pane", VariablesPane),
                 ("Breakpoints pane", BreakpointsPane), ("Watches pane", WatchesPane),
+                ("Captures pane", CapturesPane),
                 ("Command line", CommandLine)]
 
     # -- start-up ------------------------------------------------------------------------------------
@@ -378,6 +383,7 @@ class TracepilotApp(App[int]):
     # -- routing: core events, keys and pane messages to the parts that handle them ----------------------
 
     def on_core_event(self, message: CoreEvent) -> None:
+        self.frozen.core_event(message.record)
         self.refresher.core_event(message.record)
 
     def action_resume(self) -> None:
@@ -389,6 +395,13 @@ class TracepilotApp(App[int]):
         said = await self.quietly(switch_to_next_target(self))
         if said:
             self.note(said)
+
+    def action_leave_capture(self) -> None:
+        self.frozen.leave()
+
+    @on(CapturesPane.Opened)
+    def _capture_opened(self, message: CapturesPane.Opened) -> None:
+        self.frozen.open(message.capture)
 
     def action_pause(self) -> None:
         self.actions.pause()
@@ -440,6 +453,9 @@ class TracepilotApp(App[int]):
 
     def action_help(self, commands: str = "") -> None:
         self.push_screen(HelpScreen(self.help_sections(), commands))
+
+    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
+        await self.run_action(action)  # a footer face (tui/footer.py) pressed or clicked: its action
 
     def action_quit(self) -> None:  # type: ignore[override]
         self.commands.quit()

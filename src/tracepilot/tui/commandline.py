@@ -18,7 +18,6 @@ from ..core.model import (
     SessionState,
     TraceResult,
 )
-from .screens.captures import CapturesScreen
 from .screens.prompt import ConfirmQuitScreen
 from .screens.trace import TraceScreen
 from .view import PALETTE, PANES, app_worker
@@ -66,7 +65,7 @@ class CommandRunner:
         if words[0] in ("help", "h", "?") and len(words) == 1:
             self.app.action_help(default_catalog().help())  # a screen, not a 9-row console
             return
-        if words == ["captures"]:  # the list, with the one chosen opened as a frozen view
+        if words == ["captures"]:  # the Captures pane: Enter on one opens it as a frozen view
             self.open_captures()
             return
         if words[0] in ("restart", "rerun") and len(words) == 1:
@@ -93,7 +92,7 @@ class CommandRunner:
         self.app.refresher.schedule(reset_selection=result.stop is not None)
 
     def open_captures(self) -> None:
-        self.app.push_screen(CapturesScreen(self.app.debugger))
+        self.app.actions.focus_pane("captures")
 
     async def _confirm(self, question: str) -> bool:
         """A yes/no question from a command (`delete` with no id): a dialog; Esc answers no."""
@@ -113,8 +112,8 @@ class CommandRunner:
         for pane in PANES:
             yield SystemCommand(f"{pane.name} pane", f"focus it ({pane.key})",
                                 lambda name=pane.name.lower(): self.app.actions.focus_pane(name))
-        yield SystemCommand("Captures", "what capture points took; Enter opens one, frozen at its hit",
-                            self.open_captures)
+        yield SystemCommand("Captures", "what capture points took (9); Enter opens one in Stack and Variables, "
+                            "frozen at its hit", self.open_captures)
         yield SystemCommand("Help", "every key and command (F1)", self.app.action_help)
         yield SystemCommand("Quit tracepilot", "asks first if a launched target still runs (q)", self.app.action_quit)
         yield from self._command_line_entries()

@@ -33,6 +33,7 @@ PARTS_OF_KIND: dict[str, frozenset[str]] = {
     "watch_add": frozenset({"watches"}), "watch_remove": frozenset({"watches"}),
     "thread_start": frozenset({"threads"}), "thread_death": frozenset({"threads"}),
     "mark": frozenset(), "unmark": frozenset(), "trace": frozenset(), "stop_queued": frozenset(),
+    "capture": _BREAKPOINTS,  # (a capture point's count; the captures list reads the capture: tui/frozen.py)
     "evaluate": frozenset({"frames", "watches"}), "set_value": frozenset({"frames", "watches"}),
 }
 MAX_FRAMES = 60  # frames listed in the stack pane
@@ -60,6 +61,7 @@ PANES = (
     Pane("6", "Threads", "threads", "tab-threads"),
     Pane("7", "Events", "events", "tab-events"),
     Pane("8", "Console", "output", "tab-console"),
+    Pane("9", "Captures", "captures", "tab-captures"),
 )
 PANE_BY_NAME = {pane.name.lower(): pane for pane in PANES}
 
@@ -76,7 +78,7 @@ WHEN_RUNNING = {"pause"}
 SHORT_LABELS: dict[str, str | None] = {
     "resume": "Cont", "pause": "Pause", "step_over": "Over", "step_into": "Into", "step_out": "Out",
     "toggle_breakpoint": "Bkpt", "run_to_cursor": "Run to", "restart": "Restart", "focus_command": "Cmd",
-    "search": "Find", "open_file": None, "help": "Help", "quit": "Quit",
+    "search": "Find", "open_file": None, "help": "Help", "quit": "Quit", "leave_capture": "Live",
 }
 # Footer words from WIDE_FOOTER columns on (where they all fit).
 WIDE_FOOTER = 140
@@ -84,7 +86,7 @@ WIDE_LABELS: dict[str, str | None] = {
     "resume": "Continue", "pause": "Pause", "step_over": "Step over", "step_into": "Step into",
     "step_out": "Step out", "toggle_breakpoint": "Breakpoint", "run_to_cursor": "Run to cursor",
     "restart": "Restart", "focus_command": "Command", "search": "Search", "open_file": None, "help": "Help",
-    "quit": "Quit",
+    "quit": "Quit", "leave_capture": "Live view",
 }
 # The command palette: one entry per action, in words (no internal names), with its key.
 PALETTE = (

@@ -56,6 +56,7 @@ class Capture(Model):
     skipped: int = 0  # hits of the point the rate limit let by without a capture, up to this one
     note: str | None = None  # what went wrong while reading (a condition error, an unreadable frame)
     took_ms: float = 0.0  # how long the thread was held
+    copy: str | None = None  # how the values were read: copied in the JVM by one call, or over JDWP (and why)
 
     @property
     def location(self) -> CodeLocation | None:

@@ -14,6 +14,7 @@ from ...jdwp import JdwpError, Value
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.objects import Objects
 from ..vm import FieldInfo, Modifier
+from .prefetch import COPIED, page
 
 BOXED_TYPES = frozenset(BOXES.values())
 _SYNTHETIC = int(Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC)
@@ -141,6 +142,15 @@ class CaptureObjects(Objects):
             return None
         return name, supers, typed
 
+    async def elements(self, array_id: int, start: int = 0, count: int | None = None) -> list[Value]:
+        """An array's elements; those the capture's in-JVM copy holds are not asked again."""
+        copied = COPIED.get()
+        if copied is not None:
+            found = page(copied.arrays.get(array_id), start, count if count is not None else 1 << 30)
+            if found is not None:
+                return found[1]
+        return await super().elements(array_id, start, count)
+
     async def length(self, array_id: int) -> int:
         found = self._lengths.get(array_id)
         if found is None:
@@ -151,11 +161,18 @@ class CaptureObjects(Objects):
         return found
 
 
+def field_memo() -> dict[int, dict[int, Value]] | None:
+    """The field values the current capture read so far (its in-JVM copy fills it first)."""
+    return _READ.get()
+
+
 @contextlib.contextmanager
 def one_capture() -> Iterator[None]:
     """The span of one capture's reading: objects' fields read in it are read once (CaptureObjects)."""
     token = _READ.set({})
+    copied = COPIED.set(None)
     try:
         yield
     finally:
+        COPIED.reset(copied)
         _READ.reset(token)

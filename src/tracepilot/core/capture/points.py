@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from typing import Any
 
@@ -16,13 +17,15 @@ from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .model import Capture, CaptureLimits, CaptureState
-from .objects import CaptureObjects, one_capture
+from .objects import CaptureObjects, field_memo, one_capture
+from .prefetch import Copier
 from .reader import CaptureRead
 
 log = logging.getLogger(__name__)
 
 DEFAULT_RATE = 100.0  # captures a second per point
 MAX_LIMIT = 10_000  # captures one point may take
+COPY_FROM_OBJECTS = 15  # objects a point's first capture read over JDWP from which the copy in the JVM pays
 
 
 def capture_state(capture: bool | int | None, expressions: list[str] | str | None = None, *,
@@ -105,7 +108,9 @@ class CapturePoints:
         self._buckets: dict[str, TokenBucket] = {}
         self._finishing: set[asyncio.Task[None]] = set()
         self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
+        self.copier = Copier(tracker.session, getattr(tracker, "in_jvm", None)) if copy_in_jvm() else None  # values copied in the JVM (prefetch.py)
         self._reads = 0
+        self._copy_pays: dict[str, bool] = {}  # point -> its captures are copied in the JVM (on_hit)
 
     @property
     def session(self) -> Any:
@@ -129,7 +134,15 @@ class CapturePoints:
         number = state.taken
         if state.taken >= state.limit:
             state.done = True
-        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note)
+        # The point's first capture is read over JDWP alone; when it had many objects to read (a web server's
+        # request, say), its later captures are copied in the JVM by one call: the call costs a dozen requests,
+        # which a handful of small values does not repay.
+        pays = self._copy_pays.get(bp.info.id)
+        stats: dict[str, int] = {}
+        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note,
+                                  copy=bool(pays), stats=stats)
+        if pays is None:
+            self._copy_pays[bp.info.id] = stats.get("objects", 0) >= COPY_FROM_OBJECTS
         capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
         capture.skipped = state.skipped
         self.book.add(capture)
@@ -139,7 +152,8 @@ class CapturePoints:
             self._finish_later(bp)
 
     async def read(self, thread: int, limits: CaptureLimits, expressions: list[str], *, skip: int = 0,
-                   extra: dict[str, Value] | None = None, note: str | None = None) -> Capture:
+                   extra: dict[str, Value] | None = None, note: str | None = None, copy: bool = False,
+                   stats: dict[str, int] | None = None) -> Capture:
         """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits)."""
         started = time.perf_counter()
         self._reads += 1
@@ -149,11 +163,15 @@ class CapturePoints:
             vm = self.session.require_vm()
             if self._objects is None or self._objects.vm is not vm:
                 self._objects = CaptureObjects(vm)
-            read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects)
+            read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects,
+                               self.copier if copy else None)
             with one_capture():
                 capture.frames = await read.frames()
                 capture.expressions = [await read.expression(text, extra) for text in expressions]
+                if stats is not None:  # (objects whose fields were read: the copy's measure)
+                    stats["objects"] = len(field_memo() or {})
             capture.cuts = read.cuts
+            capture.copy = _copy_said(read, self.copier)
         except (DebuggerError, JdwpError) as exc:
             capture.note = f"{note}; " if note else ""
             capture.note += f"the capture could not be read completely: {exc}"
@@ -183,11 +201,31 @@ class CapturePoints:
 
     def forget(self, bp_id: str) -> None:
         self._buckets.pop(bp_id, None)
+        self._copy_pays.pop(bp_id, None)
 
     def clear(self) -> None:
         self._objects = None
         self._buckets.clear()
         self.book.clear()
+
+
+def copy_in_jvm() -> bool:
+    """TRACEPILOT_CAPTURE_COPY=0 reads every capture over JDWP alone (to compare, or if the copy misbehaves)."""
+    return os.environ.get("TRACEPILOT_CAPTURE_COPY", "1") != "0"
+
+
+def _copy_said(read: CaptureRead, copier: Copier | None) -> str:
+    if read.copied is not None:
+        c = read.copied
+        return (f"values copied in the JVM by one call ({c.objects} objects, {c.call_ms:.1f} ms in the JVM, "
+                f"{c.total_ms:.1f} ms with its reading, {c.decode_ms:.1f} decoding), the rest over JDWP")
+    if read.copy_failed:
+        return read.copy_failed
+    if copier is None:
+        return "values read over JDWP (TRACEPILOT_CAPTURE_COPY=0)"
+    if copier.refusal():
+        return copier.refusal()
+    return "values read over JDWP (the point's first capture, or small values: the copy would not repay its call)"
 
 
 def _summary(capture: Capture) -> str:

@@ -22,7 +22,8 @@ from ..instrument.naming import is_probe_class
 from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
 from .model import CapturedFrame, CapturedValue, CaptureLimits
-from .objects import CaptureObjects
+from .objects import CaptureObjects, field_memo
+from .prefetch import COPIED, Copied, Copier, page
 
 OPENED_KINDS = ("object", "collection", "map", "array")
 
@@ -124,12 +125,30 @@ class _CaptureValues(Values):
         return [Variable(f"[{start + i}]", v, "element") for i, v in enumerate(views)]
 
 
+class _CopiedCollections(Collections):
+    """JDK collections and maps as the capture's in-JVM copy holds them (the same view, in the same order);
+    read over JDWP when it holds none (or too few)."""
+
+    async def elements(self, oid: int, type_name: str, start: int, count: int) -> tuple[int, list[Value]] | None:
+        copied = COPIED.get()
+        found = page(copied.lists.get(oid), start, count) if copied is not None else None
+        return found if found is not None else await super().elements(oid, type_name, start, count)
+
+    async def entries(self, oid: int, type_name: str, start: int, count: int) -> Any:
+        copied = COPIED.get()
+        found = page(copied.maps.get(oid), start, count) if copied is not None else None
+        return found if found is not None else await super().entries(oid, type_name, start, count)
+
+
 class CaptureRead:
     """One capture being read: the thread, where its frames start, and the limits that cut."""
 
     def __init__(self, session: Any, thread: int, skip: int, limits: CaptureLimits, generation: int,
-                 objects: Objects | None = None) -> None:
+                 objects: Objects | None = None, copier: Copier | None = None) -> None:
         self.session = session
+        self.copier = copier  # copies the values in the JVM by one call (prefetch.py); None: JDWP alone
+        self.copied: Copied | None = None
+        self.copy_failed: str | None = None
         self.vm = session.require_vm()
         self.thread = thread
         self.skip = skip  # JVM frames above the program's (an in-JVM probe's): not the program's
@@ -142,7 +161,7 @@ class CaptureRead:
             # What never changes (an object's class, a class's fields, a string's text) is known from the
             # point's earlier captures: the thread is held for fewer requests.
             self.values.objects = objects
-            self.values.collections = Collections(objects)
+            self.values.collections = _CopiedCollections(objects)
             self.values.learner = SecretLearner(objects, self.values.collections, self.values.learner.book)
         # Collection node caches live for one "generation": each capture is its own (the program runs between).
         self.values.set_generation(generation)
@@ -162,6 +181,7 @@ class CaptureRead:
         # it gets the value budget.
         raws = await asyncio.gather(*(self.frames_reader.raw_values(self.thread, f) for f, _ in top),
                                     return_exceptions=True)
+        await self._copy_in_jvm(raws)
         for n, raw in enumerate(raws):
             try:
                 if isinstance(raw, BaseException):
@@ -171,6 +191,25 @@ class CaptureRead:
                 out[n].locals = []
                 self.cuts.append(f"frame {n}: its variables could not be read ({exc})")
         return out
+
+    async def _copy_in_jvm(self, raws: list[Any]) -> None:
+        """The roots' values copied in the JVM by one call (prefetch.py); what it does not hold is read over
+        JDWP below as before. A copy that fails leaves the reading to JDWP, and says so."""
+        copier, objects, memo = self.copier, self.values.objects, field_memo()
+        if copier is None or memo is None or not isinstance(objects, CaptureObjects) or not copier.usable():
+            return
+        # The top frame's values are opened (to the depth limit), the callers' shown as summaries.
+        per_frame = [[v for v in [raw[1], *(value for _, value in raw[0])] if v is not None and v.is_object
+                      and not v.is_null] if not isinstance(raw, BaseException) else [] for raw in raws]
+        roots = [v for values in per_frame for v in values]
+        if not any(v.tag == Tag.OBJECT for v in per_frame[0]):
+            return  # (strings and arrays alone in the top frame: fewer requests over JDWP than the call takes)
+        try:
+            self.copied = await copier.copy(self.thread, roots, len(per_frame[0]), self.limits, objects, memo)
+        except (DebuggerError, JdwpError, ValueError, IndexError, StopIteration) as exc:
+            self.copy_failed = f"the in-JVM copy failed ({exc}): values read over JDWP"
+            return
+        COPIED.set(self.copied)
 
     async def _locals(self, raw: tuple[list[Any], Value | None], into: CapturedFrame) -> None:
         pairs, this = raw

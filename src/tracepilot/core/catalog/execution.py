@@ -77,8 +77,10 @@ async def _suspend(ctx: Context, thread: str | int | None = None) -> CommandResu
      category="execution", mutates=True)
 async def _resume(ctx: Context, thread: str | int | None = None) -> CommandResult:
     result = await ctx.debugger.resume(thread, 0.0, actor=ctx.actor)
-    return CommandResult(True, result.headline() if result.stopped else ("resumed" + (f" thread {thread}" if thread else "")),
-                         result, stop=result.stop if result.stopped else None)
+    text = result.headline() if result.stopped else ("resumed" + (f" thread {thread}" if thread else ""))
+    if result.note and not result.stopped:  # e.g. the thread waits for a lock whose owner is suspended
+        text += f"\n{result.note}"
+    return CommandResult(True, text, result, stop=result.stop if result.stopped else None)
 
 
 @cmd("interrupt", "Interrupt a thread (Thread.interrupt()): wakes it from sleep/wait with InterruptedException.",

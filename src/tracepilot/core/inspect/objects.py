@@ -1,7 +1,7 @@
 """Reading object state over JDWP by field name: the primitive every logical view is built on.
 
-Field tables are cached per type; an object's type is cached per object id (ids are never reused while
-the object lives). Nothing here invokes a method in the target, so reading is fast and side-effect free.
+Field tables are cached per type; an object's type and an array's length are cached per object id (ids are
+never reused while the object lives). Nothing here invokes a method in the target, so reading is fast and side-effect free.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ class Objects:
         self._fields: dict[int, dict[str, FieldInfo]] = {}
         self._instance_fields: dict[int, list[FieldInfo]] = {}
         self._strings: dict[int, str] = {}
+        self._lengths: dict[int, int] = {}
 
     async def type_id(self, object_id: int) -> int:
         type_id = self._type_of.get(object_id)
@@ -103,7 +104,15 @@ class Objects:
         return text
 
     async def length(self, array_id: int) -> int:
-        return (await self.vm.send(ArrayReference.Length, array_id)).array_length
+        # An array's length never changes and its id is never reused: asked once per array, not once per
+        # look (a stop that shows `String[] args` would otherwise pay a round trip for it every time).
+        length = self._lengths.get(array_id)
+        if length is None:
+            length = (await self.vm.send(ArrayReference.Length, array_id)).array_length
+            if len(self._lengths) > 200_000:
+                self._lengths.clear()
+            self._lengths[array_id] = length
+        return length
 
     async def elements(self, array_id: int, start: int = 0, count: int | None = None) -> list[Value]:
         length = await self.length(array_id)

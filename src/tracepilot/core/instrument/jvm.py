@@ -793,7 +793,9 @@ class InJvm:
             type_id = record.probe_types[placed.probe.class_name]
             fields = {f.name: f for f in await vm.fields(type_id)}
             with contextlib.suppress(JdwpError):
-                await vm.send(ClassType.SetValues, type_id, [(fields["FORCE"].id, Value.boolean(True))])
+                # FORCE before ANY (set in this order): a call reads FORCE only once it has seen ANY raised.
+                await vm.send(ClassType.SetValues, type_id, [(fields["FORCE"].id, Value.boolean(True)),
+                                                             (fields["ANY"].id, Value.boolean(True))])
 
     async def _redefine(self, record: ClassRecord, data: bytes, result: Instrumentation | None,
                         released: Breakpoint | None) -> None:

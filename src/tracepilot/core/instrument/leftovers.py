@@ -33,6 +33,8 @@ from .probe import LEFTOVER_FIELDS
 
 log = logging.getLogger(__name__)
 
+MANY_FIELDS = ("TARGETS", "ORIGINALS", "STAMP")
+
 
 @dataclass
 class Leftover:
@@ -51,6 +53,12 @@ async def find_leftovers(vm: Any) -> list[Leftover]:
             continue
         try:
             fields = {f.name: f.field_id for f in (await vm.send(ReferenceType.Fields, c.type_id)).declared}
+            if all(name in fields for name in MANY_FIELDS):
+                for left in await _many(vm, c.type_id, fields):
+                    key = (left.target, left.loader)
+                    if key not in newest or newest[key].stamp < left.stamp:
+                        newest[key] = left
+                continue
             if any(name not in fields for name, _ in LEFTOVER_FIELDS):
                 continue  # an older tracepilot's probe: it carries nothing to restore from
             target, original, stamp = (await vm.send(ReferenceType.GetValues, c.type_id,
@@ -65,6 +73,25 @@ async def find_leftovers(vm: Any) -> list[Leftover]:
         if key not in newest or newest[key].stamp < stamp.value:
             newest[key] = Leftover(name, loader, original.value, stamp.value)
     return list(newest.values())
+
+
+async def _many(vm: Any, type_id: int, fields: dict[str, int]) -> list[Leftover]:
+    """A probe that carries several classes (a trace's marker, core/trace/probe_cache.py): TARGETS, a
+    String[] of internal names, ORIGINALS, a byte[][] of their class files (null where not found), STAMP."""
+    targets, originals, stamp = (await vm.send(ReferenceType.GetValues, type_id,
+                                               [fields[name] for name in MANY_FIELDS])).values
+    if not targets.value or not originals.value:
+        return []  # restored by its session, or it died while reading them
+    loader = (await vm.send(ReferenceType.ClassLoader, type_id)).class_loader
+    length = (await vm.send(ArrayReference.Length, targets.value)).array_length
+    names = (await vm.send(ArrayReference.GetValues, targets.value, 0, length)).values
+    arrays = (await vm.send(ArrayReference.GetValues, originals.value, 0, length)).values
+    out = []
+    for name, array in zip(names, arrays, strict=True):
+        if name.value and array.value:
+            text = (await vm.send(StringReference.Value, name.value)).string_value
+            out.append(Leftover(text, loader, array.value, stamp.value))
+    return out
 
 
 async def calls_a_probe(vm: Any, type_id: int) -> bool:

@@ -8,7 +8,8 @@
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
 the user's method) and the inserted call runs again on resume; the debugger first puts the thread in
-``SKIP`` so that second call returns at once instead of evaluating the condition twice. ``FORCE`` makes
+``SKIP`` so that second call returns at once instead of evaluating the condition twice (and raises ``ANY``,
+the one field a call reads before its condition while nothing waits in SKIP and FORCE is not set). ``FORCE`` makes
 every call go straight to ``hit`` without evaluating anything: with no request left on ``hit``, that makes
 the probe inert, which is how a removed breakpoint's probe waits until its class can be restored without
 redefining it under a running frame.
@@ -90,8 +91,10 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     a = Assembler(pool)
     evaluate, done, handler = Label(), Label(), Label()
     try_start, try_end = Label(), Label()
+    # ANY is raised whenever a thread waits in SKIP or FORCE is set (the debugger sets FORCE first, then ANY):
+    # while neither is, a call reads one volatile field before its condition, not two.
     a.field(bc.GETSTATIC, class_name, "ANY", "Z")
-    a.branch(bc.IFEQ, evaluate)
+    a.branch(bc.IFEQ, try_start)
     a.invoke(bc.INVOKESTATIC, class_name, "skipped", "()Z")
     a.branch(bc.IFEQ, evaluate)
     a.op(bc.RETURN)

@@ -23,6 +23,8 @@ def capture(c: Capture) -> str:
     lines = [c.headline() + f" — capture seq {c.seq}"]
     if c.note:
         lines.append(f"note: {c.note}")
+    if c.copy:  # which path read the values, and why (issue 31)
+        lines.append(f"read: {c.copy}")
     if c.skipped:
         lines.append(f"the rate limit skipped {c.skipped} hit(s) of this point so far")
     if c.frames:

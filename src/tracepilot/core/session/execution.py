@@ -35,6 +35,7 @@ from ..model import (
 from ..states import session_move
 from ..threads import Release, stop_label
 from .base import SessionBase, StepState
+from .blocked import blocked_by_suspended
 from .step_origin import program_frame_height
 
 log = logging.getLogger(__name__)
@@ -198,7 +199,14 @@ class Execution(SessionBase):
             await self._send_release(release)
             self.history.add("resume", f"resumed thread {await self.vm.thread_name(tid)}", actor, thread=tid)
             self._after_release()
-            return await self.wait_for_stop(timeout, new_only=True)
+            result = await self.wait_for_stop(timeout, new_only=True)
+            if not result.stopped and self.conn is not None and not self.conn.is_closed:
+                blocked = await blocked_by_suspended(self.vm, tid)
+                if blocked:  # it can never run this way: say why and what to do, not just "still running"
+                    result.note = blocked
+                    if timeout > 0:
+                        result.message = f"{blocked} (still blocked after {timeout:g}s)"
+            return result
         if self._step is not None:
             await self._cancel_step()  # a step still under way ("still running") ends with a resume
         if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():

@@ -41,6 +41,8 @@ from ..threads import ThreadBook, ThreadState, thread_description, why_suspended
 from ..vm import Vm
 from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
 
+VM_START_WAIT = 15.0  # seconds attach waits for a suspend=y JVM's VMStart (nothing hangs: then it answers "running")
+
 
 class Lifecycle(SessionBase):
     # -- attach / launch / detach --------------------------------------------------------------------
@@ -153,7 +155,7 @@ class Lifecycle(SessionBase):
         if suspended:
             # A JVM started with suspend=y sends VMStart on attach: it becomes our first stop. The event is
             # already on its way, so this returns at once unless the machine is very busy.
-            await self.wait_for_stop(15.0)
+            await self.wait_for_stop(VM_START_WAIT)
         if reconnect:  # told in the answer of the call that caused it (see _result and status)
             self._reconnect_note = f"reconnected to {address} (the VM there had terminated)"
 
@@ -182,9 +184,11 @@ class Lifecycle(SessionBase):
             frames = (await vm.send(ThreadReference.FrameCount, main)).frame_count
         except JdwpError:
             return False
-        if frames == 0 and await conn.wait_for_event(2.0):
-            return any(is_vm_start(e) for e in conn.queued_events())
-        return False
+        # No Java frame: the JVM is still initialising and its agent is about to suspend everything and send
+        # VMStart. On a loaded machine that can take seconds, and a short wait (once 2 s) made attach answer
+        # "running", after which the first resume got the VM's start as its stop. Wait for the VMStart itself
+        # (other events may come first), as long as attach waits for its stop.
+        return frames == 0 and await conn.wait_for_queued(is_vm_start, VM_START_WAIT)
 
     def _fail(self, error: str) -> None:
         self.last_error = error

@@ -1,17 +1,15 @@
 """In-JVM tracing over JDWP: the matching classes get probe calls (inject.py) into a hub class (probe.py)
 defined in their loader; at the end the debugger holds the program, switches the hub off, reads every
 thread's call tree from its arrays and the first calls the hub recorded (recording.py: references it kept,
-whose texts are read now, as `inspect` shows them), and gives the classes their original bytes back. A killed debugger leaves marker probes that
-the next session's leftovers.py restores the classes from.
+whose texts are read now, as `inspect` shows them), and gives the classes their original bytes back. A
+killed debugger leaves marker probes that the next session's leftovers.py restores the classes from.
 
 It needs a thread stopped at an event (calls into the target define the probe): a trace started at a stop
 with resume=true. Everything else, and anything refused on the way, falls back to the round trip, and the
 answer says why.
 
-A method already running when the classes are redefined keeps running its old code in that frame: that
-call is not counted, its callees are (roots of the tree), as on the round trip where its entry was never
-seen; its next calls are (but in a method holding a breakpoint, left uninstrumented so the breakpoint
-still fires in the running frame).
+A method already running when the classes are redefined keeps running its old code: its calls are not
+counted, its callees are (roots of the tree), as on the round trip where its entry was never seen.
 """
 
 from __future__ import annotations
@@ -42,8 +40,10 @@ from ..inspect.handles import HandleTable
 from ..inspect.values import Values
 from ..instrument.naming import is_probe_class, session_token
 from ..model import RecordedCall, StopKind
-from .inject import NotTraceable, instrument
-from .probe import RECORDED_CALLS, NoJavac, compile_probes
+from .inject import NotTraceable, code_methods, instrument
+from .probe import RECORDED_CALLS, NoJavac
+from .probe_cache import probe_classes
+from .rejoin import Rejoin
 from .tree import Key, Node, Stat, Trees
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,33 @@ class Traced:
     type_id: int
     internal: str
     original: bytes
-    methods: list = field(default_factory=list)  # inject.TracedMethod
+    methods: list = field(default_factory=list)  # inject.TracedMethod: instrumented now
+    all_methods: list = field(default_factory=list)  # every method with code (their names, for the answer)
+    first_index: int = 0  # the probe's number of its first method
+    full: bytes = b""  # every method instrumented
+    pending: set = field(default_factory=set)  # (name, descriptor) left out: a thread was inside at the start
+
+
+ARRAY_GET_VALUES = (13, 2)  # ArrayReference.GetValues: set, command
+
+
+async def byte_array(conn: Any, array: int, length: int) -> bytes:
+    """A byte[]'s contents as bytes, undecoded: the codec would make a value object of every byte (a class
+    file is tens of KB, a package's classes a few MB)."""
+    size = conn.codec.sizes.object
+    body = array.to_bytes(size, "big") + (0).to_bytes(4, "big") + length.to_bytes(4, "big", signed=True)
+    reply = await conn.send_raw(*ARRAY_GET_VALUES, body)
+    if reply.error_code:
+        raise JdwpError(reply.error_code, "ArrayReference.GetValues")
+    # The region: its tag (B), its count, then the bytes themselves.
+    if reply.data[0] != ord("B") or int.from_bytes(reply.data[1:5], "big") != length:
+        raise DebuggerError("ArrayReference.GetValues answered a region that is not the byte[] asked for")
+    return bytes(reply.data[5:5 + length])
+
+
+def hidden(internal: str) -> bool:
+    """A hidden class (a lambda's, JDK 15+: `Host$$Lambda$12/0x...`) or an old VM-anonymous one."""
+    return "/0x" in internal or "$$Lambda" in internal
 
 
 def matches(name: str, patterns: list[str]) -> bool:
@@ -85,11 +111,27 @@ class InJvmTrace:
         self.thread_names: dict[int, str] = {}
         self.trees = Trees()
         self.calls = 0
+        self.hub_internal = ""
+        self.held_ms = 0.0  # the running program held for the redefinitions
+        self.instrumented = False
+        self.joined_late = 0
+        self._stopping = asyncio.Event()
+        self._method_keys: dict[tuple[int, int], tuple[str, str]] = {}
+        self.loops: list[str] = []  # methods whose first instruction a loop jumps back to: not traced
+        self.skipped: list[str] = []  # matching classes without a class file (lambdas, generated): not traced
 
     # -- setting up ----------------------------------------------------------------------------------
 
-    async def install(self) -> None:
-        """Instrument the matching classes; raises Fallback with the reason when it cannot."""
+    async def install(self, thread: int | None = None, *, hold: bool = False) -> None:
+        """Instrument the matching classes; raises Fallback with the reason when it cannot. `thread`: one
+        stopped at an event for the calls that define the probe (default: the stop's). `hold`: the program
+        runs; it is suspended for the moment of the redefinition only (held_ms says how long)."""
+        await self.prepare(thread)
+        await self.build()
+        await self.apply(hold=hold)
+
+    def check(self) -> None:
+        """Raise Fallback when this session or JVM never traces in the JVM (before a thread is borrowed)."""
         in_jvm = getattr(getattr(self.session, "breakpoints", None), "in_jvm", None)
         if in_jvm is None or not in_jvm.enabled:
             raise Fallback("in-JVM mode is off (--no-instrument)")
@@ -97,14 +139,21 @@ class InJvmTrace:
             raise Fallback("a read-only session never changes the target's classes")
         if not self.vm.capabilities.get("can_redefine_classes"):
             raise Fallback("this JVM cannot redefine classes")
-        stop = self.session.stop
-        if stop is None or not stop.thread_id:
-            raise Fallback("no thread is stopped at an event to define the probe with (stop at a breakpoint, "
-                           "then trace with resume=true)")
-        if stop.kind is StopKind.PAUSE:
-            raise Fallback("a pause suspends no thread at an event to define the probe with (stop at a breakpoint, "
-                           "then trace with resume=true)")
-        thread = stop.thread_id
+
+    async def prepare(self, thread: int | None = None) -> None:
+        """What needs calls in the target: the probe defined, the classes' files read (build() instruments
+        them, apply() redefines them)."""
+        self.check()
+        in_jvm = self.session.breakpoints.in_jvm
+        if thread is None:
+            stop = self.session.stop
+            if stop is None or not stop.thread_id:
+                raise Fallback("no thread is stopped at an event to define the probe with (stop at a "
+                               "breakpoint, then trace with resume=true)")
+            if stop.kind is StopKind.PAUSE:
+                raise Fallback("a pause suspends no thread at an event to define the probe with (stop at a "
+                               "breakpoint, then trace with resume=true)")
+            thread = stop.thread_id
         found = [t for t in await self.vm.all_classes(refresh=True)
                  if t.signature.startswith("L") and matches(t.name, self.patterns) and not is_probe_class(t.signature)]
         if not found:
@@ -117,70 +166,150 @@ class InJvmTrace:
             raise Fallback("the matching classes are not all in one (non-boot) class loader")
         loader = loaders.pop()
         try:
-            for t in found:
-                internal = t.signature[1:-1]
-                original = await in_jvm._class_bytes(thread, loader, internal)
-                if original is None:
-                    raise Fallback(f"the class file of {t.name} was not found through its loader")
-                self.classes.append(Traced(t.id, internal, original))
-            package = self.classes[0].internal.rpartition("/")[0]
+            # A lambda's or other hidden class has no class file and cannot be redefined: its calls go to a
+            # method of its host class, traced there.
+            self.skipped = [t.name for t in found if hidden(t.signature[1:-1])]
+            found = [t for t in found if not hidden(t.signature[1:-1])]
+            if not found:
+                raise Fallback(f"no matching class has a class file ({self.skipped[0]} is generated)")
+            package = found[0].signature[1:-1].rpartition("/")[0]
             token = session_token()
             hub = f"Trace_{token}{SUFFIX}"
-            markers = [f"Trace_{token}_{i}{SUFFIX}" for i in range(len(self.classes))]
+            marker = f"Trace_{token}_0{SUFFIX}"
             prefix = f"{package}/" if package else ""
-            instrumented: list[tuple[int, bytes]] = []
-            index = 0
-            running = await self._running()
-            for traced in self.classes:
-                data, traced.methods = instrument(traced.original, prefix + hub, index,
-                                                  frozenset(running.get(traced.type_id, ())))
-                index += len(traced.methods)
-                instrumented.append((traced.type_id, data))
+            self.hub_internal = prefix + hub
             java_home = await self._java_home(thread)
-            compiled = await asyncio.to_thread(compile_probes, package, hub, markers, java_home)
+            compiled = await asyncio.to_thread(probe_classes, package, hub, [marker], java_home)
             self.hub_type = await in_jvm._define(thread, loader, prefix + hub, compiled[prefix + hub])
             for name in sorted(compiled):
                 if name.startswith(prefix + hub + "$"):
                     await in_jvm._define(thread, loader, name, compiled[name])
-            for traced, marker in zip(self.classes, markers, strict=True):
-                marker_type = await in_jvm._define(thread, loader, prefix + marker, compiled[prefix + marker])
-                await self._mark(in_jvm, marker_type, traced)
-                self.markers.append(marker_type)
+            marker_type = await in_jvm._define(thread, loader, prefix + marker, compiled[prefix + marker])
+            self.markers.append(marker_type)
+            for t, original in zip(found, await self._read_classes(in_jvm, thread, loader, marker_type, found),
+                                   strict=True):
+                if original is None:
+                    self.skipped.append(t.name)
+                else:
+                    self.classes.append(Traced(t.id, t.signature[1:-1], original))
+            if not self.classes:
+                raise Fallback(f"the class file of {self.skipped[-1]} was not found through its loader")
             self.hub_fields = {f.name: f.id for f in await self.vm.fields(self.hub_type)}
             if self.max_recorded != RECORDED_CALLS:
                 await self.vm.send(ClassType.SetValues, self.hub_type,
                                    [(self.hub_fields["MAX_CALLS"], Value.int(self.max_recorded))])
-            await self.vm.send(VirtualMachine.RedefineClasses, instrumented)
         except (NotTraceable, NoJavac) as exc:
             raise Fallback(str(exc)) from None
         except (JdwpError, DebuggerError) as exc:
             raise Fallback(f"could not instrument: {exc}") from None
+
+    async def build(self) -> None:
+        """Every traced class's bytes with every method instrumented (apply leaves out those a thread is
+        inside). No JDWP: done after the thread that defined the probe is released; in a worker thread,
+        as the event loop serves other front ends meanwhile."""
+        try:
+            await asyncio.to_thread(self._build_all)
+        except NotTraceable as exc:
+            raise Fallback(str(exc)) from None
+
+    def _build_all(self) -> None:
+        index = 0
         for traced in self.classes:
-            self.vm.forget(traced.type_id)
-            await in_jvm._rebind_others(traced.type_id, None)  # the JVM dropped their breakpoints
+            traced.first_index = index
+            traced.full, traced.methods = instrument(traced.original, self.hub_internal, index, skipped=self.loops)
+            traced.all_methods = list(traced.methods)
+            index += code_methods(traced.original)
+
+    async def apply(self, *, hold: bool) -> None:
+        """Redefine the classes; a method some thread is inside keeps its code (its frame would run obsolete
+        code otherwise) until `rejoin` finds it left. `hold`: suspend the running program around it."""
+        began = time.monotonic()
+        if hold:
+            await self.vm.send(VirtualMachine.Suspend)
+        try:
+            running = await self._running()
+            instrumented: list[tuple[int, bytes]] = []
+            for traced in self.classes:
+                inside = frozenset(running.get(traced.type_id, ()))
+                traced.pending = set(inside)
+                data = traced.full
+                if inside:
+                    data, traced.methods = instrument(traced.original, self.hub_internal, traced.first_index, inside,
+                                                      skipped=[])
+                instrumented.append((traced.type_id, data))
+            await self.vm.send(VirtualMachine.RedefineClasses, instrumented)
+        except NotTraceable as exc:
+            raise Fallback(str(exc)) from None
+        except (JdwpError, DebuggerError) as exc:
+            raise Fallback(f"could not instrument: {exc}") from None
+        finally:
+            if hold:
+                with contextlib.suppress(Exception):
+                    await self.vm.send(VirtualMachine.Resume)
+                self.held_ms += (time.monotonic() - began) * 1000
+        self.instrumented = True
+        for traced in self.classes:
+            await self.redefined(traced)  # the JVM dropped their breakpoints
         await self._names()
+
+    @property
+    def pending(self) -> list[str]:
+        """Methods left uninstrumented because a thread was inside them (not counted, yet)."""
+        return sorted(f"{t.internal.replace('/', '.')}.{name}" for t in self.classes for name, _ in t.pending)
+
+    async def rejoin(self) -> None:
+        """While the trace runs: the methods a thread was inside at the start, instrumented when it has left
+        them (rejoin.py)."""
+        await Rejoin(self).run(self._stopping)
+
+    async def redefined(self, traced: Traced) -> None:
+        """After a redefinition of one of the traced classes: caches and the breakpoints the JVM dropped."""
+        self.vm.forget(traced.type_id)
+        with contextlib.suppress(Exception):
+            await self.session.breakpoints.in_jvm._rebind_others(traced.type_id, None)
+
+    def stop_rejoin(self) -> None:
+        self._stopping.set()
 
     async def _running(self) -> dict[int, set[tuple[str, str]]]:
         """Per traced class, the methods some thread is inside now (the program is held: stacks are still)."""
+        return self.running_in(await self.frames_now())
+
+    async def frames_now(self) -> dict[int, list]:
+        """Every thread's frames (the program is held), each thread's methods resolved for running_in."""
+        threads = (await self.vm.send(VirtualMachine.AllThreads)).threads
+
+        async def frames_of(thread: int) -> list:
+            try:
+                return (await self.vm.send(ThreadReference.Frames, thread, 0, -1)).frames
+            except JdwpError:
+                return []  # ended meanwhile
+
+        stacks = dict(zip(threads, await asyncio.gather(*(frames_of(t) for t in threads)), strict=True))
+        wanted = {t.type_id for t in self.classes}
+        for stack in stacks.values():
+            for frame in stack:
+                loc = frame.location
+                if loc.class_id in wanted and loc.method_id:
+                    await self.method_key(loc)
+        return stacks
+
+    async def method_key(self, loc: Any) -> tuple[str, str]:
+        key = (loc.class_id, loc.method_id)
+        if key not in self._method_keys:
+            method = await self.vm.method(loc.class_id, loc.method_id)
+            self._method_keys[key] = (method.name, method.signature)
+        return self._method_keys[key]
+
+    def running_in(self, stacks: dict[int, list]) -> dict[int, set[tuple[str, str]]]:
         wanted = {t.type_id for t in self.classes}
         running: dict[int, set[tuple[str, str]]] = {}
-        for thread in (await self.vm.send(VirtualMachine.AllThreads)).threads:
-            try:
-                frames = (await self.vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-            except JdwpError:
-                continue
-            for frame in frames:
+        for stack in stacks.values():
+            for frame in stack:
                 loc = frame.location
-                if loc.class_id in wanted:
-                    method = await self.vm.method(loc.class_id, loc.method_id)
-                    running.setdefault(loc.class_id, set()).add((method.name, method.signature))
-        # Only a running method with a breakpoint in it stays as it is (a frame left on replaced code never
-        # stops there); the others are traced from their next call (a loop's callee on the stack now: chunk
-        # called a million times would otherwise never be counted).
-        held = {(loc.class_name, loc.method) for bp in self.session.breakpoints.list(include_internal=True)
-                for loc in bp.locations}
-        names = {t.type_id: t.internal.replace("/", ".") for t in self.classes}
-        return {c: {m for m in methods if (names[c], m[0]) in held} for c, methods in running.items()}
+                if loc.class_id in wanted and loc.method_id:
+                    running.setdefault(loc.class_id, set()).add(self._method_keys[(loc.class_id, loc.method_id)])
+        return running
 
     async def _java_home(self, thread: int) -> str | None:
         """java.home of the target, for the javac next to it (same JDK: the probe's class version fits)."""
@@ -195,24 +324,36 @@ class InJvmTrace:
         except Exception:
             return None
 
-    async def _mark(self, in_jvm: Any, marker_type: int, traced: Traced) -> None:
-        fields = {f.name: f.id for f in await self.vm.fields(marker_type)}
-        array = await in_jvm._new_bytes(traced.original)
-        text = (await self.vm.send(VirtualMachine.CreateString, traced.internal)).string_object
+    async def _read_classes(self, in_jvm: Any, thread: int, loader: int, marker: int,
+                            found: list[Any]) -> list[bytes | None]:
+        """The class files of `found` as their loader finds them, read in the target in one call by the
+        marker, which keeps them for a later session should this one be killed."""
+        vm = self.vm
+        text = (await vm.send(VirtualMachine.CreateString,
+                              "\n".join(t.signature[1:-1] for t in found))).string_object
+        await vm.send(ObjectReference.DisableCollection, text)
         try:
-            await self.vm.send(ClassType.SetValues, marker_type, [
-                (fields["TARGET"], Value.object(text, Tag.STRING)),
-                (fields["ORIGINAL"], Value.object(array, Tag.ARRAY)),
-                (fields["STAMP"], Value.long(time.time_ns()))])
+            read = next(m.id for m in await vm.methods(marker) if m.name == "read")
+            arrays = await in_jvm._invoke(thread, None, marker, read, [
+                Value.object(loader, Tag.CLASS_LOADER), Value.object(text, Tag.STRING), Value.long(time.time_ns())])
         finally:
             with contextlib.suppress(JdwpError):
-                await self.vm.send(ObjectReference.EnableCollection, array)
+                await vm.send(ObjectReference.EnableCollection, text)
+        elements = (await vm.send(ArrayReference.GetValues, arrays.value, 0, len(found))).values
+
+        async def read_bytes(array: int) -> bytes | None:
+            if not array:
+                return None
+            length = (await vm.send(ArrayReference.Length, array)).array_length
+            return await byte_array(vm.conn, array, length)
+
+        return list(await asyncio.gather(*(read_bytes(e.value) for e in elements)))
 
     async def _names(self) -> None:
         for traced in self.classes:
             info = await self.vm.type(traced.type_id)
             by_sig = {(m.name, m.signature): m for m in await self.vm.methods(traced.type_id)}
-            for m in traced.methods:
+            for m in traced.all_methods:
                 method = by_sig.get((m.name, m.descriptor))
                 shown = method.display() if method is not None else m.name
                 self.names[(0, m.index)] = f"{info.name}.{shown}"
@@ -226,21 +367,29 @@ class InJvmTrace:
     async def finish(self) -> None:
         """Switch the probe off, read the trees, restore the classes (always, even when reading fails)."""
         try:
-            if self.hub_type:
-                # Read with the program held: no thread grows its arrays while they are read (OFF is a plain
-                # field, which a running compiled loop may not look at again).
-                await self.vm.send(VirtualMachine.Suspend)
-                try:
-                    await self.vm.send(ClassType.SetValues, self.hub_type,
-                                       [(self.hub_fields["OFF"], Value.boolean(True))])
-                    await self._read()
-                finally:
-                    await self.vm.send(VirtualMachine.Resume)
+            await self.read()
         finally:
             await self.restore()
 
+    async def read(self) -> None:
+        """Switch the probe off and read the trees (the classes stay as they are: a dying VM is not
+        restored). Read with the program held: no thread grows its arrays while they are read (OFF is a
+        plain field, which a running compiled loop may not look at again)."""
+        if self.hub_type:
+            await self.vm.send(VirtualMachine.Suspend)
+            try:
+                await self.vm.send(ClassType.SetValues, self.hub_type,
+                                   [(self.hub_fields["OFF"], Value.boolean(True))])
+                await self._read()
+            finally:
+                await self.vm.send(VirtualMachine.Resume)
+
     async def restore(self) -> None:
         if not self.classes:
+            return
+        if not self.instrumented:  # given up before the redefinition: only the markers to clear
+            self.classes = []
+            await self._clear_markers()
             return
         try:
             await self.vm.send(VirtualMachine.RedefineClasses, [(t.type_id, t.original) for t in self.classes])
@@ -252,11 +401,14 @@ class InJvmTrace:
             self.vm.forget(traced.type_id)
             with contextlib.suppress(Exception):
                 await in_jvm._rebind_others(traced.type_id, None)
+        self.classes = []
+        await self._clear_markers()
+
+    async def _clear_markers(self) -> None:
         for marker in self.markers:  # restored: nothing for a later session to do
             with contextlib.suppress(Exception):
                 fields = {f.name: f.id for f in await self.vm.fields(marker)}
-                await self.vm.send(ClassType.SetValues, marker, [(fields["TARGET"], Value.object(0, Tag.STRING))])
-        self.classes = []
+                await self.vm.send(ClassType.SetValues, marker, [(fields["TARGETS"], Value.object(0, Tag.ARRAY))])
 
     async def _read(self) -> None:
         vm = self.vm

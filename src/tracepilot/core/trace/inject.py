@@ -68,11 +68,14 @@ def _local(opcode: int, slot: int) -> bytes:
     return bytes([bc.WIDE, opcode]) + slot.to_bytes(2, "big")
 
 
-def instrument(data: bytes, hub: str, first_index: int,
-               running: frozenset[tuple[str, str]] = frozenset()) -> tuple[bytes, list[TracedMethod]]:
+def instrument(data: bytes, hub: str, first_index: int, running: frozenset[tuple[str, str]] = frozenset(),
+               skipped: list[str] | None = None) -> tuple[bytes, list[TracedMethod]]:
     """The class's bytes with probe calls in every method with code (numbered from `first_index`), but those
     in `running` (name, descriptor): a thread is inside them, and their frames must keep running code the
     JVM takes as equal to the new (EMCP), or breakpoints set in them would never fire for those frames.
+    A method's number does not depend on `running` (every method with code takes one): instrumenting again
+    with fewer running methods (when their threads have left them) keeps the numbers of the others.
+    `skipped`: a method that cannot be traced is named there and left as it is (without it, NotTraceable).
 
     The entry call returns the caller's node (the probe's "current call" before this one), kept in a new
     local that each exit and the handler pass back: restoring the current call from a register spares the
@@ -86,21 +89,29 @@ def instrument(data: bytes, hub: str, first_index: int,
     recorder = Recorder(cf, hub)
     stack_map_name = None
     traced: list[TracedMethod] = []
+    position = 0
     for method in cf.methods:
         code = method.code
         name = cf.member_name(method)
         descriptor = cf.member_descriptor(method)
         if code is None or method.access & (ACC_ABSTRACT | ACC_NATIVE):
             continue
+        index = first_index + position
+        position += 1
         if (name, descriptor) in running:
             continue
-        index = first_index + len(traced)
         instructions = bc.decode(code.code)
         if any(0 in ins.targets for ins in instructions) or any(e.handler_pc == 0 for e in code.exceptions):
-            raise NotTraceable(f"{cf.name}.{name} jumps back to its first instruction")
+            if skipped is None:
+                raise NotTraceable(f"{cf.name}.{name} jumps back to its first instruction")
+            skipped.append(f"{cf.name.replace('/', '.')}.{name}")
+            continue
         slot = code.max_locals
         if slot + 1 > 0xFFFF:
-            raise NotTraceable(f"{cf.name}.{name} has no local variable slot left for the probe")
+            if skipped is None:
+                raise NotTraceable(f"{cf.name}.{name} has no local variable slot left for the probe")
+            skipped.append(f"{cf.name.replace('/', '.')}.{name}")
+            continue
         timed = not is_tiny_leaf(instructions, len(code.code))
         enter, leave = timed_calls if timed else counted_calls
         initial = initial_locals(cf, name, descriptor, method.access)
@@ -143,3 +154,9 @@ def instrument(data: bytes, hub: str, first_index: int,
                                           [VType(V_OBJECT, throwable)]))
         recorder.complete(code, descriptor, initial, 0 if method.access & ACC_STATIC else 1, slot, index, closes)
     return cf.to_bytes(), traced
+
+
+def code_methods(data: bytes) -> int:
+    """How many methods of the class have code: the probe numbers they take (see `instrument`)."""
+    cf = ClassFile.parse(data)
+    return sum(1 for m in cf.methods if m.code is not None and not m.access & (ACC_ABSTRACT | ACC_NATIVE))

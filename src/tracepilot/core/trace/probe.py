@@ -307,6 +307,11 @@ SAMPLE = 16  # past them, a call under 1 us on average is timed once in this man
 RECORDED_CALLS = 8  # calls per method recorded with their arguments and return value (first ones)
 RECORDS_IN_ALL = 256  # and in all (read over JDWP at the end of the trace)
 
+# The numbers are written into the source (the only placeholders left are the package and the class name,
+# which probe_cache.py fills; its key hashes this text, numbers included).
+HUB_SOURCE = (HUB_SOURCE.replace("%(first)d", str(FIRST_TIMED)).replace("%(sample)d", str(SAMPLE))
+              .replace("%(max_calls)d", str(RECORDED_CALLS)).replace("%(max_records)d", str(RECORDS_IN_ALL)))
+
 
 class NoJavac(Exception):
     """javac is not there to build the probe: the round trip traces."""

@@ -38,16 +38,18 @@ def not_running(session: Any) -> DebuggerError:
                          "the program and trace it, or resume first")
 
 
-async def wait_window(session: Any, conn: Any, duration: float) -> str:
-    """Wait `duration` seconds while the program runs; why the wait ended: duration, stop or vm_death."""
+async def wait_window(session: Any, conn: Any, duration: float, died: asyncio.Future | None = None) -> str:
+    """Wait `duration` seconds while the program runs; why the wait ended: duration, stop or vm_death
+    (the connection closed, or `died`: the VM held at its death)."""
     deadline = time.monotonic() + duration
     closed = asyncio.ensure_future(conn.wait_closed())
+    ends = {closed} if died is None else {closed, died}
     try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "duration"
-            done, _ = await asyncio.wait({closed}, timeout=min(POLL, remaining))
+            done, _ = await asyncio.wait(ends, timeout=min(POLL, remaining))
             if done:
                 return "vm_death"
             if held(session):
@@ -88,46 +90,127 @@ IN_JVM_TIMING = ("times measured in the JVM with System.nanoTime (total: with it
                  "(sampled), every call counted; tiny leaves (no call, no loop, a few ns) are counted, not timed: "
                  "their time is in their callers' own time; the probe's own cost, a few ns a call, is in its "
                  "callers' times")
-RUNNING = ("the program was running: no thread stopped at an event to define the probe with (stop at a "
-           "breakpoint, then trace with resume=true)")
+BORROW_TIMEOUT = 3.0  # seconds a running program has to enter a traced method (to define the probe in)
+
+
+def held_note(tracer: Any) -> str:
+    """What instrumenting cost the program, and the methods a thread was inside when it began."""
+    parts = []
+    if tracer.held_ms:
+        parts.append(f"the program was held for {tracer.held_ms:.0f} ms to instrument")
+    pending = tracer.pending
+    if tracer.joined_late:
+        parts.append("methods a thread was inside at the start were instrumented when it had left them "
+                     "(their calls before not counted)")
+    if tracer.loops:
+        parts.append(f"not traced: {', '.join(tracer.loops[:3])}{' and more' if len(tracer.loops) > 3 else ''} "
+                     "(a loop jumps back to the first instruction, where the entry probe would go)")
+    if tracer.skipped:
+        parts.append(f"{len(tracer.skipped)} matching class(es) without a class file not traced (lambdas, "
+                     "generated classes: their calls reach a traced method of their host class)")
+    if pending:
+        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+        parts.append(f"not counted: {shown} (a thread was inside, its frame runs the code it started with; "
+                     "their callees show as roots)")
+    return "; ".join(parts)
 
 
 async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str, duration: float, resume: bool,
                        actor: Actor, folded: str | None, folded_by: str | None,
                        max_calls: int | None = None) -> TraceResult | str:
-    """The trace run in the JVM, or why not (then the round trip traces)."""
-    from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415 (javac and class files only when tracing)
+    """The trace run in the JVM, or why not (then the round trip traces). At a stop (resume=true) a stopped
+    thread defines the probe; on a running program the first thread to enter a traced method does, and the
+    program is held only for the moment of the redefinition."""
+    from .borrow import NoThread, borrow_thread  # noqa: PLC0415 (javac and class files only when tracing)
+    from .death import DeathWatch  # noqa: PLC0415
+    from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415
 
-    if not (resume and held(session)):
-        return RUNNING
     tracer = InJvmTrace(session, vm, patterns)
-    tracer.max_recorded = min(tracer.max_recorded, max(0, max_calls)) if max_calls is not None else tracer.max_recorded
+    if max_calls is not None:  # bounds the first calls recorded with their values, never the counting
+        tracer.max_recorded = min(tracer.max_recorded, max(0, max_calls))
+    running = not held(session)
+    borrowed = None
     try:
-        await tracer.install()
+        if running:
+            tracer.check()
+            try:
+                borrowed = await borrow_thread(session, vm, patterns, BORROW_TIMEOUT)
+            except NoThread as exc:
+                raise Fallback(str(exc)) from None
+            await tracer.prepare(borrowed.thread)
+            # Released before the instrumenting: it may be the thread a server accepts connections on; and
+            # before the stacks are looked at, as it stands inside a traced method.
+            await borrowed.release()
+            await tracer.build()
+            await tracer.apply(hold=True)
+        else:
+            await tracer.install()
     except Fallback as exc:
+        if borrowed is not None:
+            await borrowed.release()
         await tracer.restore()
         return str(exc)
     except Exception as exc:  # a bug here must cost the speed-up, never the trace
         logging.getLogger(__name__).exception("in-JVM tracing failed to start")
+        if borrowed is not None:
+            await borrowed.release()
         with contextlib.suppress(Exception):
             await tracer.restore()
         return f"internal error while instrumenting: {exc!r}"
     stopped_by = "duration"
+    note = ""
+    rejoin: asyncio.Task | None = None
+    death = DeathWatch(session, vm)
+    started = time.monotonic()
     try:
-        await resume_if_asked(session, resume, actor)
+        try:
+            await death.start()
+            await resume_if_asked(session, resume, actor)
+        except Exception:
+            if not vm.conn.is_closed:
+                raise
+            stopped_by = "vm_death"  # gone while the trace started: answered as when it goes during it
         started = time.monotonic()
-        stopped_by = await wait_window(session, vm.conn, duration)
+        if stopped_by != "vm_death":
+            session.history.add("trace", f"tracing {pattern} in the JVM for {duration:g}s", actor,
+                                window="in-JVM")
+            rejoin = asyncio.ensure_future(tracer.rejoin())
+            rejoin.tracer = tracer  # type: ignore[attr-defined]
+            stopped_by = await wait_window(session, vm.conn, duration, death.died)
         elapsed = min(time.monotonic() - started, duration)
+        if rejoin is not None:
+            await _end(rejoin)
+        note = held_note(tracer)  # (before finish: the classes are forgotten once restored)
         if stopped_by != "vm_death":
             await tracer.finish()
+        elif death.died.done():  # held as it dies: its counts are read before it goes
+            with contextlib.suppress(Exception):
+                await tracer.read()
+            note = "; ".join(x for x in ("the program ended during the trace (read as it ended)", note) if x)
     finally:
+        if rejoin is not None:
+            await _end(rejoin)
+        await death.release()
         if stopped_by != "vm_death":
             await tracer.restore()
     result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
                     stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
                     timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
     result.first_calls = tracer.first_calls
+    result.held_ms = round(tracer.held_ms, 1)
+    result.note = "; ".join(x for x in (result.note, note) if x)
     return result
+
+
+async def _end(task: asyncio.Task) -> None:
+    """Stop the late instrumenting: between two looks (a look holds the program, it is never cut short)."""
+    if task.done():
+        with contextlib.suppress(BaseException):
+            task.result()
+        return
+    task.tracer.stop_rejoin()  # type: ignore[attr-defined]
+    with contextlib.suppress(BaseException):
+        await task
 
 
 class Traces:
@@ -169,11 +252,11 @@ class Traces:
         tracer = Tracer(vm, patterns, max(1, max_calls))
         self._tracing = True
         undo = tap_events(self.session, tracer)
-        self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor)
         try:
             await tracer.install()
             await resume_if_asked(self.session, resume, actor)
             started = time.monotonic()
+            self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor, window="round trip")
             tracer.deadline = started + duration
             stopped_by = await wait_window(self.session, vm.conn, duration)
             tracer.closed = True  # the clock stops here: events still in the pipe are not counted

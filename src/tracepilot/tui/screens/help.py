@@ -9,12 +9,15 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..footer import is_face
+
 
 def _bindings(owner: type) -> list[Binding]:
     found: list[Binding] = []
     for item in getattr(owner, "BINDINGS", []):
         binding = item if isinstance(item, Binding) else Binding(*item)
-        found.append(binding)
+        if not is_face(binding):  # the footer's words for a key: help lists the key itself, once
+            found.append(binding)
     return found
 
 
@@ -39,7 +42,8 @@ def help_text(app, sections: list[tuple[str, type]]) -> str:
 MOVING = (
     "[b u]Moving around[/]\n"
     "  Every pane has a key, shown in its title: [b]1[/b] Source  [b]2[/b] Variables  [b]3[/b] Stack  "
-    "[b]4[/b] Watches  [b]5[/b] Breakpoints  [b]6[/b] Threads  [b]7[/b] Events  [b]8[/b] Console.\n"
+    "[b]4[/b] Watches  [b]5[/b] Breakpoints  [b]6[/b] Threads  [b]7[/b] Events  [b]8[/b] Console  "
+    "[b]9[/b] Captures.\n"
     "  Tab / Shift+Tab go round the panes; the focused one has a bright border. [b]:[/b] opens the command line, "
     "Esc leaves it.\n"
     "  In Variables, [b]→[/b] expands an object and [b]←[/b] collapses it (or goes to its parent); "
@@ -47,6 +51,8 @@ MOVING = (
     "  [b]/[/b] searches the source: Enter goes to the first match, [b]n[/b] / [b]N[/b] (or F3 / F2; Shift+F3 "
     "too where the terminal passes it) to the next / previous, Esc ends the search (then [b]n[/b] steps over "
     "again). [b]:54[/b] (or [b]Ctrl+G[/b]) goes to line 54.\n"
+    "  In Captures, [b]Enter[/b] opens a capture in Stack and Variables as it was at its hit (frozen, not the "
+    "live program); [b]Esc[/b] goes back to the live view.\n"
     "  After the program ends, [b]Ctrl+R[/b] restarts it with the same command line and breakpoints.\n"
 )
 

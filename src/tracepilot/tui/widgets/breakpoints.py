@@ -8,6 +8,8 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import BreakpointInfo
+from ..footer import NO_LIMIT, face_state, faces
+from ..view import COMPACT_WIDTH
 from .table import Table
 
 
@@ -27,11 +29,22 @@ def look_of(bp: BreakpointInfo) -> str:
 class BreakpointsPane(Table):
     COLUMNS = (" ", "id", "kind", "where", "hits", "options")
 
+    # In the footer from COMPACT_WIDTH columns on only: narrower, these would push `:`, `?` and `q` off it
+    # (the keys work at every width; help and the palette list them).
     BINDINGS = [
-        Binding("space", "toggle_enabled", "Enable/disable"),
-        Binding("e", "edit", "Edit"),
-        Binding("delete,x", "remove", "Remove"),
+        *faces("space", "toggle_enabled", [("Enable/disable", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("e", "edit", [("Edit", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("delete,x", "remove", [("Remove", COMPACT_WIDTH, NO_LIMIT)]),
+        Binding("space", "toggle_enabled", "Enable/disable", show=False),
+        Binding("e", "edit", "Edit", show=False),
+        Binding("delete,x", "remove", "Remove", show=False),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return face_state(self, parameters) if action == "footer" else super().check_action(action, parameters)
+
+    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
+        await self.run_action(action)  # a footer face pressed or clicked: its action
 
     class Toggle(Message):
         def __init__(self, bp: BreakpointInfo) -> None:

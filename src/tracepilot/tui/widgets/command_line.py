@@ -104,8 +104,8 @@ class CommandLine(Input):
         self.value = ""
         self.post_message(self.Left())
 
-    async def _on_key(self, event: events.Key) -> None:
-        # Textual calls Input._on_key after this one unless the default is prevented.
+    async def on_key(self, event: events.Key) -> None:
+        # Textual calls Input's own key handler after this one unless the default is prevented.
         if event.key == "tab" and not self.value:
             return  # nothing to complete: Tab moves on to the next pane as everywhere else
         if event.key == "tab":

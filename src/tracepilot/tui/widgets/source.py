@@ -10,7 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -105,7 +105,7 @@ class SourceView(TextArea):
         if self.wrap_width or self.indent_width != TAB_WIDTH:  # laid out for another width: do it again
             source.wrapped.wrap(self.wrap_width, tab_width=self.indent_width)
         self.navigator = DocumentNavigator(self.wrapped_document)
-        self._line_cache.clear()
+        self.notify_style_update()  # (public; for a TextArea it also drops the lines it rendered of the old file)
         self.move_cursor((0, 0))
         width, height = source.size
         self.virtual_size = Size(width + self.gutter_width + 1, height)
@@ -231,12 +231,13 @@ class SourceView(TextArea):
     def _decorate(self, strip: Strip, y: int) -> Strip:
         if not self.show_line_numbers:
             return strip
-        try:
-            line_index, section = self.wrapped_document._offset_to_line_info[y + self.scroll_offset.y]
-        except (IndexError, TypeError):
+        row = y + self.scroll_offset.y
+        wrapped = self.wrapped_document
+        if row >= (wrapped.height if self.wrap_width else self.document.line_count):
             return strip
-        if section:
-            return strip
+        line_index, _column = wrapped.offset_to_location(Offset(0, row))
+        if wrapped.location_to_offset((line_index, 0)).y != row:
+            return strip  # a wrapped line's continuation: the marks go on its first row
         line = line_index + 1
         base = self._theme.gutter_style if self._theme and self._theme.gutter_style else Style()
         mark = self.marks.get(line)
@@ -260,10 +261,10 @@ class SourceView(TextArea):
             rest = Strip.join([head, body])
         return Strip.join([Strip(cells, MARKER_CELLS), rest])
 
-    async def _on_mouse_down(self, event: events.MouseDown) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        # Textual runs TextArea's own handler (selection) after this one unless the default is prevented.
         if event.x - self.gutter.left < self.gutter_width and self.text:
             target = self.get_target_document_location(event)
             event.stop()
+            event.prevent_default()
             self.post_message(self.GutterClicked(self, target[0] + 1))
-            return
-        await super()._on_mouse_down(event)

@@ -23,8 +23,26 @@ class StackPane(Table):
         super().__init__(cursor_type="row", **kwargs)
         self.border_title = "Stack"
         self._frames: list[FrameInfo] = []
+        self.frozen = False  # a capture's frames are shown (tui/frozen.py): the live ones wait in `_live`
+        self._live: tuple[list[FrameInfo], int] = ([], 0)
 
     def show(self, frames: list[FrameInfo], selected: int = 0) -> None:
+        """The live program's frames (kept, not shown, while a frozen view is)."""
+        self._live = (frames, selected)
+        if not self.frozen:
+            self._paint(frames, selected)
+
+    def show_frozen(self, frames: list[FrameInfo], selected: int = 0) -> None:
+        """A capture's frames, until `thaw()`: refreshes of the live program do not replace them meanwhile."""
+        self.frozen = True
+        self._paint(frames, selected)
+
+    def thaw(self) -> None:
+        """Back to the live frames (the last ones shown or given meanwhile)."""
+        self.frozen = False
+        self._paint(*self._live)
+
+    def _paint(self, frames: list[FrameInfo], selected: int) -> None:
         self._frames = frames
         rows = []
         for frame in frames:

@@ -6,6 +6,7 @@ closes it (or moves to its parent), Enter on a value (or `v` on any row) shows t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -80,12 +81,18 @@ class VariablesPane(Tree[VarNode]):
         self.expanded_paths: set[tuple[str, ...]] = set()
         self._shown: tuple[list[Variable], str | None] | None = None
         self._shown_key: object = None
+        self.frozen = False  # a capture's values are shown (tui/frozen.py): the live ones wait in `_live`
+        self._live: tuple[list[Variable], str | None, object, str | None] = ([], None, None, None)
 
     def show(self, variables: list[Variable], note: str | None = None, key: object = None,
              returned: str | None = None) -> None:
         """Replace the tree; nodes that were expanded before are asked for again. `key` names what the
         variables belong to (stop, thread, frame): the same variables for the same key are not re-rendered,
-        nor the same ones for another key unless expanded nodes may show other children now."""
+        nor the same ones for another key unless expanded nodes may show other children now. (While a frozen
+        view is shown they are kept for `thaw()`.)"""
+        self._live = (variables, note, key, returned)
+        if self.frozen:
+            return
         shown = (list(variables), note, returned)
         if shown == self._shown and (key == self._shown_key or not self.expanded_paths):
             self._shown_key = key
@@ -99,6 +106,21 @@ class VariablesPane(Tree[VarNode]):
         if note:
             self.root.add_leaf(Text(LEAF_INDENT + note, style="dim italic"), data=VarNode(None, True))
         self.add_variables(self.root, variables, start=0, total=None, reopen=keep)
+
+    def show_frozen(self, fill: Callable[[TreeNode[VarNode]], None]) -> None:
+        """A tree that is not the live program's (a capture's values), filled by `fill` under the root: its
+        nodes hold no handle, so expanding one asks nothing of the core. Until `thaw()`."""
+        self.frozen = True
+        self._shown = self._shown_key = None
+        self.clear()
+        self.root.expand()
+        fill(self.root)
+
+    def thaw(self) -> None:
+        """Back to the live values (the last ones shown or given meanwhile)."""
+        self.frozen = False
+        self._shown = self._shown_key = None
+        self.show(*self._live)
 
     def add_variables(self, node: TreeNode[VarNode], variables: list[Variable], start: int,
                       total: int | None, parent_target: str | None = None,

@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 
+from ..footer import NO_LIMIT, face_state, faces
+from ..view import COMPACT_WIDTH
 from .table import Table
 
 
@@ -33,11 +35,21 @@ def watch_row(watch: Any) -> WatchRow:
 class WatchesPane(Table):
     COLUMNS = ("id", "expression", "value", "history")
 
+    # In the footer from COMPACT_WIDTH columns on only (see BreakpointsPane); the keys work at every width.
     BINDINGS = [
-        Binding("a,insert", "add", "Add watch"),
-        Binding("e", "edit", "Edit"),
-        Binding("delete,x", "remove", "Remove"),
+        *faces("a,insert", "add", [("Add watch", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("e", "edit", [("Edit", COMPACT_WIDTH, NO_LIMIT)]),
+        *faces("delete,x", "remove", [("Remove", COMPACT_WIDTH, NO_LIMIT)]),
+        Binding("a,insert", "add", "Add watch", show=False),
+        Binding("e", "edit", "Edit", show=False),
+        Binding("delete,x", "remove", "Remove", show=False),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return face_state(self, parameters) if action == "footer" else super().check_action(action, parameters)
+
+    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
+        await self.run_action(action)  # a footer face pressed or clicked: its action
 
     class AddRequested(Message):
         def __init__(self, replace: str | None = None, expression: str = "") -> None:

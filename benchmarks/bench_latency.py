@@ -1,0 +1,130 @@
+"""The round-trip costs left once the JVM side is fast (issue 32, "Figures"): rows for benchmarks/run.py.
+
+    .venv/bin/python benchmarks/run.py --only latency [--quick]
+
+- MCP start and first calls: `tracepilot --mcp` started, `initialize` answered, then (after the pause an agent's
+  model takes to choose a tool) the first tool call and, at a breakpoint stop, the first `evaluate`: each against
+  the second call of the same tool. Aim: the first call <= 10 ms (no one-time import or warm-up is paid there).
+- resume -> stop (the core's `resume`, a line breakpoint in a loop) against the raw-socket floor: Resume and the
+  Breakpoint event on a blocking socket (row 2). Aim <= 2x; the JDWP requests one resume -> stop makes are counted.
+- a false in-JVM condition on the hottest line of a tight loop against the same loop with no debugger, run in
+  turns (best of each; the target, benchmarks/java/LatencyTarget.java, times its own loop in CPU time). Aim
+  <= 1.05x.
+
+`rows(bench, run)` takes run.py's Bench and the run module itself (Row, target, StdioServer ...), so this file
+needs no import of run.py and run.py only one line for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from typing import Any
+
+THINK = 2.0  # seconds an agent's model takes before its first tool call (and between calls); not timed
+
+
+async def rows(bench: Any, run: Any) -> list[Any]:
+    found = await asyncio.to_thread(_mcp_first_calls, bench, run)
+    found += await _resume_to_stop(bench, run)
+    found += await _false_condition(bench, run)
+    return found
+
+
+# --- MCP: start, first tool call, first evaluate ------------------------------------------------------------
+
+
+def _mcp_first_calls(bench: Any, run: Any) -> list[Any]:
+    k = 2 if bench.quick else 5
+    line = bench.lines["stack"]
+    start, first, second, first_eval, second_eval = [], [], [], [], []
+    for _ in range(k):
+        with run.target(bench.classes, "BenchTarget", "stack", "20", suspend=False) as t, \
+                run.StdioServer([sys.executable, "-m", "tracepilot.cli", "--mcp"]) as server:
+            t0 = time.perf_counter()
+            server.initialize()
+            start.append(time.perf_counter() - t0)
+            server.call("tools/list", {})
+            time.sleep(THINK)
+            for into in (first, second):
+                t0 = time.perf_counter()
+                server.tool("status", {})
+                into.append(time.perf_counter() - t0)
+            server.tool("attach", {"address": t.address})
+            server.tool("breakpoint_set", {"location": f"BenchTarget:{line}"})
+            server.tool("wait_for_stop", {"timeout": 10})
+            time.sleep(THINK)
+            for into in (first_eval, second_eval):
+                t0 = time.perf_counter()
+                server.tool("evaluate", {"expression": "acc + depth * 2"})
+                into.append(time.perf_counter() - t0)
+    m = statistics.median
+    return [
+        run.Row("10a MCP first tool call (status)", run.ms(m(first)), f"second call {run.ms(m(second))}",
+                m(first) / m(second), "<= 10 ms", None, met=m(first) <= 0.010,
+                note=f"median of {k} servers; initialize answered {run.ms(m(start))} after the process started "
+                     f"(median); the first call comes {THINK:g} s after initialize, as from an agent"),
+        run.Row("10b MCP first evaluate", run.ms(m(first_eval)), f"second evaluate {run.ms(m(second_eval))}",
+                m(first_eval) / m(second_eval), "<= 10 ms", None, met=m(first_eval) <= 0.010,
+                note="at a breakpoint stop (attach, breakpoint_set, wait_for_stop, then evaluate twice)"),
+    ]
+
+
+# --- resume -> stop ---------------------------------------------------------------------------------------
+
+
+async def _resume_to_stop(bench: Any, run: Any) -> list[Any]:
+    row = (await bench.breakpoint_round_trip())[0]
+    line = bench.lines["loop"]
+    with run.target(bench.classes, "BenchTarget", "loop", suspend=False) as t:
+        d = bench.debugger()
+        await d.attach(t.address, 10)
+        await d.breakpoint_set(f"BenchTarget:{line}")
+        await d.wait_for_stop(10)
+        for _ in range(3):
+            await d.resume(timeout=10)
+        counter = run._count_requests(d.session.conn)  # noqa: SLF001
+        n = 20
+        for _ in range(n):
+            await d.resume(timeout=10)
+        await d.detach(terminate=True)
+    row.workload = "10c resume -> bp hit -> stop"
+    row.aim, row.limit = "<= 2x floor", 2.0
+    row.note = f"{counter[0] / n:g} JDWP requests per resume -> stop (Resume included); " + row.note
+    return [row]
+
+
+# --- a false condition in the JVM ------------------------------------------------------------------------------
+
+
+async def _false_condition(bench: Any, run: Any) -> list[Any]:
+    line = _marker_line(run.BENCH / "java" / "LatencyTarget.java", "@latency:hot")
+    n = 100_000_000 if bench.quick else 400_000_000
+    turns = 3 if bench.quick else 5
+    plain, probed, plain_wall, probed_wall = [], [], [], []
+    for _ in range(turns):
+        with run.target(bench.classes, "LatencyTarget", "hot", str(n), suspend=False) as t:
+            plain_wall.append(int(await asyncio.to_thread(t.wait_for, "hot_ns", 600)) / 1e9)
+            plain.append(int(await asyncio.to_thread(t.wait_for, "hot_cpu_ns", 60)) / 1e9)
+        with run.target(bench.classes, "LatencyTarget", "hot", str(n)) as t:
+            d = bench.debugger()
+            await d.attach(t.address, 10)
+            bp = await d.breakpoint_set(f"LatencyTarget:{line}", condition="i < 0")
+            await d.resume(timeout=0)
+            probed_wall.append(int(await asyncio.to_thread(t.wait_for, "hot_ns", 600)) / 1e9)
+            probed.append(int(await asyncio.to_thread(t.wait_for, "hot_cpu_ns", 60)) / 1e9)
+            info = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+            assert info.mode == "in-JVM", info.mode
+            await d.detach(terminate=True)
+    o, r = min(probed), min(plain)
+    return [run.Row("10d false in-JVM condition, hot loop", run.ms(o), f"no debugger {run.ms(r)}", o / r,
+                    "<= 1.05x no debugger", 1.05,
+                    note=f"{n:,} iterations of the hottest line (LatencyTarget), condition `i < 0`; the loop "
+                         f"thread's CPU time, best of {turns} runs each, in turns (wall time: "
+                         f"{run.ms(min(probed_wall))} vs {run.ms(min(plain_wall))})")]
+
+
+def _marker_line(path: Any, marker: str) -> int:
+    return next(no for no, text in enumerate(path.read_text().splitlines(), start=1) if marker in text)

@@ -1,0 +1,350 @@
+// The in-JVM half of a capture's reading (core/capture/prefetch.py): while the debugger holds the hitting
+// thread, ONE call of copy(...) walks the captured roots and hands back what the debugger would otherwise read
+// object by object over JDWP (a program object's fields, a string's text, an array's elements, a JDK
+// collection's or map's logical view). The debugger renders the capture from it with its usual code: what is
+// not here (a JDK object this walk does not open, a field reflection may not read) is read over JDWP as before,
+// so the capture's values are the same either way.
+//
+// Rules: it runs no code of the program's classes (no toString, hashCode, equals, getters: fields by reflection,
+// JDK collections only through the JDK's own iterators, and only for the JDK classes listed below), it changes
+// nothing the program can see, and it never throws (an object it cannot copy simply has no record).
+//
+// Build (the bytes are embedded in copier_bytes.py): javac --release 11 -g:none -d OUT CaptureCopy1__TracepilotProbe.java, then
+// python -m tracepilot.core.capture.copier_bytes OUT/tracepilot/CaptureCopy1__TracepilotProbe.class
+package tracepilot;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+public final class CaptureCopy1__TracepilotProbe {
+    // One walk's state (an instance: no nested class, the copier is one class file). Where the walk is: the
+    // objects so far, and the depth (and its root's limit) of the object copied now.
+    final ArrayList<Object> objects;
+    final ArrayList<Integer> depths;
+    final ArrayList<Integer> limits;
+    final IdentityHashMap<Object, Integer> index;
+    final int depth;
+    final int limit;
+
+    private CaptureCopy1__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
+                                          ArrayList<Integer> limits, IdentityHashMap<Object, Integer> index,
+                                          int depth, int limit) {
+        this.objects = objects;
+        this.depths = depths;
+        this.limits = limits;
+        this.index = index;
+        this.depth = depth;
+        this.limit = limit;
+    }
+
+
+    // Elements of a collection whose summary is all that is shown (inspect's nested summaries show 3).
+    private static final int NESTED_ITEMS = 3;
+
+    // JDK collections whose iteration order is the order the debugger's own reader shows (inspect/collections.py),
+    // by exact class: a subclass, or a wrapper (Collections.unmodifiableList...) around a collection of the
+    // program's own class, would run the program's code. Those are read over JDWP.
+    private static final String[] LISTS = {
+        "java.util.ArrayList", "java.util.LinkedList", "java.util.ArrayDeque", "java.util.HashSet",
+        "java.util.LinkedHashSet", "java.util.TreeSet", "java.util.Arrays$ArrayList",
+        "java.util.concurrent.CopyOnWriteArrayList", "java.util.ImmutableCollections$ListN",
+        "java.util.ImmutableCollections$List12", "java.util.Collections$SingletonList",
+        "java.util.Collections$EmptyList", "java.util.Collections$EmptySet", "java.util.PriorityQueue"};
+    private static final String[] MAPS = {
+        "java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap", "java.util.concurrent.ConcurrentHashMap",
+        "java.util.Collections$EmptyMap", "java.util.Collections$SingletonMap"};
+
+    /** copy() of up to 8 roots passed one by one (the debugger needs no array made in the JVM for them). */
+    public static Object[] copy8(int n, int deep, int maxDepth, int items, int maxFields, int maxChars,
+                                 int maxObjects, Object r0, Object r1, Object r2, Object r3, Object r4, Object r5,
+                                 Object r6, Object r7) {
+        Object[] all = {r0, r1, r2, r3, r4, r5, r6, r7};
+        Object[] roots = new Object[Math.max(0, Math.min(n, 8))];
+        System.arraycopy(all, 0, roots, 0, roots.length);
+        return copy(roots, deep, maxDepth, items, maxFields, maxChars, maxObjects);
+    }
+
+    /**
+     * Walk `roots` breadth first: the first `deep` roots `maxDepth` levels below them, the others one level
+     * (what their summaries show); the level after that only for the objects' classes. At most `maxObjects`
+     * objects; of a collection, map or array at most `items` elements, of an object its first `maxFields`
+     * fields (base class first), of a string at most `maxChars` characters (a longer one has no record).
+     * Returns {String "objects;classes;" + records, Object[] objects, Class[] classes}: object k of the
+     * records is objects[k] (roots first, in order), its class classes[c].
+     */
+    public static Object[] copy(Object[] roots, int deep, int maxDepth, int items, int maxFields, int maxChars,
+                                int maxObjects) {
+        StringBuilder out = new StringBuilder();
+        ArrayList<Object> objects = new ArrayList<>();
+        ArrayList<Integer> depths = new ArrayList<>();
+        ArrayList<Integer> limits = new ArrayList<>();
+        ArrayList<Class<?>> classes = new ArrayList<>();
+        IdentityHashMap<Object, Integer> index = new IdentityHashMap<>();
+        IdentityHashMap<Class<?>, Integer> classIndex = new IdentityHashMap<>();
+        try {
+            for (int i = 0; i < roots.length; i++) {
+                Object root = roots[i];
+                if (root != null && !index.containsKey(root)) {
+                    index.put(root, objects.size());
+                    objects.add(root);
+                    depths.add(0);
+                    limits.add(i < deep ? maxDepth : 1);
+                }
+            }
+            for (int k = 0; k < objects.size(); k++) {
+                if (k >= maxObjects) {
+                    break; // (the rest is read over JDWP)
+                }
+                Object o = objects.get(k);
+                int depth = depths.get(k);
+                int limit = limits.get(k);
+                if (depth > limit + 1) {
+                    continue;
+                }
+                StringBuilder record = new StringBuilder();
+                try {
+                    Class<?> c = o.getClass();
+                    Integer ci = classIndex.get(c);
+                    if (ci == null) {
+                        ci = classes.size();
+                        classIndex.put(c, ci);
+                        classes.add(c);
+                    }
+                    record.append('R').append(k).append(';').append(ci).append(';');
+                    int budget = Math.max(0, maxObjects - objects.size());
+                    CaptureCopy1__TracepilotProbe w =
+                        new CaptureCopy1__TracepilotProbe(objects, depths, limits, index, depth, limit);
+                    if (depth > limit && !isJdk(c.getName())) {
+                        record.append('T'); // its class only: a summary beyond the levels copied
+                    } else if (!body(record, o, c, depth > limit ? Math.min(items, NESTED_ITEMS) : items,
+                                     maxFields, maxChars, budget, w)) {
+                        continue;
+                    }
+                } catch (Throwable t) {
+                    continue; // (no record: the debugger reads this object over JDWP)
+                }
+                out.append(record);
+            }
+        } catch (Throwable t) {
+            // what was copied so far stands
+        }
+        Object[] result = new Object[3];
+        result[0] = objects.size() + ";" + classes.size() + ";" + out; // (the arrays' lengths: no request)
+        result[1] = objects.toArray();
+        result[2] = classes.toArray(new Class<?>[0]);
+        return result;
+    }
+
+    private static boolean body(StringBuilder r, Object o, Class<?> c, int items, int maxFields, int maxChars,
+                                int budget, CaptureCopy1__TracepilotProbe w) throws Throwable {
+        if (o instanceof String) {
+            String s = (String) o;
+            if (s.length() > maxChars) {
+                return false;
+            }
+            r.append('S');
+            text(r, s);
+            return true;
+        }
+        if (c.isArray()) {
+            int length = Array.getLength(o);
+            int n = Math.min(length, Math.min(items, budget));
+            Class<?> e = c.getComponentType();
+            r.append('A').append(length).append(';').append(n).append(';');
+            for (int i = 0; i < n; i++) {
+                value(r, e.isPrimitive() ? e : null, Array.get(o, i), w);
+            }
+            return true;
+        }
+        if (isBox(c)) {
+            r.append('B');
+            value(r, primitiveOf(c), o, w);
+            return true;
+        }
+        String name = c.getName();
+        if (o instanceof java.util.concurrent.atomic.AtomicInteger) {
+            r.append('B');
+            value(r, int.class, ((java.util.concurrent.atomic.AtomicInteger) o).get(), w);
+            return true;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicLong) {
+            r.append('B');
+            value(r, long.class, ((java.util.concurrent.atomic.AtomicLong) o).get(), w);
+            return true;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicBoolean) {
+            r.append('B'); // (its field is an int)
+            value(r, int.class, ((java.util.concurrent.atomic.AtomicBoolean) o).get() ? 1 : 0, w);
+            return true;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicReference) {
+            r.append('B');
+            value(r, null, ((java.util.concurrent.atomic.AtomicReference<?>) o).get(), w);
+            return true;
+        }
+        if (listed(LISTS, name)) {
+            Collection<?> col = (Collection<?>) o;
+            int size = col.size();
+            int n = Math.min(size, Math.min(items, budget));
+            StringBuilder elements = new StringBuilder();
+            Iterator<?> it = col.iterator();
+            int got = 0;
+            while (got < n && it.hasNext()) {
+                value(elements, null, it.next(), w);
+                got++;
+            }
+            r.append('L').append(size).append(';').append(got).append(';').append(elements);
+            return true;
+        }
+        if (listed(MAPS, name)) {
+            Map<?, ?> map = (Map<?, ?>) o;
+            int size = map.size();
+            int n = Math.min(size, Math.min(items, budget / 2));
+            StringBuilder entries = new StringBuilder();
+            Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
+            int got = 0;
+            while (got < n && it.hasNext()) {
+                Map.Entry<?, ?> entry = it.next();
+                value(entries, null, entry.getKey(), w);
+                value(entries, null, entry.getValue(), w);
+                got++;
+            }
+            r.append('M').append(size).append(';').append(got).append(';').append(entries);
+            return true;
+        }
+        if (isJdk(name)) {
+            return false;
+        }
+        // A program's object: its first instance fields, by level and name (its JDK superclasses' fields are
+        // closed to reflection, but Enum's name and ordinal: those are read over JDWP when shown).
+        ArrayList<Class<?>> chain = new ArrayList<>();
+        for (Class<?> t = c; t != null; t = t.getSuperclass()) {
+            chain.add(t);
+        }
+        StringBuilder fields = new StringBuilder();
+        int count = 0;
+        for (int level = chain.size() - 1; level >= 0 && count < maxFields; level--) {
+            Class<?> t = chain.get(level);
+            String tn = t.getName();
+            if (tn.equals("java.lang.Object") || tn.equals("java.lang.Record")) {
+                continue;
+            }
+            if (tn.equals("java.lang.Enum")) {
+                Enum<?> e = (Enum<?>) o;
+                field(fields, level, "name");
+                value(fields, null, e.name(), w);
+                field(fields, level, "ordinal");
+                value(fields, int.class, e.ordinal(), w);
+                count += 2;
+                continue;
+            }
+            if (isJdk(tn)) {
+                continue;
+            }
+            for (Field f : t.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                if (count >= maxFields) {
+                    break;
+                }
+                Object v;
+                try {
+                    f.setAccessible(true);
+                    v = f.get(o);
+                } catch (Throwable closed) {
+                    continue; // (left to JDWP)
+                }
+                field(fields, level, f.getName());
+                Class<?> ft = f.getType();
+                value(fields, ft.isPrimitive() ? ft : null, v, w);
+                count++;
+            }
+        }
+        r.append('F').append(count).append(';').append(fields);
+        return true;
+    }
+
+    private static void field(StringBuilder r, int level, String name) {
+        r.append(level).append(';');
+        text(r, name);
+    }
+
+    private static void text(StringBuilder r, String s) {
+        r.append(s.length()).append(':').append(s);
+    }
+
+    /** A value: N; null, rK; object K (added to the walk), or a primitive: its type letter and value. */
+    private static void value(StringBuilder r, Class<?> primitive, Object v, CaptureCopy1__TracepilotProbe w) {
+        if (v == null) {
+            r.append("N;");
+            return;
+        }
+        if (primitive != null) {
+            if (primitive == int.class) {
+                r.append('I').append(((Integer) v).intValue());
+            } else if (primitive == long.class) {
+                r.append('J').append(((Long) v).longValue());
+            } else if (primitive == boolean.class) {
+                r.append('Z').append(((Boolean) v).booleanValue() ? 1 : 0);
+            } else if (primitive == byte.class) {
+                r.append('B').append(((Byte) v).byteValue());
+            } else if (primitive == short.class) {
+                r.append('S').append(((Short) v).shortValue());
+            } else if (primitive == char.class) {
+                r.append('C').append((int) ((Character) v).charValue());
+            } else if (primitive == float.class) {
+                r.append('F').append(Float.floatToRawIntBits((Float) v));
+            } else {
+                r.append('D').append(Double.doubleToRawLongBits((Double) v));
+            }
+            r.append(';');
+            return;
+        }
+        Integer k = w.index.get(v);
+        if (k == null) {
+            k = w.objects.size();
+            w.index.put(v, k);
+            w.objects.add(v);
+            w.depths.add(w.depth + 1);
+            w.limits.add(w.limit);
+        }
+        r.append('r').append(k.intValue()).append(';');
+    }
+
+    private static boolean listed(String[] names, String name) {
+        for (String n : names) {
+            if (n.equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isJdk(String name) {
+        return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
+            || name.startsWith("sun.") || name.startsWith("com.sun.");
+    }
+
+    private static boolean isBox(Class<?> c) {
+        return c == Integer.class || c == Long.class || c == Boolean.class || c == Byte.class || c == Short.class
+            || c == Character.class || c == Float.class || c == Double.class;
+    }
+
+    private static Class<?> primitiveOf(Class<?> c) {
+        if (c == Integer.class) return int.class;
+        if (c == Long.class) return long.class;
+        if (c == Boolean.class) return boolean.class;
+        if (c == Byte.class) return byte.class;
+        if (c == Short.class) return short.class;
+        if (c == Character.class) return char.class;
+        if (c == Float.class) return float.class;
+        return double.class;
+    }
+}

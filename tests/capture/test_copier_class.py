@@ -1,0 +1,26 @@
+"""The copier's embedded class file (core/capture/copier_bytes.py) is the one its Java source describes: a
+Java 11 class of the named class, with the methods the debugger calls. (Rebuilding it: see copier_bytes.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tracepilot.core.capture import copier_bytes
+from tracepilot.core.instrument.naming import is_probe_class
+
+SOURCE = Path(copier_bytes.__file__).parent / "java" / "CaptureCopy1__TracepilotProbe.java"
+
+
+def test_the_embedded_copier_is_its_source_built_for_java_11() -> None:
+    data = copier_bytes.class_bytes()
+    assert data[:4] == bytes.fromhex("cafebabe") and int.from_bytes(data[6:8], "big") == 55  # (Java 11)
+    internal = copier_bytes.NAME.replace(".", "/")
+    for text in (internal, copier_bytes.COPY, copier_bytes.COPY_SIGNATURE, copier_bytes.COPY8,
+                 copier_bytes.COPY8_SIGNATURE):
+        assert text.encode() in data, text
+    source = SOURCE.read_text()
+    simple = copier_bytes.NAME.rpartition(".")[2]
+    assert f"public final class {simple} " in source and "package tracepilot;" in source
+    assert "public static Object[] copy(Object[] roots" in source and "public static Object[] copy8(int n" in source
+    # Its frames and its class are hidden wherever probes are (thread lists, class lists, steps).
+    assert is_probe_class(copier_bytes.NAME)

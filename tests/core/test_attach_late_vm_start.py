@@ -1,0 +1,58 @@
+"""Attach to a JVM started with suspend=y whose VMStart event comes late (a loaded machine): attach still answers
+"stopped at the VM's start", so the next resume runs the program instead of returning that start as its stop
+(once under heavy CI load: `classes fixtures.*` at what the test took for a breakpoint found no class)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tracepilot.core.model import StopKind
+from tracepilot.jdwp.commands import ThreadReference
+from tracepilot.jdwp.connection import JdwpConnection
+from tracepilot.jdwp.constants import EventKind
+from tracepilot.jdwp.packets import CommandPacket
+
+pytestmark = pytest.mark.timeout(60)
+LATE = 3.0  # seconds the VMStart packet is held back: longer than the 2 s the attach used to give it
+
+
+@pytest.fixture
+def late_vm_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine, replayed: the debugger looks at the threads in the moment between the agent accepting the
+    connection and its suspending them for VMStart (they read as running), and the VMStart packet then comes LATE
+    seconds after it arrived. The JVM is real; only the timing is stretched."""
+    dispatch, send = JdwpConnection._dispatch, JdwpConnection.send
+    held = asyncio.Event()  # set once the held VMStart was handed on
+
+    def late_dispatch(self: JdwpConnection, packet) -> None:  # noqa: ANN001
+        if isinstance(packet, CommandPacket) and not held.is_set():  # a command from the VM: an event composite
+            composite = self.codec.decode_events(packet)
+            if any(type(e).KIND == EventKind.VM_START for e in composite.events):
+                def hand_on() -> None:
+                    held.set()
+                    dispatch(self, packet)
+                asyncio.get_running_loop().call_later(LATE, hand_on)
+                return
+        dispatch(self, packet)
+
+    async def running_until_then(self: JdwpConnection, command, *args, **kwargs):  # noqa: ANN001, ANN202
+        reply = await send(self, command, *args, **kwargs)
+        if command is ThreadReference.Status and not held.is_set():
+            reply = reply._replace(suspend_status=0)
+        return reply
+
+    monkeypatch.setattr(JdwpConnection, "_dispatch", late_dispatch)
+    monkeypatch.setattr(JdwpConnection, "send", running_until_then)
+
+
+async def test_attach_waits_for_a_late_vm_start_and_resume_runs_the_program(late_vm_start, debugger, jvm_factory,
+                                                                              line_of):
+    jvm = jvm_factory("Findings", "0")
+    status = await debugger.attach(jvm.address, timeout=10)
+    assert status.state.value == "STOPPED" and status.stop.kind is StopKind.VM_START, status
+    await debugger.breakpoint_set(f"fixtures.Findings:{line_of('findings-compute')}")
+    result = await debugger.resume(timeout=20)
+    assert result.stopped and result.stop.kind is StopKind.BREAKPOINT, result.headline()
+    assert "fixtures.Findings" in [c.name for c in await debugger.classes("fixtures.*")]

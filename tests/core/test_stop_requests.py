@@ -1,0 +1,39 @@
+"""resume -> stop asks the JVM only what the stop's answer shows and cannot know yet (issue 32): counted on a
+real JVM, never timed."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from _inspect_support import stop_at
+
+from tracepilot.jdwp import JdwpConnection
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def test_a_stop_after_resume_makes_one_request_of_each_kind_it_needs(debugger, jvm_factory, line_of,
+                                                                            monkeypatch):
+    sent: list[str] = []
+    send = JdwpConnection.send_nowait
+
+    def counted(conn, command, *args, **kwargs):
+        sent.append(getattr(command, "name", str(command)))
+        return send(conn, command, *args, **kwargs)
+
+    await stop_at(debugger, jvm_factory, "Playground", line_of("loop-body"), "100000", "nosleep")
+    for _ in range(4):  # past the worker thread's start (i == 2): what never changes is known by now
+        await debugger.resume(timeout=20)
+    monkeypatch.setattr(JdwpConnection, "send_nowait", counted)
+    for _ in range(3):
+        sent.clear()
+        result = await debugger.resume(timeout=20)
+        assert result.stopped and result.stop.location.line == line_of("loop-body"), result.headline()
+        # Resume; the top frame and the depth (one burst); the frame's locals; what the answer shows of the
+        # `args` array's elements and of `p`'s fields. An array's length and a type are asked once, ever.
+        assert Counter(sent) == Counter(["VirtualMachine.Resume", "ThreadReference.Frames", "ThreadReference.FrameCount",
+                                         "StackFrame.GetValues", "ArrayReference.GetValues",
+                                         "ObjectReference.GetValues"]), sent
+    names = {v.name: v.value.text for v in await debugger.locals()}
+    assert names["args"] == 'java.lang.String[2] ["100000", "nosleep"]', names

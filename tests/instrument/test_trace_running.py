@@ -1,0 +1,191 @@
+"""Tracing in the JVM from a running program (issue 32), as agents meet programs: attach, then `trace`. The
+program is held only for the moment of the redefinition (the answer says how long); the counts and the tree
+are the round trip's on a deterministic program (TraceShop "gated": work waits inside `work` until the test
+sets `go`, then recursion, a leaf in a loop, a thread started during the trace, an exception unwinding three
+frames); on a hot loop the duration is kept and a leaf stays a leaf; the classes are restored afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.core.instrument.leftovers import calls_a_probe
+from tracepilot.core.render import trace as render_trace
+from tracepilot.core.trace import probe, probe_cache
+from tracepilot.jdwp import ClassType
+from tracepilot.jdwp.wire import Value
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
+from test_trace_answers import C, expected_once, read_folded  # noqa: E402
+
+from .test_probe_sessions import SRC, listening_again  # noqa: E402
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def window_opened(d: Debugger) -> asyncio.Future:
+    """A future set when the trace's window opens (its probes or requests are in place)."""
+    opened: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def listener(record) -> None:  # noqa: ANN001
+        if record.kind == "trace" and record.data.get("window") and not opened.done():
+            opened.set_result(record.data["window"])
+
+    d.session.history.subscribe(listener)
+    return opened
+
+
+async def set_go(d: Debugger) -> None:
+    vm = d.session.vm
+    shop = (await vm.classes_by_name(C[:-1]))[0].id
+    field = next(f.id for f in await vm.fields(shop) if f.name == "go")
+    await vm.send(ClassType.SetValues, shop, [(field, Value.boolean(True))])
+
+
+async def traced_gated(jvm_factory, line_of, java_source_root, out: Path, in_jvm: bool,  # noqa: ANN001
+                       to_the_end: bool = False):
+    jvm = jvm_factory("TraceShop", "gated", suspend=False)
+    await asyncio.to_thread(jvm.wait_for_output, "gated", 20)
+    d = Debugger(sourcepath=[str(java_source_root)])
+    d.session.breakpoints.in_jvm.enabled = in_jvm
+    try:
+        await d.attach(jvm.address, timeout=10)
+        if not to_the_end:
+            await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-end')}")
+        opened = await window_opened(d)
+        trace = asyncio.create_task(d.trace(C[:-1], duration=30, folded=str(out), folded_by="calls"))
+        done, _ = await asyncio.wait({opened, trace}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        assert opened in done, trace.result() if trace.done() else "the trace never started"
+        await set_go(d)
+        result = await asyncio.wait_for(trace, 20)
+        if to_the_end:
+            assert result.stopped_by == "vm_death", render_trace(result)
+            return result
+        assert result.stopped_by == "stop", render_trace(result)
+        shop = (await d.session.vm.classes_by_name(C[:-1]))[0].id
+        assert not await calls_a_probe(d.session.vm, shop)  # restored
+        return result
+    finally:
+        await d.close()
+
+
+async def test_a_running_program_traced_in_the_jvm_answers_as_the_round_trip(jvm_factory, line_of,
+                                                                             java_source_root, tmp_path):
+    in_jvm = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "in-jvm.folded", True)
+    assert in_jvm.mode == "in-JVM", in_jvm.mode_reason
+    assert in_jvm.held_ms is not None and 0 < in_jvm.held_ms < 2000
+    assert "held for" in in_jvm.note and "to instrument" in in_jvm.note
+    round_trip = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "rt.folded", False)
+    assert round_trip.mode == "round trip"
+    assert read_folded(in_jvm.folded) == read_folded(round_trip.folded) == expected_once()
+    thrown = {m.method: m.thrown for m in in_jvm.methods}
+    assert thrown == {m.method: m.thrown for m in round_trip.methods}
+    assert thrown[f"{C}thrower(int)"] == 3
+
+
+async def test_a_program_that_ends_during_the_trace_is_read_as_it_ends(jvm_factory, line_of, java_source_root,
+                                                                       tmp_path):
+    result = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "end.folded", True, True)
+    assert result.mode == "in-JVM" and "ended during the trace" in result.note, render_trace(result)
+    assert read_folded(result.folded) == expected_once()
+
+
+async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_factory, java_source_root,
+                                                                          monkeypatch, tmp_path):
+    jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    d = Debugger(sourcepath=[str(java_source_root)])
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await asyncio.to_thread(probe_cache.cached_classes, None)  # javac once per CI run, not in the timing
+        began = time.monotonic()
+        result = await d.trace(C[:-1], duration=2, max_calls=500)
+        took = time.monotonic() - began
+        text = render_trace(result)
+        assert result.mode == "in-JVM", text
+        assert 1.5 <= result.duration_ms / 1000 <= 2.5 and result.stopped_by == "duration", text
+        assert result.calls > 1_000_000, text  # every call counted, max_calls bounds only what has arguments
+        assert took <= 2.5 + 1.5, text  # the probe from the cache, the instrumenting, then the window
+        assert "held for" in result.note, text
+
+        def leaves_are_leaves(nodes):  # noqa: ANN001, ANN202
+            for node in nodes:
+                if node.method.endswith("hot(int)"):
+                    assert not node.children, text
+                leaves_are_leaves(node.children)
+
+        leaves_are_leaves(result.call_tree)
+        # chunk was on the stack at the start: instrumented as soon as main had left it, then chunk -> hot.
+        chunk = next((n for n in result.call_tree if n.method == f"{C}chunk(int)"), None)
+        assert chunk is not None, text
+        assert [c.method for c in chunk.children] == [f"{C}hot(int)"], text
+        shop = (await d.session.vm.classes_by_name(C[:-1]))[0].id
+        assert not await calls_a_probe(d.session.vm, shop)
+        # Again: the probe's classes come from the cache (no javac), the program is held a moment only.
+        began = time.monotonic()
+        again = await d.trace(C[:-1], duration=0.5)
+        assert again.mode == "in-JVM" and time.monotonic() - began < 0.5 + 1.0, render_trace(again)
+        # No javac and nothing cached: the round trip traces, saying why.
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+        monkeypatch.setattr(probe, "javac", lambda java_home: None)
+        fallback = await d.trace(C[:-1], duration=0.3)
+        assert fallback.mode == "round trip" and "no javac" in fallback.mode_reason, render_trace(fallback)
+    finally:
+        await d.close()
+
+
+KILLED_SESSION = """
+import asyncio, sys
+from tracepilot.core.debugger import Debugger
+
+async def main(address):
+    d = Debugger()
+    await d.attach(address, timeout=10)
+    d.session.history.subscribe(lambda r: r.kind == "trace" and r.data.get("window") and print("TRACING",
+                                r.data["window"], flush=True))
+    await d.trace("fixtures.TraceShop", duration=600)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_by_the_next(
+        jvm_factory, java_source_root):
+    jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    first = subprocess.Popen([sys.executable, "-c", KILLED_SESSION, jvm.address], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = await asyncio.wait_for(asyncio.to_thread(first.stdout.readline), 30)
+        assert ready.strip() == "TRACING in-JVM", ready or first.stderr.read()
+    finally:
+        first.kill()  # SIGKILL mid-trace: it restores nothing
+        first.wait(10)
+    address = await listening_again(jvm)
+    d = Debugger(sourcepath=[str(java_source_root)])
+    try:
+        await d.attach(address, timeout=10)
+        vm = d.session.vm
+        shop = (await vm.classes_by_name(C[:-1]))[0].id
+        assert not await calls_a_probe(vm, shop)
+        assert any("left instrumented: fixtures.TraceShop" in e.text for e in await d.events(limit=100))
+        listens = jvm.stdout_text().count("Listening for transport")
+        await d.detach()
+        deadline = time.monotonic() + 20
+        while jvm.stdout_text().count("Listening for transport") == listens:
+            assert time.monotonic() < deadline, "the JVM did not listen again after a detach"
+            await asyncio.sleep(0.05)
+        address = await listening_again(jvm)
+        await d.attach(address, timeout=10)  # and again: nothing left to restore, tracing works as before
+        assert not await calls_a_probe(d.session.vm, shop)
+        again = await d.trace(C[:-1], duration=0.3)
+        assert again.mode == "in-JVM" and again.calls > 0, render_trace(again)
+        assert not await calls_a_probe(d.session.vm, shop)
+    finally:
+        await d.close()
