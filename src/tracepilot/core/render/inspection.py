@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..model import CallNode, FrameChange, Inspection, MarkInfo, TraceResult
+from ..model import CallNode, FrameChange, Inspection, MarkInfo, RecordedCall, TraceResult
 from ..model_heap import ClassSummary, HeapCount, LockReport, Referrers
 from .pieces import value, variable
 
@@ -92,6 +92,16 @@ def mark(m: MarkInfo) -> str:
 FIRST_CALLS_SHOWN = 20
 
 
+def first_call(c: RecordedCall, qualified: bool = True) -> str:
+    """One recorded call: `name(arguments) -> returned` (or `threw` / `running`) and its thread; the TUI
+    shares it, so both show a call alike. Not `qualified`: the method's simple name, under its class."""
+    name = c.method.partition("(")[0]
+    if not qualified:
+        name = name.rpartition(".")[2]
+    outcome = f" -> {c.returned}" if c.returned is not None else f" {c.ended}" if c.ended != "returned" else ""
+    return f"{name}({', '.join(c.arguments)}){outcome}  [{c.thread}]"
+
+
 def trace(t: TraceResult) -> str:
     how = t.mode + (f" ({t.mode_reason})" if t.mode_reason else "")
     lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by}; {how})"]
@@ -115,9 +125,7 @@ def trace(t: TraceResult) -> str:
         lines.extend(_tree(t.call_tree, 1, [0], timed))
     if t.first_calls:
         lines.append("first calls (values as at the end of the trace):")
-        lines.extend(f"  {c.method.partition('(')[0]}({', '.join(c.arguments)})" + (f" -> {c.returned}" if c.returned is not None
-                                                                   else f" {c.ended}" if c.ended != "returned" else "")
-                     + f"  [{c.thread}]" for c in t.first_calls[:FIRST_CALLS_SHOWN])
+        lines.extend(f"  {first_call(c)}" for c in t.first_calls[:FIRST_CALLS_SHOWN])
         if len(t.first_calls) > FIRST_CALLS_SHOWN:
             lines.append(f"  ... {len(t.first_calls) - FIRST_CALLS_SHOWN} more in the structured answer")
     if t.folded:

@@ -1,8 +1,10 @@
 """A trace's answer as a call tree a person can fold and unfold: per call path the calls and, when the trace
-measured them (in the JVM), the time; the methods below it. The text answer stays in the console."""
+measured them (in the JVM), the time; the methods below it, then the first calls per method with their
+arguments and return values (in the JVM). The text answer stays in the console."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,13 +12,19 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
-from ...core.model import CallNode, TraceResult
+from ...core.model import CallNode, RecordedCall, TraceResult
+from ...core.render.inspection import FIRST_CALLS_SHOWN, first_call
 
 EXPANDED_DEPTH = 3  # levels open at first; deeper ones open with Enter / a click
 
 
-def node_label(node: CallNode, timed: bool) -> str:
-    return f"{node.method}  ×{node.calls:,}" + (f"  {node.total_ms:,.1f} ms" if timed else "")
+def node_label(node: CallNode, timed: bool) -> Text:
+    return plain(f"{node.method}  ×{node.calls:,}" + (f"  {node.total_ms:,.1f} ms" if timed else ""))
+
+
+def plain(label: str) -> Text:
+    """A label as it is: a str would be read as markup, losing `[main]` and the `[]` of `int[]`."""
+    return Text(label)
 
 
 def _add(parent: TreeNode, nodes: list[CallNode], timed: bool, depth: int) -> None:
@@ -26,6 +34,21 @@ def _add(parent: TreeNode, nodes: list[CallNode], timed: bool, depth: int) -> No
             _add(branch, node.children, timed, depth + 1)
         else:
             parent.add_leaf(node_label(node, timed))
+
+
+def _add_first_calls(parent: TreeNode, calls: list[RecordedCall]) -> None:
+    """The first calls per method (the in-JVM trace records a few with their values). The branches holding
+    the first FIRST_CALLS_SHOWN calls start open, the others folded: the text answer shows as many."""
+    by_method: dict[str, list[RecordedCall]] = {}
+    for c in calls:
+        by_method.setdefault(c.method, []).append(c)
+    section = parent.add(plain(f"first calls ({len(calls)}; values as at the end of the trace)"), expand=True)
+    shown = 0
+    for method, recorded in by_method.items():
+        branch = section.add(plain(f"{method}  ({len(recorded)} recorded)"), expand=shown < FIRST_CALLS_SHOWN)
+        shown += len(recorded)
+        for c in recorded:
+            branch.add_leaf(plain(first_call(c, qualified=False)))
 
 
 def headline(t: TraceResult) -> str:
@@ -54,14 +77,16 @@ class TraceScreen(ModalScreen[None]):
             box.border_subtitle = "Enter: open/close · Esc: close"
             about = [headline(t)] + [line for line in (t.note, t.timing) if line]
             yield Static("\n".join(about), id="trace-about", markup=False)
-            tree: Tree[None] = Tree(f"call tree of {t.busiest_thread or 'the busiest thread'}", id="trace-tree")
+            tree: Tree[None] = Tree(plain(f"call tree of {t.busiest_thread or 'the busiest thread'}"), id="trace-tree")
             tree.root.expand()
             _add(tree.root, t.call_tree, timed, 0)
-            methods = tree.root.add(f"methods ({len(t.methods)})", expand=False)
+            methods = tree.root.add(plain(f"methods ({len(t.methods)})"), expand=False)
             for m in t.methods:
                 own = f"  own {m.own_ms:,.1f} ms" if m.own_ms is not None else ""
                 thrown = f"  {m.thrown} thrown out" if m.thrown else ""
-                methods.add_leaf(f"{m.method}  ×{m.calls:,}{own}{thrown}")
+                methods.add_leaf(plain(f"{m.method}  ×{m.calls:,}{own}{thrown}"))
+            if t.first_calls:
+                _add_first_calls(tree.root, t.first_calls)
             yield tree
 
     def on_mount(self) -> None:
