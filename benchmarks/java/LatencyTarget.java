@@ -7,6 +7,8 @@ import java.lang.management.ThreadMXBean;
  * loop itself cost).
  *
  *   hot N      N iterations of a cheap line, then "hot_ns <wall ns>" and "hot_cpu_ns <cpu ns>"
+ *   guarded N  the same loop with a false `if (i < 0) hit(i);` written in Java on that line: the floor an
+ *              in-JVM condition (a compiled test and a branch on the line) can reach on this ~1 ns loop
  */
 public class LatencyTarget {
     static long sink;
@@ -17,8 +19,15 @@ public class LatencyTarget {
         long sum = 0;
         long c0 = mx.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
-            sum += (i * 31) ^ (i >>> 3); // @latency:hot
+        if (args[0].equals("guarded")) {
+            for (long i = 0; i < n; i++) {
+                if (i < 0) hit(i);
+                sum += (i * 31) ^ (i >>> 3);
+            }
+        } else {
+            for (long i = 0; i < n; i++) {
+                sum += (i * 31) ^ (i >>> 3); // @latency:hot
+            }
         }
         long wall = System.nanoTime() - t0;
         long cpu = mx.getCurrentThreadCpuTime() - c0;
@@ -26,5 +35,9 @@ public class LatencyTarget {
         System.out.println("hot_cpu_ns " + cpu);
         sink = sum;
         System.out.println("sum " + sum);
+    }
+
+    static void hit(long i) {
+        sink += i;
     }
 }
