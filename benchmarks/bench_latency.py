@@ -128,7 +128,7 @@ async def _false_condition(bench: Any, run: Any) -> list[Any]:
                          f"condition `i < 0`; the loop thread's CPU time, best of {turns} runs each, in turns "
                          f"(wall time: {run.ms(min(probed_wall))} vs {run.ms(min(plain_wall))}). The floor on a "
                          f"loop this tight: the same false test written in Java (`if (i < 0) hit(i);`) costs "
-                         f"{g / r:.2f}x ({run.ms(g)}): the branch alone stops the JIT's unrolled loop")
+                         f"{g / r:.2f}x ({run.ms(g)}) without any debugger")
     return [tight, *await _false_condition_row_3b(bench, run, turns)]
 
 
