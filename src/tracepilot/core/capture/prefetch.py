@@ -59,6 +59,22 @@ class Copied:
 
 COPIED: contextvars.ContextVar[Copied | None] = contextvars.ContextVar("tracepilot_capture_copied", default=None)
 
+# Set while a capture is rendered from its copy alone (the no-hold path's rule, see CopyIncomplete).
+COPY_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_copy_only", default=False)
+
+
+class CopyIncomplete(Exception):  # noqa: N818 - (not a DebuggerError: no reader's `except` may swallow it)
+    """A capture rendered from its in-JVM copy alone needed a value the copy has no record of: a field, an
+    array's elements or a collection's contents, which change while a thread that is not held runs on. (What
+    never changes -- an object's class, a string's text, an array's length -- may still be read over JDWP.)
+    A capture taken without holding the thread is exact only when this is never raised."""
+
+
+def copied_only(what: str) -> None:
+    """Refuse a read over JDWP of `what` (something that changes) while a capture is rendered from its copy."""
+    if COPY_ONLY.get():
+        raise CopyIncomplete(f"the in-JVM copy has no record of {what}")
+
 
 def page(found: tuple[int, list[Any]] | None, start: int, count: int) -> tuple[int, list[Any]] | None:
     """Items start..start+count of a copied view, when the copy holds them all (else None: read over JDWP)."""
