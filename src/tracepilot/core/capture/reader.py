@@ -192,6 +192,8 @@ class CaptureRead:
         if self.copy_only:
             if self.copied is None:
                 raise CopyIncomplete(self.copy_failed or "the values were not copied in the JVM")
+            if self.copied.lacks:  # (the copier's own verdict: what a probe decides by in the JVM)
+                raise CopyIncomplete(f"the in-JVM copy lacks {self.copied.lacks}")
             COPY_ONLY.set(True)  # (the caller's context: CapturePoints.read resets it)
         for n, raw in enumerate(raws):
             try:
