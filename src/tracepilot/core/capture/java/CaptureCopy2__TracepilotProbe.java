@@ -33,21 +33,36 @@ public final class CaptureCopy2__TracepilotProbe {
     final ArrayList<Integer> depths;
     final ArrayList<Integer> limits;
     final IdentityHashMap<Object, Integer> index;
+    final ArrayList<Integer> needs; // per object, what the debugger reads of it: OPENED, SUMMARY or SHORT
     final int depth;
     final int limit;
+    final int k; // the object copied now, and what is read of it
+    final int need;
     final String[] lack; // the first value shown that this copy has no record of (null: complete so far)
+    boolean shown; // the value passed next is one the object's own summary shows (its first fields, its items)
 
     private CaptureCopy2__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
                                           ArrayList<Integer> limits, IdentityHashMap<Object, Integer> index,
-                                          int depth, int limit, String[] lack) {
+                                          ArrayList<Integer> needs, int depth, int limit, int k, String[] lack) {
         this.objects = objects;
         this.depths = depths;
         this.limits = limits;
         this.index = index;
         this.depth = depth;
         this.limit = limit;
+        this.needs = needs;
+        this.k = k;
+        this.need = needs.get(k);
         this.lack = lack;
     }
+
+    // What the debugger reads of a program's object (capture/reader.py, inspect/values.py): all its shown fields
+    // when it is opened (a top frame's root, and below it to the depth limit); the first SUMMARY_FIELDS when it
+    // is summarized with its fields (a root, and what a root's summary shows); else its class alone.
+    private static final int SHORT = 0;
+    private static final int SUMMARY = 1;
+    private static final int OPENED = 2;
+    private static final int SUMMARY_FIELDS = 8;
 
     private static void lack(String[] lack, String what) {
         if (lack[0] == null) {
@@ -100,6 +115,7 @@ public final class CaptureCopy2__TracepilotProbe {
         IdentityHashMap<Object, Integer> index = new IdentityHashMap<>();
         IdentityHashMap<Class<?>, Integer> classIndex = new IdentityHashMap<>();
         String[] lack = {null};
+        ArrayList<Integer> needs = new ArrayList<>();
         try {
             for (int i = 0; i < roots.length; i++) {
                 Object root = roots[i];
@@ -108,6 +124,7 @@ public final class CaptureCopy2__TracepilotProbe {
                     objects.add(root);
                     depths.add(0);
                     limits.add(i < deep ? maxDepth : 1);
+                    needs.add(i < deep ? OPENED : SUMMARY);
                 }
             }
             for (int k = 0; k < objects.size(); k++) {
@@ -133,7 +150,8 @@ public final class CaptureCopy2__TracepilotProbe {
                     record.append('R').append(k).append(';').append(ci).append(';');
                     int budget = Math.max(0, maxObjects - objects.size());
                     CaptureCopy2__TracepilotProbe w =
-                        new CaptureCopy2__TracepilotProbe(objects, depths, limits, index, depth, limit, lack);
+                        new CaptureCopy2__TracepilotProbe(objects, depths, limits, index, needs, depth, limit, k,
+                                                          lack);
                     if (depth > limit && !isJdk(c.getName()) && !(o instanceof Enum)) {
                         record.append('T'); // its class only: a summary beyond the levels copied
                     } else if (!body(record, o, c, depth > limit ? Math.min(items, NESTED_ITEMS) : items,
@@ -180,6 +198,7 @@ public final class CaptureCopy2__TracepilotProbe {
             }
             Class<?> e = c.getComponentType();
             r.append('A').append(length).append(';').append(n).append(';');
+            w.shown = true;
             for (int i = 0; i < n; i++) {
                 value(r, e.isPrimitive() ? e : null, Array.get(o, i), w);
             }
@@ -216,6 +235,7 @@ public final class CaptureCopy2__TracepilotProbe {
             int size = col.size();
             int n = Math.min(size, Math.min(items, budget));
             StringBuilder elements = new StringBuilder();
+            w.shown = true;
             Iterator<?> it = col.iterator();
             int got = 0;
             while (got < n && it.hasNext()) {
@@ -233,6 +253,7 @@ public final class CaptureCopy2__TracepilotProbe {
             int size = map.size();
             int n = Math.min(size, Math.min(items, budget / 2));
             StringBuilder entries = new StringBuilder();
+            w.shown = true;
             Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
             int got = 0;
             while (got < n && it.hasNext()) {
@@ -247,6 +268,10 @@ public final class CaptureCopy2__TracepilotProbe {
             r.append('M').append(size).append(';').append(got).append(';').append(entries);
             return true;
         }
+        if (c == Object.class) {
+            r.append('T'); // (a lock, a marker: no fields to show)
+            return true;
+        }
         if (isJdk(name) && !(o instanceof Enum)) {
             return false;
         }
@@ -258,6 +283,7 @@ public final class CaptureCopy2__TracepilotProbe {
         }
         StringBuilder fields = new StringBuilder();
         int count = 0;
+        int plain = 0; // fields before this one that a summary shows (not synthetic)
         for (int level = chain.size() - 1; level >= 0 && count < maxFields; level--) {
             Class<?> t = chain.get(level);
             String tn = t.getName();
@@ -274,7 +300,7 @@ public final class CaptureCopy2__TracepilotProbe {
                 continue;
             }
             if (isJdk(tn)) {
-                if (!tn.equals("java.lang.Number") && !(o instanceof Enum)) {
+                if (w.need != SHORT && !(o instanceof Enum) && hasFields(t)) {
                     // its JDK superclass's fields are closed to reflection (or hidden from it): shown, not copied
                     lack(w.lack, "the fields " + name + " inherits from " + tn);
                 }
@@ -287,12 +313,19 @@ public final class CaptureCopy2__TracepilotProbe {
                 if (count >= maxFields) {
                     break;
                 }
+                boolean summarized = plain < SUMMARY_FIELDS;
+                if (!f.isSynthetic()) {
+                    plain++;
+                }
+                w.shown = summarized;
                 Object v;
                 try {
                     f.setAccessible(true);
                     v = f.get(o);
                 } catch (Throwable closed) {
-                    lack(w.lack, "the field " + f.getName() + " of a " + name);
+                    if (w.need == OPENED || (w.need == SUMMARY && summarized)) {
+                        lack(w.lack, "the field " + f.getName() + " of a " + name);
+                    }
                     continue; // (left to JDWP)
                 }
                 field(fields, level, f.getName());
@@ -341,6 +374,8 @@ public final class CaptureCopy2__TracepilotProbe {
             r.append(';');
             return;
         }
+        // Opened below an opened object to the depth limit; summarized when a root's summary shows it.
+        int need = w.need == OPENED && w.depth + 1 < w.limit ? OPENED : (w.depth == 0 && w.shown ? SUMMARY : SHORT);
         Integer k = w.index.get(v);
         if (k == null) {
             k = w.objects.size();
@@ -348,8 +383,28 @@ public final class CaptureCopy2__TracepilotProbe {
             w.objects.add(v);
             w.depths.add(w.depth + 1);
             w.limits.add(w.limit);
+            w.needs.add(need);
+        } else if (need > w.needs.get(k)) {
+            if (k <= w.k) {
+                lack(w.lack, "an object shown twice, read more the second time"); // (copied already)
+            }
+            w.needs.set(k, need);
         }
         r.append('r').append(k.intValue()).append(';');
+    }
+
+    /** Does JDK class `t` declare instance fields (which a summary of its subclass's object shows)? A class
+     * whose fields reflection hides (a ClassLoader's) is said to. */
+    private static boolean hasFields(Class<?> t) {
+        if (t == ClassLoader.class) {
+            return true;
+        }
+        for (Field f : t.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean listed(String[] names, String name) {
