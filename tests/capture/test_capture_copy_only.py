@@ -46,6 +46,10 @@ async def test_a_capture_from_the_copy_alone_equals_the_jdwp_reading_or_says_wha
         assert frames(only) == frames(read) and only.cuts == read.cuts
         top = {v.name: v for v in only.frames[0].locals}
         assert [c.text for c in top["items"].children[0].children][:1] == ['"item-2-0"'], top["items"]
+        for depth in (1, 3):  # (other limits: what the copier says it covers, it covers)
+            other = CaptureLimits(frames=depth, depth=depth, items=2, fields=3)  # (callers: summaries)
+            assert frames(await captures.read(thread, other, [], copy_only=True)) == \
+                frames(await captures.read(thread, other, [])), depth
         with pytest.raises(CopyIncomplete, match="expression"):
             await captures.read(thread, limits, ["i + 1"], copy_only=True)
 
