@@ -2,10 +2,13 @@
 with `capture: N` on the request path (ContextHandler.doHandle's entry, the request's `target` as an
 expression), against the same load without it, in one run.
 
-    .venv/bin/python benchmarks/jetty_capture.py [--requests 4000] [--captures 100]
+    .venv/bin/python benchmarks/jetty_capture.py [--requests 4000] [--captures 100] [--frames 1] [--copy-check]
 
 Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requests/s of both runs, the
-captures taken, how many show the request's URI, and the time each held its thread.
+captures taken, how many show the request's URI, and the time each held its thread. `--frames N` reads the
+arguments and locals of the top N frames (capture_limits frames; 3 by default). `--copy-check` stops once at the
+same place afterwards and says whether the in-JVM copy alone covers the capture at depth 1 and 2 (copy_only: the
+rule a capture taken without holding the thread must keep), or the first value it lacks.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import socket
 import statistics
 import subprocess
 import tempfile
+import urllib.request
 from pathlib import Path
 
+from tracepilot.core.capture.model import CaptureLimits
+from tracepilot.core.capture.prefetch import CopyIncomplete
 from tracepilot.core.debugger import Debugger
 
 JETTY_HOME = Path("/usr/share/jetty9")
@@ -64,6 +70,8 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=4000)
     parser.add_argument("--captures", type=int, default=100)
+    parser.add_argument("--frames", type=int, default=None, help="frames whose variables a capture reads")
+    parser.add_argument("--copy-check", action="store_true", help="does the in-JVM copy alone cover a capture?")
     args = parser.parse_args()
     http, jdwp = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,13 +82,14 @@ async def main() -> None:
             url = f"http://127.0.0.1:{http}/index.html?order=17"
             await ab(url, 500)  # warm-up: JIT, the first requests' class loading
             failed_without, without = await ab(url, args.requests)
-            bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"])
+            limits = {"frames": args.frames} if args.frames is not None else None
+            bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"], capture_limits=limits)
             failed_with, with_point = await ab(url, args.requests)
             found = await d.captures(bp.id, limit=args.captures)
             uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
             held = [c.took_ms for c in found]
             print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
-            print(f"with capture={args.captures}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
+            print(f"with capture={args.captures}{f', frames {args.frames}' if limits else ''}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
                   f"{failed_with} failed")
             if held:
                 print(f"captures: {len(found)}, {uris} show the request's URI; thread held "
@@ -92,10 +101,31 @@ async def main() -> None:
                       f"(TRACEPILOT_CAPTURE_COPY=0: over JDWP alone); e.g. {found[-1].copy}; the others: {others}")
             listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
             print(listed.describe())
+            if args.copy_check:
+                await copy_check(d, url, args.frames)
         finally:
             await d.close()
             jetty.kill()
             await jetty.wait()
+
+
+async def copy_check(d: Debugger, url: str, frames: int | None) -> None:
+    """One request stopped at the point's place: its capture from the in-JVM copy alone, at depth 1 and 2."""
+    stopper = await d.method_break(METHOD)
+    loop = asyncio.get_running_loop()
+    request = loop.run_in_executor(None, lambda: urllib.request.urlopen(url, timeout=60).read())
+    stop = await d.resume(timeout=30)
+    captures = d.session.breakpoints.captures
+    for depth in (1, 2):
+        limits = CaptureLimits(depth=depth) if frames is None else CaptureLimits(depth=depth, frames=frames)
+        try:
+            await captures.read(stop.stop.thread_id, limits, [], copy_only=True)
+            print(f"depth {depth}: the in-JVM copy alone covers the capture")
+        except CopyIncomplete as exc:
+            print(f"depth {depth}: {exc} (such a capture needs the thread held)")
+    await d.breakpoint_remove(stopper.id)
+    await d.resume()
+    await request
 
 
 if __name__ == "__main__":

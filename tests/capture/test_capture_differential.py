@@ -9,6 +9,7 @@ import re
 import pytest
 
 from tracepilot.core.capture.model import CaptureLimits
+from tracepilot.core.capture.prefetch import CopyIncomplete
 from tracepilot.core.debugger import Debugger
 
 MAIN = "fixtures.Captured"
@@ -76,6 +77,10 @@ async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple
             in_array = await captures.read(stop.stop.thread_id, CaptureLimits(), EXPRESSIONS, copy=True)
             assert in_array.copy.startswith("values copied in the JVM"), in_array.copy
             assert frames(in_array) == frames(at_stop)
+            # The copier's verdict on this hit (Bag's ArrayList fields are closed to it): it says what it lacks
+            # before anything is rendered from it (test_capture_copy_only.py: a hit it covers whole).
+            with pytest.raises(CopyIncomplete, match="lacks the fields fixtures.Captured\\$Bag inherits from"):
+                await captures.read(stop.stop.thread_id, CaptureLimits(frames=1), [], copy_only=True)
         shown = {v.name: re.sub(r"@\d+", "@", v.value.text) for v in await d.locals(0)}
     finally:
         await d.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 from tracepilot.core.capture import copier_bytes
 from tracepilot.core.instrument.naming import is_probe_class
 
-SOURCE = Path(copier_bytes.__file__).parent / "java" / "CaptureCopy1__TracepilotProbe.java"
+SOURCE = Path(copier_bytes.__file__).parent / "java" / "CaptureCopy2__TracepilotProbe.java"
 
 
 def test_the_embedded_copier_is_its_source_built_for_java_11() -> None:

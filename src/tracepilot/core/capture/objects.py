@@ -14,7 +14,7 @@ from ...jdwp import JdwpError, Value
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.objects import Objects
 from ..vm import FieldInfo, Modifier
-from .prefetch import COPIED, page
+from .prefetch import COPIED, copied_only, page
 
 BOXED_TYPES = frozenset(BOXES.values())
 _SYNTHETIC = int(Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC)
@@ -77,6 +77,7 @@ class CaptureObjects(Objects):
         known = memo.setdefault(object_id, {})
         missing = [f for f in fields if f.id not in known]
         if missing:
+            copied_only(f"object {object_id}'s field {missing[0].name}")
             # The first read of an object asks its first fields too: what opening it shows next.
             asked = {f.id for f in missing}
             more = [f for f in (await self.instance_fields(await self.type_id(object_id)))[:FIELDS_READ_AHEAD]
@@ -149,6 +150,7 @@ class CaptureObjects(Objects):
             found = page(copied.arrays.get(array_id), start, count if count is not None else 1 << 30)
             if found is not None:
                 return found[1]
+        copied_only(f"array {array_id}'s elements")
         return await super().elements(array_id, start, count)
 
     async def length(self, array_id: int) -> int:

@@ -18,7 +18,7 @@ from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .model import Capture, CaptureLimits, CaptureState
 from .objects import CaptureObjects, field_memo, one_capture
-from .prefetch import Copier
+from .prefetch import COPY_ONLY, Copier
 from .reader import CaptureRead
 
 log = logging.getLogger(__name__)
@@ -153,9 +153,11 @@ class CapturePoints:
 
     async def read(self, thread: int, limits: CaptureLimits, expressions: list[str], *, skip: int = 0,
                    extra: dict[str, Value] | None = None, note: str | None = None, copy: bool = False,
-                   stats: dict[str, int] | None = None) -> Capture:
-        """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits)."""
+                   stats: dict[str, int] | None = None, copy_only: bool = False) -> Capture:
+        """A capture of suspended `thread` now (a point's hit, or a stop: the same reading, the same limits).
+        `copy_only`: its values from the in-JVM copy alone, or CopyIncomplete (prefetch.py) says what it lacks."""
         started = time.perf_counter()
+        only = COPY_ONLY.set(False)
         self._reads += 1
         capture = Capture(0, "", 0, time.time(), thread, "", 0, "", note=note)  # (its seq: when it is added)
         try:
@@ -164,7 +166,7 @@ class CapturePoints:
             if self._objects is None or self._objects.vm is not vm:
                 self._objects = CaptureObjects(vm)
             read = CaptureRead(self.session, thread, skip, limits, -self._reads, self._objects,
-                               self.copier if copy else None)
+                               self.copier if copy or copy_only else None, copy_only=copy_only)
             with one_capture():
                 capture.frames = await read.frames()
                 capture.expressions = [await read.expression(text, extra) for text in expressions]
@@ -175,6 +177,8 @@ class CapturePoints:
         except (DebuggerError, JdwpError) as exc:
             capture.note = f"{note}; " if note else ""
             capture.note += f"the capture could not be read completely: {exc}"
+        finally:
+            COPY_ONLY.reset(only)
         capture.took_ms = (time.perf_counter() - started) * 1000
         return capture
 

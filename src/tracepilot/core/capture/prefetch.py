@@ -1,7 +1,7 @@
 """A capture's values copied in the JVM by one call: the hybrid path of issue 31.
 
 While the debugger holds the hitting thread it reads only the roots over JDWP (the frames, the top frames'
-variables, `this`), then calls the copier (java/CaptureCopy1__TracepilotProbe.java, defined once per JVM in
+variables, `this`), then calls the copier (java/CaptureCopy2__TracepilotProbe.java, defined once per JVM in
 the system class loader) on that thread with the roots: it hands back, in one String, an Object[] and a
 Class[], what reading the values object by object over JDWP would have fetched (~150 requests for a request
 object of a web server): fields of the program's objects, strings, arrays, and the logical view of the JDK
@@ -55,9 +55,26 @@ class Copied:
     call_ms: float = 0.0  # the call in the JVM (the copy itself)
     total_ms: float = 0.0  # the call, the reads of its result and their decoding
     decode_ms: float = 0.0  # the decoding alone
+    lacks: str | None = None  # the copier's verdict: the first value shown it has no record of (None: complete)
 
 
 COPIED: contextvars.ContextVar[Copied | None] = contextvars.ContextVar("tracepilot_capture_copied", default=None)
+
+# Set while a capture is rendered from its copy alone (the no-hold path's rule, see CopyIncomplete).
+COPY_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("tracepilot_capture_copy_only", default=False)
+
+
+class CopyIncomplete(Exception):  # noqa: N818 - (not a DebuggerError: no reader's `except` may swallow it)
+    """A capture rendered from its in-JVM copy alone needed a value the copy has no record of: a field, an
+    array's elements or a collection's contents, which change while a thread that is not held runs on. (What
+    never changes -- an object's class, a string's text, an array's length -- may still be read over JDWP.)
+    A capture taken without holding the thread is exact only when this is never raised."""
+
+
+def copied_only(what: str) -> None:
+    """Refuse a read over JDWP of `what` (something that changes) while a capture is rendered from its copy."""
+    if COPY_ONLY.get():
+        raise CopyIncomplete(f"the in-JVM copy has no record of {what}")
 
 
 def page(found: tuple[int, list[Any]] | None, start: int, count: int) -> tuple[int, list[Any]] | None:
@@ -142,7 +159,9 @@ class Copier:
             text_v, refs_v, classes_v = got.values
             text = (await vm.send(StringReference.Value, text_v.value)).string_value
             n_refs, _, rest = text.partition(";")
-            n_classes, _, text = rest.partition(";")
+            n_classes, _, rest = rest.partition(";")
+            n_lacks, _, rest = rest.partition(":")
+            lacks, text = rest[:int(n_lacks)], rest[int(n_lacks):]
             refs, classes = await asyncio.gather(_elements(vm, refs_v.value, int(n_refs)),
                                                  _elements(vm, classes_v.value, int(n_classes)))
             type_ids = [await self._type_of(c.value) for c in classes]
@@ -150,6 +169,7 @@ class Copier:
             decoding = time.perf_counter()
             copied = await _decode(text, refs, type_ids, objects, memo, self.field_ids)
             copied.decode_ms = (time.perf_counter() - decoding) * 1000
+            copied.lacks = lacks or None
             copied.call_ms, copied.total_ms = call_ms, (time.perf_counter() - started) * 1000
             return copied
         finally:

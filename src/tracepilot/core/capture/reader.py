@@ -23,7 +23,7 @@ from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
 from .model import CapturedFrame, CapturedValue, CaptureLimits
 from .objects import CaptureObjects, field_memo
-from .prefetch import COPIED, Copied, Copier, page
+from .prefetch import COPIED, COPY_ONLY, Copied, Copier, CopyIncomplete, copied_only, page
 
 OPENED_KINDS = ("object", "collection", "map", "array")
 
@@ -132,11 +132,15 @@ class _CopiedCollections(Collections):
     async def elements(self, oid: int, type_name: str, start: int, count: int) -> tuple[int, list[Value]] | None:
         copied = COPIED.get()
         found = page(copied.lists.get(oid), start, count) if copied is not None else None
+        if found is None:
+            copied_only(f"the elements of {type_name} {oid}")
         return found if found is not None else await super().elements(oid, type_name, start, count)
 
     async def entries(self, oid: int, type_name: str, start: int, count: int) -> Any:
         copied = COPIED.get()
         found = page(copied.maps.get(oid), start, count) if copied is not None else None
+        if found is None:
+            copied_only(f"the entries of {type_name} {oid}")
         return found if found is not None else await super().entries(oid, type_name, start, count)
 
 
@@ -144,9 +148,12 @@ class CaptureRead:
     """One capture being read: the thread, where its frames start, and the limits that cut."""
 
     def __init__(self, session: Any, thread: int, skip: int, limits: CaptureLimits, generation: int,
-                 objects: Objects | None = None, copier: Copier | None = None) -> None:
+                 objects: Objects | None = None, copier: Copier | None = None, copy_only: bool = False) -> None:
         self.session = session
         self.copier = copier  # copies the values in the JVM by one call (prefetch.py); None: JDWP alone
+        # The values rendered from the copy alone: a value it has no record of raises CopyIncomplete (the rule
+        # of a capture taken without holding the thread; here, with the thread held, it checks the copy).
+        self.copy_only = copy_only
         self.copied: Copied | None = None
         self.copy_failed: str | None = None
         self.vm = session.require_vm()
@@ -182,6 +189,12 @@ class CaptureRead:
         raws = await asyncio.gather(*(self.frames_reader.raw_values(self.thread, f) for f, _ in top),
                                     return_exceptions=True)
         await self._copy_in_jvm(raws)
+        if self.copy_only:
+            if self.copied is None:
+                raise CopyIncomplete(self.copy_failed or "the values were not copied in the JVM")
+            if self.copied.lacks:  # (the copier's own verdict: what a probe decides by in the JVM)
+                raise CopyIncomplete(f"the in-JVM copy lacks {self.copied.lacks}")
+            COPY_ONLY.set(True)  # (the caller's context: CapturePoints.read resets it)
         for n, raw in enumerate(raws):
             try:
                 if isinstance(raw, BaseException):
@@ -202,7 +215,7 @@ class CaptureRead:
         per_frame = [[v for v in [raw[1], *(value for _, value in raw[0])] if v is not None and v.is_object
                       and not v.is_null] if not isinstance(raw, BaseException) else [] for raw in raws]
         roots = [v for values in per_frame for v in values]
-        if not any(v.tag == Tag.OBJECT for v in per_frame[0]):
+        if not self.copy_only and not any(v.tag == Tag.OBJECT for v in per_frame[0]):
             return  # (strings and arrays alone in the top frame: fewer requests over JDWP than the call takes)
         try:
             self.copied = await copier.copy(self.thread, roots, len(per_frame[0]), self.limits, objects, memo)
@@ -222,6 +235,8 @@ class CaptureRead:
 
     async def expression(self, text: str, extra: dict[str, Value] | None) -> CapturedValue:
         """A point's expression, evaluated in the program's top frame (as a condition is)."""
+        if self.copy_only:
+            raise CopyIncomplete(f"the expression {text!r} is evaluated over JDWP, not copied")
         inspector = self.session.inspector
         secret = next((w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if is_secret_name(w)), None)
         created: set[int] = set()

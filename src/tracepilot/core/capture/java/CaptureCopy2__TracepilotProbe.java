@@ -5,12 +5,16 @@
 // not here (a JDK object this walk does not open, a field reflection may not read) is read over JDWP as before,
 // so the capture's values are the same either way.
 //
+// It also says whether it is COMPLETE: whether every value the debugger shows of the capture (to the limits it
+// was given) has a record here, so that a capture rendered from it alone is the one read over JDWP -- the rule a
+// capture taken without holding the thread must keep. The first value it lacks is named (see `lack`).
+//
 // Rules: it runs no code of the program's classes (no toString, hashCode, equals, getters: fields by reflection,
 // JDK collections only through the JDK's own iterators, and only for the JDK classes listed below), it changes
 // nothing the program can see, and it never throws (an object it cannot copy simply has no record).
 //
-// Build (the bytes are embedded in copier_bytes.py): javac --release 11 -g:none -d OUT CaptureCopy1__TracepilotProbe.java, then
-// python -m tracepilot.core.capture.copier_bytes OUT/tracepilot/CaptureCopy1__TracepilotProbe.class
+// Build (the bytes are embedded in copier_bytes.py): javac --release 11 -g:none -d OUT CaptureCopy2__TracepilotProbe.java, then
+// python -m tracepilot.core.capture.copier_bytes OUT/tracepilot/CaptureCopy2__TracepilotProbe.class
 package tracepilot;
 
 import java.lang.reflect.Array;
@@ -22,25 +26,48 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.Map;
 
-public final class CaptureCopy1__TracepilotProbe {
+public final class CaptureCopy2__TracepilotProbe {
     // One walk's state (an instance: no nested class, the copier is one class file). Where the walk is: the
     // objects so far, and the depth (and its root's limit) of the object copied now.
     final ArrayList<Object> objects;
     final ArrayList<Integer> depths;
     final ArrayList<Integer> limits;
     final IdentityHashMap<Object, Integer> index;
+    final ArrayList<Integer> needs; // per object, what the debugger reads of it: OPENED, SUMMARY or SHORT
     final int depth;
     final int limit;
+    final int k; // the object copied now, and what is read of it
+    final int need;
+    final String[] lack; // the first value shown that this copy has no record of (null: complete so far)
+    boolean shown; // the value passed next is one the object's own summary shows (its first fields, its items)
 
-    private CaptureCopy1__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
+    private CaptureCopy2__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
                                           ArrayList<Integer> limits, IdentityHashMap<Object, Integer> index,
-                                          int depth, int limit) {
+                                          ArrayList<Integer> needs, int depth, int limit, int k, String[] lack) {
         this.objects = objects;
         this.depths = depths;
         this.limits = limits;
         this.index = index;
         this.depth = depth;
         this.limit = limit;
+        this.needs = needs;
+        this.k = k;
+        this.need = needs.get(k);
+        this.lack = lack;
+    }
+
+    // What the debugger reads of a program's object (capture/reader.py, inspect/values.py): all its shown fields
+    // when it is opened (a top frame's root, and below it to the depth limit); the first SUMMARY_FIELDS when it
+    // is summarized with its fields (a root, and what a root's summary shows); else its class alone.
+    private static final int SHORT = 0;
+    private static final int SUMMARY = 1;
+    private static final int OPENED = 2;
+    private static final int SUMMARY_FIELDS = 8;
+
+    private static void lack(String[] lack, String what) {
+        if (lack[0] == null) {
+            lack[0] = what;
+        }
     }
 
 
@@ -87,6 +114,8 @@ public final class CaptureCopy1__TracepilotProbe {
         ArrayList<Class<?>> classes = new ArrayList<>();
         IdentityHashMap<Object, Integer> index = new IdentityHashMap<>();
         IdentityHashMap<Class<?>, Integer> classIndex = new IdentityHashMap<>();
+        String[] lack = {null};
+        ArrayList<Integer> needs = new ArrayList<>();
         try {
             for (int i = 0; i < roots.length; i++) {
                 Object root = roots[i];
@@ -95,17 +124,19 @@ public final class CaptureCopy1__TracepilotProbe {
                     objects.add(root);
                     depths.add(0);
                     limits.add(i < deep ? maxDepth : 1);
+                    needs.add(i < deep ? OPENED : SUMMARY);
                 }
             }
             for (int k = 0; k < objects.size(); k++) {
-                if (k >= maxObjects) {
-                    break; // (the rest is read over JDWP)
-                }
                 Object o = objects.get(k);
                 int depth = depths.get(k);
                 int limit = limits.get(k);
                 if (depth > limit + 1) {
-                    continue;
+                    continue; // (not shown)
+                }
+                if (k >= maxObjects) {
+                    lack(lack, "objects beyond the copy's " + maxObjects);
+                    break; // (the rest is read over JDWP)
                 }
                 StringBuilder record = new StringBuilder();
                 try {
@@ -118,31 +149,38 @@ public final class CaptureCopy1__TracepilotProbe {
                     }
                     record.append('R').append(k).append(';').append(ci).append(';');
                     int budget = Math.max(0, maxObjects - objects.size());
-                    CaptureCopy1__TracepilotProbe w =
-                        new CaptureCopy1__TracepilotProbe(objects, depths, limits, index, depth, limit);
-                    if (depth > limit && !isJdk(c.getName())) {
+                    CaptureCopy2__TracepilotProbe w =
+                        new CaptureCopy2__TracepilotProbe(objects, depths, limits, index, needs, depth, limit, k,
+                                                          lack);
+                    if (depth > limit && !isJdk(c.getName()) && !(o instanceof Enum)) {
                         record.append('T'); // its class only: a summary beyond the levels copied
                     } else if (!body(record, o, c, depth > limit ? Math.min(items, NESTED_ITEMS) : items,
                                      maxFields, maxChars, budget, w)) {
+                        if (!(o instanceof String)) { // (a long string's text never changes: JDWP reads it)
+                            lack(lack, "a " + c.getName());
+                        }
                         continue;
                     }
                 } catch (Throwable t) {
+                    lack(lack, "an object whose copy threw " + t.getClass().getName());
                     continue; // (no record: the debugger reads this object over JDWP)
                 }
                 out.append(record);
             }
         } catch (Throwable t) {
-            // what was copied so far stands
+            lack(lack, "the rest: the copy threw " + t.getClass().getName()); // what was copied so far stands
         }
+        String lacks = lack[0] == null ? "" : lack[0];
         Object[] result = new Object[3];
-        result[0] = objects.size() + ";" + classes.size() + ";" + out; // (the arrays' lengths: no request)
+        // (the arrays' lengths: no request; then what it lacks, "" when complete)
+        result[0] = objects.size() + ";" + classes.size() + ";" + lacks.length() + ":" + lacks + out;
         result[1] = objects.toArray();
         result[2] = classes.toArray(new Class<?>[0]);
         return result;
     }
 
     private static boolean body(StringBuilder r, Object o, Class<?> c, int items, int maxFields, int maxChars,
-                                int budget, CaptureCopy1__TracepilotProbe w) throws Throwable {
+                                int budget, CaptureCopy2__TracepilotProbe w) throws Throwable {
         if (o instanceof String) {
             String s = (String) o;
             if (s.length() > maxChars) {
@@ -155,8 +193,12 @@ public final class CaptureCopy1__TracepilotProbe {
         if (c.isArray()) {
             int length = Array.getLength(o);
             int n = Math.min(length, Math.min(items, budget));
+            if (n < Math.min(length, items)) {
+                lack(w.lack, "elements of a " + c.getName() + " beyond the copy's budget");
+            }
             Class<?> e = c.getComponentType();
             r.append('A').append(length).append(';').append(n).append(';');
+            w.shown = true;
             for (int i = 0; i < n; i++) {
                 value(r, e.isPrimitive() ? e : null, Array.get(o, i), w);
             }
@@ -193,11 +235,15 @@ public final class CaptureCopy1__TracepilotProbe {
             int size = col.size();
             int n = Math.min(size, Math.min(items, budget));
             StringBuilder elements = new StringBuilder();
+            w.shown = true;
             Iterator<?> it = col.iterator();
             int got = 0;
             while (got < n && it.hasNext()) {
                 value(elements, null, it.next(), w);
                 got++;
+            }
+            if (got < Math.min(size, items)) {
+                lack(w.lack, "elements of a " + name);
             }
             r.append('L').append(size).append(';').append(got).append(';').append(elements);
             return true;
@@ -207,6 +253,7 @@ public final class CaptureCopy1__TracepilotProbe {
             int size = map.size();
             int n = Math.min(size, Math.min(items, budget / 2));
             StringBuilder entries = new StringBuilder();
+            w.shown = true;
             Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
             int got = 0;
             while (got < n && it.hasNext()) {
@@ -215,10 +262,17 @@ public final class CaptureCopy1__TracepilotProbe {
                 value(entries, null, entry.getValue(), w);
                 got++;
             }
+            if (got < Math.min(size, items)) {
+                lack(w.lack, "entries of a " + name);
+            }
             r.append('M').append(size).append(';').append(got).append(';').append(entries);
             return true;
         }
-        if (isJdk(name)) {
+        if (c == Object.class) {
+            r.append('T'); // (a lock, a marker: no fields to show)
+            return true;
+        }
+        if (isJdk(name) && !(o instanceof Enum)) {
             return false;
         }
         // A program's object: its first instance fields, by level and name (its JDK superclasses' fields are
@@ -229,6 +283,7 @@ public final class CaptureCopy1__TracepilotProbe {
         }
         StringBuilder fields = new StringBuilder();
         int count = 0;
+        int plain = 0; // fields before this one that a summary shows (not synthetic)
         for (int level = chain.size() - 1; level >= 0 && count < maxFields; level--) {
             Class<?> t = chain.get(level);
             String tn = t.getName();
@@ -245,6 +300,10 @@ public final class CaptureCopy1__TracepilotProbe {
                 continue;
             }
             if (isJdk(tn)) {
+                if (w.need != SHORT && !(o instanceof Enum) && hasFields(t)) {
+                    // its JDK superclass's fields are closed to reflection (or hidden from it): shown, not copied
+                    lack(w.lack, "the fields " + name + " inherits from " + tn);
+                }
                 continue;
             }
             for (Field f : t.getDeclaredFields()) {
@@ -254,11 +313,19 @@ public final class CaptureCopy1__TracepilotProbe {
                 if (count >= maxFields) {
                     break;
                 }
+                boolean summarized = plain < SUMMARY_FIELDS;
+                if (!f.isSynthetic()) {
+                    plain++;
+                }
+                w.shown = summarized;
                 Object v;
                 try {
                     f.setAccessible(true);
                     v = f.get(o);
                 } catch (Throwable closed) {
+                    if (w.need == OPENED || (w.need == SUMMARY && summarized)) {
+                        lack(w.lack, "the field " + f.getName() + " of a " + name);
+                    }
                     continue; // (left to JDWP)
                 }
                 field(fields, level, f.getName());
@@ -281,7 +348,7 @@ public final class CaptureCopy1__TracepilotProbe {
     }
 
     /** A value: N; null, rK; object K (added to the walk), or a primitive: its type letter and value. */
-    private static void value(StringBuilder r, Class<?> primitive, Object v, CaptureCopy1__TracepilotProbe w) {
+    private static void value(StringBuilder r, Class<?> primitive, Object v, CaptureCopy2__TracepilotProbe w) {
         if (v == null) {
             r.append("N;");
             return;
@@ -307,6 +374,8 @@ public final class CaptureCopy1__TracepilotProbe {
             r.append(';');
             return;
         }
+        // Opened below an opened object to the depth limit; summarized when a root's summary shows it.
+        int need = w.need == OPENED && w.depth + 1 < w.limit ? OPENED : (w.depth == 0 && w.shown ? SUMMARY : SHORT);
         Integer k = w.index.get(v);
         if (k == null) {
             k = w.objects.size();
@@ -314,8 +383,28 @@ public final class CaptureCopy1__TracepilotProbe {
             w.objects.add(v);
             w.depths.add(w.depth + 1);
             w.limits.add(w.limit);
+            w.needs.add(need);
+        } else if (need > w.needs.get(k)) {
+            if (k <= w.k) {
+                lack(w.lack, "an object shown twice, read more the second time"); // (copied already)
+            }
+            w.needs.set(k, need);
         }
         r.append('r').append(k.intValue()).append(';');
+    }
+
+    /** Does JDK class `t` declare instance fields (which a summary of its subclass's object shows)? A class
+     * whose fields reflection hides (a ClassLoader's) is said to. */
+    private static boolean hasFields(Class<?> t) {
+        if (t == ClassLoader.class) {
+            return true;
+        }
+        for (Field f : t.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean listed(String[] names, String name) {
