@@ -114,6 +114,12 @@ def console_lines(app: TracepilotApp) -> list[str]:
     return [c.plain if isinstance(c, Text) else str(c) for c in app.query_one(OutputPane).written]
 
 
+def laid_out(app: TracepilotApp, *, compact: bool) -> bool:
+    """The layout asked for is in place: its panes mounted and the re-layout worker done."""
+    relayouts = [w for w in app.workers if w.group == "relayout" and not w.is_finished]
+    return app.compact == compact and not relayouts and bool(app.query(OutputPane))
+
+
 def current_line_in_view(source: SourceView) -> bool:
     top, height = source.scroll_offset.y, source.scrollable_content_region.height
     return source.current_line is not None and height > 0 and top <= source.current_line - 1 < top + height
@@ -137,7 +143,7 @@ async def test_resizing_to_80x24_while_running_keeps_source_console_and_footer(j
         before = console_lines(app)
 
         await pilot.resize_terminal(80, 24)
-        await wait_for(pilot, lambda: app.compact, what="compact layout")
+        await wait_for(pilot, lambda: laid_out(app, compact=True), what="compact layout")
         source = app.query_one(SourceView)
         await wait_for(pilot, lambda: current_line_in_view(app.query_one(SourceView)), what="current line in view")
         assert console_lines(app)[:len(before)] == before  # nothing lost on the re-layout
@@ -146,9 +152,9 @@ async def test_resizing_to_80x24_while_running_keeps_source_console_and_footer(j
         await wait_for(pilot, lambda: app.view.status.state is SessionState.RUNNING or stopped_at(app, loop),
                        what="continued")
         await pilot.resize_terminal(160, 45)
-        await wait_for(pilot, lambda: not app.compact, what="wide again")
+        await wait_for(pilot, lambda: laid_out(app, compact=False), what="wide again")
         await pilot.resize_terminal(80, 24)
-        await wait_for(pilot, lambda: app.compact, what="compact again")
+        await wait_for(pilot, lambda: laid_out(app, compact=True), what="compact again")
         assert console_lines(app)[:len(before)] == before
         await wait_for(pilot, lambda: stopped_at(app, loop), what="the next hit")
         source = app.query_one(SourceView)

@@ -210,6 +210,7 @@ class TracepilotApp(App[int]):
             self._wanted_compact = wanted
             await self._drain_tabs()
             await self.recompose()
+            await self._panes_mounted()
             self._fill_all(console)
             self.frozen.repaint()  # (a capture shown frozen stays shown in the new panes)
             self.label_keys(width)
@@ -266,6 +267,14 @@ class TracepilotApp(App[int]):
         self.set_interval(0.25, self.refresher.poll_output)
         self.frozen.load()  # captures taken before this screen opened (watch: the host's so far)
         self._start()
+
+    async def _panes_mounted(self) -> None:
+        """The compact layout's tabs mount their panes a little after recompose returns (seen under load):
+        fill them only once they are there (bounded: a pane never mounted shows up as the NoMatches it was)."""
+        for _ in range(200):
+            if self.query(EventsPane) and self.query(OutputPane) and self.query(StackPane):
+                return
+            await asyncio.sleep(0.01)
 
     def _fill_all(self, console: OutputPane | None = None) -> None:
         """(Re)fill every pane from the view state (after start-up or a re-layout: `console` is the console of
