@@ -56,3 +56,23 @@ async def test_attach_waits_for_a_late_vm_start_and_resume_runs_the_program(late
     result = await debugger.resume(timeout=20)
     assert result.stopped and result.stop.kind is StopKind.BREAKPOINT, result.headline()
     assert "fixtures.Findings" in [c.name for c in await debugger.classes("fixtures.*")]
+
+
+async def test_a_vm_start_after_attach_answered_running_lets_the_program_run(late_vm_start, debugger, jvm_factory,
+                                                                              line_of, monkeypatch):
+    """Where the look at the threads cannot tell (attach answered "running"), the VMStart that comes after that
+    answer does not become the stop of the next `resume`: the program runs on, as attach said, and the resume
+    answers with the program's breakpoint."""
+    from tracepilot.core.session.lifecycle import Lifecycle
+
+    async def looks_running(self) -> bool:  # noqa: ANN001
+        return False
+
+    monkeypatch.setattr(Lifecycle, "_all_threads_suspended", looks_running)
+    jvm = jvm_factory("Findings", "0")
+    status = await debugger.attach(jvm.address, timeout=10)
+    assert status.state.value == "RUNNING", status
+    await debugger.breakpoint_set(f"fixtures.Findings:{line_of('findings-compute')}")
+    result = await debugger.resume(timeout=20)
+    assert result.stopped and result.stop.kind is StopKind.BREAKPOINT, result.headline()
+    assert any(r.kind == "vm_start_late" for r in debugger.history.since(0))

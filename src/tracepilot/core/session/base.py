@@ -132,6 +132,7 @@ class SessionBase:
         self._run_to_target: str | None = None
         self._reconnect_note: str | None = None  # told in the answer of the call that reconnected
         self._waiters: set[asyncio.Future[None]] = set()
+        self._said_running = False  # attach answered "running" (a late VMStart then runs on: see Events)
         self._event_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._taps: list[Any] = []

@@ -66,7 +66,13 @@ class Events(SessionBase):
             kind = type(event).KIND
             if kind == EventKind.VM_START:
                 self.history.add("vm_start", "VM started", Actor.TARGET, thread=event.thread)
-                if policy != SuspendPolicy.NONE:
+                if policy != SuspendPolicy.NONE and self._said_running:
+                    # Attach looked while the JVM (suspend=y) was still initialising and answered "running";
+                    # its VMStart came after that answer. The program runs on, as we said it does: a later
+                    # `cont` must not answer with the VM's start (nothing of the program had run).
+                    self.history.add("vm_start_late", "the JVM was held at its start (suspend=y) after attach "
+                                     "had answered 'running': it runs on", Actor.TARGET)
+                elif policy != SuspendPolicy.NONE:
                     stops.append((StopReason(StopKind.VM_START, thread_id=event.thread,
                                              thread_name=await vm.thread_name(event.thread)), False))
             elif kind == EventKind.VM_DEATH:

@@ -126,7 +126,9 @@ class Lifecycle(SessionBase):
         self.stop = None
         self._set_state(SessionState.RUNNING, "reconnected" if reconnect else "attached")
         # (The monitoring events above never suspend: they only feed the history and the caches.)
-        suspended = await suspended_check
+        # A JVM we launched always has suspend=y (launch_socket.py): its VMStart comes, however busy the machine.
+        suspended = await suspended_check or launched_socket is not None
+        self._said_running = not suspended  # a VMStart arriving after all runs on (see Events)
         events_context = contextvars.copy_context()  # a (re)connect inside no_side_effects() must not
         events_context.run(NO_SIDE_EFFECTS.set, None)  # leave conditions and logpoints without side effects
         loop = asyncio.get_running_loop()
