@@ -76,3 +76,42 @@ async def test_a_vm_start_after_attach_answered_running_lets_the_program_run(lat
     result = await debugger.resume(timeout=20)
     assert result.stopped and result.stop.kind is StopKind.BREAKPOINT, result.headline()
     assert any(r.kind == "vm_start_late" for r in debugger.history.since(0))
+
+
+async def test_a_vm_start_on_its_way_while_main_cannot_be_counted_is_waited_for(late_vm_start, debugger, jvm_factory,
+                                                                                 line_of, monkeypatch):
+    """The real window on a loaded machine: the agent has not suspended anything yet, so JDWP refuses to count
+    main's frames (THREAD_NOT_SUSPENDED). The program's launcher has not run either (no LauncherHelper), so
+    attach waits for the VMStart on its way and answers the VM's start."""
+    from tracepilot.jdwp.errors import ThreadNotSuspended
+
+    send = JdwpConnection.send  # (the fixture's: Status reads as running until the VMStart is handed on)
+
+    async def not_countable(self: JdwpConnection, command, *args, **kwargs):  # noqa: ANN001, ANN202
+        if command is ThreadReference.FrameCount and not any(
+                type(e).KIND == EventKind.VM_START for c in self.queued_events() if c for e in c.events):
+            raise ThreadNotSuspended(13, "FrameCount")
+        return await send(self, command, *args, **kwargs)
+
+    monkeypatch.setattr(JdwpConnection, "send", not_countable)
+    jvm = jvm_factory("Findings", "0")
+    status = await debugger.attach(jvm.address, timeout=10)
+    assert status.state.value == "STOPPED" and status.stop.kind is StopKind.VM_START, status
+
+
+async def test_a_running_program_is_not_taken_for_one_at_its_start(debugger, jvm_factory, monkeypatch):
+    """A program that runs (suspend=n): main's frames can't be counted while it runs, but its launcher has run,
+    so attach answers "running" at once, without waiting for a VMStart that never comes."""
+    waited: list[float] = []
+    wait_for_queued = JdwpConnection.wait_for_queued
+
+    async def spy(self: JdwpConnection, match, timeout: float) -> bool:  # noqa: ANN001
+        waited.append(timeout)
+        return await wait_for_queued(self, match, timeout)
+
+    monkeypatch.setattr(JdwpConnection, "wait_for_queued", spy)
+    jvm = jvm_factory("Playground", "100000", suspend=False)
+    jvm.wait_for_output("playground started", timeout=20)
+    status = await debugger.attach(jvm.address, timeout=10)
+    assert status.state.value == "RUNNING", status
+    assert waited == [], "attach waited for a VMStart of a running program"

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...jdwp import (
     ConnectError,
+    ErrorCode,
     EventKind,
     EventRequest,
     HandshakeError,
@@ -184,8 +185,16 @@ class Lifecycle(SessionBase):
             return False
         try:
             frames = (await vm.send(ThreadReference.FrameCount, main)).frame_count
-        except JdwpError:
-            return False
+        except JdwpError as exc:
+            if exc.code != ErrorCode.THREAD_NOT_SUSPENDED:
+                return False
+            # Running: the program, or a JVM still initialising whose agent has not suspended it yet (its
+            # frames can't be counted then). The java launcher loads LauncherHelper to find the main class
+            # only once the VM is up: without it nothing of the program has run, and a VMStart is coming.
+            launcher = await vm.send(VirtualMachine.ClassesBySignature, "Lsun/launcher/LauncherHelper;")
+            if launcher.classes:
+                return False
+            frames = 0
         # No Java frame: the JVM is still initialising and its agent is about to suspend everything and send
         # VMStart. On a loaded machine that can take seconds, and a short wait (once 2 s) made attach answer
         # "running", after which the first resume got the VM's start as its stop. Wait for the VMStart itself
