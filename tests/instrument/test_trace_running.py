@@ -189,3 +189,35 @@ async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_
         assert not await calls_a_probe(d.session.vm, shop)
     finally:
         await d.close()
+
+
+def ticks(result) -> int:  # noqa: ANN001
+    """TraceShop "ticking" calls tick once per millisecond of its own clock: the ms the probes counted."""
+    return next((m.calls for m in result.methods if m.method == f"{C}tick()"), 0)
+
+
+async def test_the_duration_is_the_window_the_program_was_counted_in(jvm_factory, line_of, java_source_root):
+    """`duration` is the counting window (+-0.5 s), measured in the target by its own clock, from a running
+    start and from a stop (resume=true); the answer says the window and what the call spent around it."""
+    jvm = jvm_factory("TraceShop", "ticking", suspend=False)
+    d = Debugger(sourcepath=[str(java_source_root)])
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await asyncio.to_thread(probe_cache.cached_classes, None)
+        running = await d.trace(C[:-1], duration=2)
+        text = render_trace(running)
+        assert running.mode == "in-JVM" and running.stopped_by == "duration", text
+        print("RUN", ticks(running), text.splitlines()[:3])
+        assert abs(ticks(running) - 2000) <= 500, (ticks(running), text)
+        assert abs(running.duration_ms - ticks(running)) <= 200, (ticks(running), text)
+        assert f"counted for {running.duration_ms / 1000:.1f}s" in text and "instrumenting took" in text, text
+        await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-chunk')}", temporary=True)
+        await d.wait_for_stop(timeout=10)
+        stopped = await d.trace(C[:-1], duration=1, resume=True)
+        text = render_trace(stopped)
+        assert stopped.mode == "in-JVM" and stopped.stopped_by == "duration", text
+        print("STOP", ticks(stopped), text.splitlines()[:3])
+        assert abs(ticks(stopped) - 1000) <= 500, (ticks(stopped), text)
+        assert abs(stopped.duration_ms - ticks(stopped)) <= 200, (ticks(stopped), text)
+    finally:
+        await d.close()

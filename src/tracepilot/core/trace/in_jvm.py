@@ -113,6 +113,11 @@ class InJvmTrace:
         self.calls = 0
         self.hub_internal = ""
         self.held_ms = 0.0  # the running program held for the redefinitions
+        # The counting window (time.monotonic()): the probes count from the moment the instrumented program
+        # runs (the Resume after the redefinition, or the session's resume at a stop) to the Suspend that reads.
+        self.counting_since: float | None = None
+        self.counting_until: float | None = None
+        self.read_held_ms = 0.0  # the program held while the probes' arrays are read (after the window)
         self.instrumented = False
         self.joined_late = 0
         self._stopping = asyncio.Event()
@@ -247,6 +252,7 @@ class InJvmTrace:
                 with contextlib.suppress(Exception):
                     await self.vm.send(VirtualMachine.Resume)
                 self.held_ms += (time.monotonic() - began) * 1000
+                self.counting_since = time.monotonic()
         self.instrumented = True
         for traced in self.classes:
             await self.redefined(traced)  # the JVM dropped their breakpoints
@@ -377,12 +383,16 @@ class InJvmTrace:
         plain field, which a running compiled loop may not look at again)."""
         if self.hub_type:
             await self.vm.send(VirtualMachine.Suspend)
+            held = time.monotonic()
+            if self.counting_until is None:
+                self.counting_until = held
             try:
                 await self.vm.send(ClassType.SetValues, self.hub_type,
                                    [(self.hub_fields["OFF"], Value.boolean(True))])
                 await self._read()
             finally:
                 await self.vm.send(VirtualMachine.Resume)
+                self.read_held_ms += (time.monotonic() - held) * 1000
 
     async def restore(self) -> None:
         if not self.classes:
