@@ -100,6 +100,7 @@ async def test_a_program_that_ends_during_the_trace_is_read_as_it_ends(jvm_facto
 async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_factory, java_source_root,
                                                                           monkeypatch, tmp_path):
     jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    await asyncio.to_thread(jvm.wait_for_output, "hot", 20)  # main runs (see the ticking test)
     d = Debugger(sourcepath=[str(java_source_root)])
     try:
         await d.attach(jvm.address, timeout=10)
@@ -158,6 +159,7 @@ asyncio.run(main(sys.argv[1]))
 async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_by_the_next(
         jvm_factory, java_source_root):
     jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    await asyncio.to_thread(jvm.wait_for_output, "hot", 20)  # main runs (see the ticking test)
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     first = subprocess.Popen([sys.executable, "-c", KILLED_SESSION, jvm.address], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -200,6 +202,9 @@ async def test_the_duration_is_the_window_the_program_was_counted_in(jvm_factory
     """`duration` is the counting window (+-0.5 s), measured in the target by its own clock, from a running
     start and from a stop (resume=true); the answer says the window and what the call spent around it."""
     jvm = jvm_factory("TraceShop", "ticking", suspend=False)
+    # (Attached once main runs: attach reads a main thread without a Java frame yet as a suspend=y JVM's
+    # and waits 15 s for a VMStart that never comes.)
+    await asyncio.to_thread(jvm.wait_for_output, "ticking", 20)
     d = Debugger(sourcepath=[str(java_source_root)])
     try:
         await d.attach(jvm.address, timeout=10)
@@ -207,7 +212,6 @@ async def test_the_duration_is_the_window_the_program_was_counted_in(jvm_factory
         running = await d.trace(C[:-1], duration=2)
         text = render_trace(running)
         assert running.mode == "in-JVM" and running.stopped_by == "duration", text
-        print("RUN", ticks(running), text.splitlines()[:3])
         assert abs(ticks(running) - 2000) <= 500, (ticks(running), text)
         assert abs(running.duration_ms - ticks(running)) <= 200, (ticks(running), text)
         assert f"counted for {running.duration_ms / 1000:.1f}s" in text and "instrumenting took" in text, text
@@ -216,7 +220,6 @@ async def test_the_duration_is_the_window_the_program_was_counted_in(jvm_factory
         stopped = await d.trace(C[:-1], duration=1, resume=True)
         text = render_trace(stopped)
         assert stopped.mode == "in-JVM" and stopped.stopped_by == "duration", text
-        print("STOP", ticks(stopped), text.splitlines()[:3])
         assert abs(ticks(stopped) - 1000) <= 500, (ticks(stopped), text)
         assert abs(stopped.duration_ms - ticks(stopped)) <= 200, (ticks(stopped), text)
     finally:
