@@ -23,6 +23,7 @@ from jetty_capture import free_port, start_jetty
 
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.render import trace as render_trace
+from tracepilot.core.render.inspection import window
 
 PATTERN = "org.eclipse.jetty.server.*"
 CHAIN = ("HttpChannel.handle", "Server.handle", "HandlerWrapper.handle", "ContextHandlerCollection.handle")
@@ -53,6 +54,11 @@ def chain_in(nodes: list[Any], found: set[str] | None = None) -> set[str]:
     return found
 
 
+def asked(seconds: float) -> float:
+    """The trace's duration (its counting window): 1 s of load while it starts, `seconds` measured, margin."""
+    return seconds + 1.5
+
+
 async def measure(seconds: float = 5.0, folded: str | None = None, folded_by: str | None = None) -> dict[str, Any]:
     http, jdwp = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,7 +77,7 @@ async def measure(seconds: float = 5.0, folded: str | None = None, folded_by: st
                                         and opened.set_result(time.monotonic()))
             began = time.monotonic()
             starting = asyncio.ensure_future(ab_for(url, 1))
-            trace = asyncio.ensure_future(d.trace(PATTERN, duration=seconds + 1.5, max_calls=1000, folded=folded,
+            trace = asyncio.ensure_future(d.trace(PATTERN, duration=asked(seconds), max_calls=1000, folded=folded,
                                                   folded_by=folded_by))
             await asyncio.wait({opened, trace}, return_when=asyncio.FIRST_COMPLETED)
             done_starting, failed_starting, _ = await starting
@@ -90,15 +96,17 @@ async def measure(seconds: float = 5.0, folded: str | None = None, folded_by: st
 
 async def rows(row: Any, quick: bool) -> list[Any]:
     """benchmarks/run.py's rows (its Row class passed in: this module never imports run.py)."""
-    got = await measure(3.0 if quick else 5.0)
+    seconds = 3.0 if quick else 5.0
+    got = await measure(seconds)
     result = got["result"]
     ratio = got["with"] / got["without"] if got["without"] else None
     how = result.mode + (f" ({result.mode_reason})" if result.mode_reason else "")
     chain = " -> ".join(n for n in CHAIN if n in got["chain"]) or "not visible"
     return [row("7d Jetty traced (ab -c 4)", f"{got['with']:,.0f} req/s traced", f"{got['without']:,.0f} req/s",
                 1 / ratio if ratio else None, ">= 0.5x throughput", 2.0,
-                note=f"{how}; {result.calls:,} calls of {PATTERN} in {result.duration_ms / 1000:.1f}s; held "
-                     f"{result.held_ms or 0:.0f} ms to instrument; failed requests {got['failed_with']} traced, "
+                note=f"{how}; {result.calls:,} calls of {PATTERN}, {window(result)}, duration asked "
+                     f"{asked(seconds):g}s ({seconds:g}s of load measured inside it); held "
+                     f"{result.held_ms or 0:.0f} ms in all to instrument; failed requests {got['failed_with']} traced, "
                      f"{got['failed_without']} untraced; handler chain in the tree: {chain}")]
 
 

@@ -100,6 +100,7 @@ async def test_a_program_that_ends_during_the_trace_is_read_as_it_ends(jvm_facto
 async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_factory, java_source_root,
                                                                           monkeypatch, tmp_path):
     jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    await asyncio.to_thread(jvm.wait_for_output, "hot", 20)  # main runs (see the ticking test)
     d = Debugger(sourcepath=[str(java_source_root)])
     try:
         await d.attach(jvm.address, timeout=10)
@@ -158,6 +159,7 @@ asyncio.run(main(sys.argv[1]))
 async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_by_the_next(
         jvm_factory, java_source_root):
     jvm = jvm_factory("TraceShop", "hot", suspend=False)
+    await asyncio.to_thread(jvm.wait_for_output, "hot", 20)  # main runs (see the ticking test)
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     first = subprocess.Popen([sys.executable, "-c", KILLED_SESSION, jvm.address], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -187,5 +189,38 @@ async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_
         again = await d.trace(C[:-1], duration=0.3)
         assert again.mode == "in-JVM" and again.calls > 0, render_trace(again)
         assert not await calls_a_probe(d.session.vm, shop)
+    finally:
+        await d.close()
+
+
+def ticks(result) -> int:  # noqa: ANN001
+    """TraceShop "ticking" calls tick once per millisecond of its own clock: the ms the probes counted."""
+    return next((m.calls for m in result.methods if m.method == f"{C}tick()"), 0)
+
+
+async def test_the_duration_is_the_window_the_program_was_counted_in(jvm_factory, line_of, java_source_root):
+    """`duration` is the counting window (+-0.5 s), measured in the target by its own clock, from a running
+    start and from a stop (resume=true); the answer says the window and what the call spent around it."""
+    jvm = jvm_factory("TraceShop", "ticking", suspend=False)
+    # (Attached once main runs: attach reads a main thread without a Java frame yet as a suspend=y JVM's
+    # and waits 15 s for a VMStart that never comes.)
+    await asyncio.to_thread(jvm.wait_for_output, "ticking", 20)
+    d = Debugger(sourcepath=[str(java_source_root)])
+    try:
+        await d.attach(jvm.address, timeout=10)
+        await asyncio.to_thread(probe_cache.cached_classes, None)
+        running = await d.trace(C[:-1], duration=2)
+        text = render_trace(running)
+        assert running.mode == "in-JVM" and running.stopped_by == "duration", text
+        assert abs(ticks(running) - 2000) <= 500, (ticks(running), text)
+        assert abs(running.duration_ms - ticks(running)) <= 200, (ticks(running), text)
+        assert f"counted for {running.duration_ms / 1000:.1f}s" in text and "instrumenting took" in text, text
+        await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-chunk')}", temporary=True)
+        await d.wait_for_stop(timeout=10)
+        stopped = await d.trace(C[:-1], duration=1, resume=True)
+        text = render_trace(stopped)
+        assert stopped.mode == "in-JVM" and stopped.stopped_by == "duration", text
+        assert abs(ticks(stopped) - 1000) <= 500, (ticks(stopped), text)
+        assert abs(stopped.duration_ms - ticks(stopped)) <= 200, (ticks(stopped), text)
     finally:
         await d.close()

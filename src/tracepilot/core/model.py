@@ -549,6 +549,13 @@ class TraceResult(Model):
     note: str = ""  # e.g. the stop that ended the trace
     held_ms: float | None = field(default=None, metadata=OMIT_NONE)  # in-JVM: the program held to instrument
     first_calls: list[RecordedCall] | None = field(default=None, metadata=OMIT_NONE)  # in the JVM only
+    # duration_ms is the counting window; the call also spent setup_ms before it (instrumenting, or setting
+    # the requests; setup_held_ms of it with the program held) and read_ms after it (reading the probes
+    # with the program held, read_held_ms; restoring the classes).
+    setup_ms: float | None = field(default=None, metadata=OMIT_NONE)
+    setup_held_ms: float | None = field(default=None, metadata=OMIT_NONE)
+    read_ms: float | None = field(default=None, metadata=OMIT_NONE)
+    read_held_ms: float | None = field(default=None, metadata=OMIT_NONE)  # of read_ms, the program held
 
 
 @dataclass

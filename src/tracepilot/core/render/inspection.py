@@ -102,9 +102,25 @@ def first_call(c: RecordedCall, qualified: bool = True) -> str:
     return f"{name}({', '.join(c.arguments)}){outcome}  [{c.thread}]"
 
 
+def window(t: TraceResult) -> str:
+    """The counting window (what `duration` asks for) and what the call spent around it."""
+    setup = "instrumenting" if t.mode == "in-JVM" else "setting the requests"
+    held = f", the program was held {_span(t.setup_held_ms)} of it" if t.setup_held_ms else ""
+    read_held = f", the program was held {_span(t.read_held_ms)} of it" if t.read_held_ms else ""
+    return (f"counted for {t.duration_ms / 1000:.1f}s ({setup} took {_span(t.setup_ms)}{held}; "
+            f"reading {_span(t.read_ms)}{read_held})")
+
+
+def _span(ms: float | None) -> str:
+    ms = ms or 0.0
+    return f"{ms:.0f} ms" if ms < 100 else f"{ms / 1000:.1f}s"
+
+
 def trace(t: TraceResult) -> str:
     how = t.mode + (f" ({t.mode_reason})" if t.mode_reason else "")
     lines = [f"trace {t.pattern}: {t.calls} calls in {t.duration_ms / 1000:.2f}s (stopped by {t.stopped_by}; {how})"]
+    if t.setup_ms is not None:
+        lines.append(window(t))
     if t.note:
         lines.append(t.note)
     timed = any(m.own_ms is not None for m in t.methods)

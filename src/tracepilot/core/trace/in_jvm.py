@@ -113,6 +113,11 @@ class InJvmTrace:
         self.calls = 0
         self.hub_internal = ""
         self.held_ms = 0.0  # the running program held for the redefinitions
+        # The counting window (time.monotonic()): the probes count from the moment the instrumented program
+        # runs (the Resume after the redefinition, or the session's resume at a stop) to the Suspend that reads.
+        self.counting_since: float | None = None
+        self.counting_until: float | None = None
+        self.read_held_ms = 0.0  # the program held while the probes' arrays are read (after the window)
         self.instrumented = False
         self.joined_late = 0
         self._stopping = asyncio.Event()
@@ -247,6 +252,7 @@ class InJvmTrace:
                 with contextlib.suppress(Exception):
                     await self.vm.send(VirtualMachine.Resume)
                 self.held_ms += (time.monotonic() - began) * 1000
+                self.counting_since = time.monotonic()
         self.instrumented = True
         for traced in self.classes:
             await self.redefined(traced)  # the JVM dropped their breakpoints
@@ -374,15 +380,30 @@ class InJvmTrace:
     async def read(self) -> None:
         """Switch the probe off and read the trees (the classes stay as they are: a dying VM is not
         restored). Read with the program held: no thread grows its arrays while they are read (OFF is a
-        plain field, which a running compiled loop may not look at again)."""
+        plain field, which a running compiled loop may not look at again). The first calls' references are
+        taken while it is held, their texts read once it runs again (on Jetty, 256 calls' values held the
+        program over a second)."""
         if self.hub_type:
             await self.vm.send(VirtualMachine.Suspend)
+            held = time.monotonic()
+            if self.counting_until is None:
+                self.counting_until = held
+            records: list = []
             try:
                 await self.vm.send(ClassType.SetValues, self.hub_type,
                                    [(self.hub_fields["OFF"], Value.boolean(True))])
                 await self._read()
+                try:
+                    records = await self._record_refs()
+                except (JdwpError, DebuggerError) as exc:  # the counts stand without the first calls' values
+                    log.warning("could not read the recorded calls: %s", exc)
             finally:
                 await self.vm.send(VirtualMachine.Resume)
+                self.read_held_ms += (time.monotonic() - held) * 1000
+            try:
+                await self._read_records(records)
+            except (JdwpError, DebuggerError) as exc:
+                log.warning("could not read the recorded calls' values: %s", exc)
 
     async def restore(self) -> None:
         if not self.classes:
@@ -421,10 +442,6 @@ class InJvmTrace:
             if not obj.value:
                 continue
             await self._read_state(obj.value)
-        try:
-            await self._read_records()
-        except (JdwpError, DebuggerError) as exc:  # the counts stand without the first calls' values
-            log.warning("could not read the recorded calls: %s", exc)
 
     async def _read_state(self, state: int) -> None:
         vm = self.vm
@@ -481,28 +498,43 @@ class InJvmTrace:
             p = parent[p]
         return False
 
-    async def _read_records(self) -> None:
-        """The first calls with their values: the hub kept references (boxes for primitives); their texts
-        are read now, over JDWP, as `inspect` shows them (limits and redaction as for captures)."""
+    async def _record_refs(self) -> list[tuple[Any, ...]]:
+        """The first calls the hub recorded, as references (the program held: how each call ended, and its
+        arguments, as at the end of the trace): (index, thread, arguments, returned, ended) each."""
         vm, fields = self.vm, self.hub_fields
         count, records = (await vm.send(ReferenceType.GetValues, self.hub_type,
                                         [fields["RECORD_COUNT"], fields["RECORDS"]])).values
         if not count.value or not records.value:
+            return []
+        items = (await vm.send(ArrayReference.GetValues, records.value, 0, count.value)).values
+
+        async def refs(record: int) -> tuple[Any, ...]:
+            index, thread, args, returned, ended = (await vm.send(ArrayReference.GetValues, record, 0, 5)).values
+            length = (await vm.send(ArrayReference.Length, args.value)).array_length if args.value else 0
+            # (GetValues of no element of an empty array: INVALID_INDEX)
+            got = (await vm.send(ArrayReference.GetValues, args.value, 0, length)).values if length else []
+            return index, thread, got, returned, ended
+
+        return list(await asyncio.gather(*(refs(item.value) for item in items if item.value)))
+
+    async def _read_records(self, records: list[tuple[Any, ...]]) -> None:
+        """The first calls with their values: the hub kept references (boxes for primitives, kept alive by
+        the hub's array until the classes are restored); their texts are read now, the program running,
+        over JDWP, as `inspect` shows them (limits and redaction as for captures; nothing is invoked)."""
+        if not records:
             return
         values = self._values()
-        items = (await vm.send(ArrayReference.GetValues, records.value, 0, count.value)).values
-        got = await asyncio.gather(*(self._record(values, item.value) for item in items if item.value))
+        got = await asyncio.gather(*(self._record(values, *refs) for refs in records))
         self.first_calls.extend(c for c in got if c is not None)
 
-    async def _record(self, values: Values, record: int) -> RecordedCall | None:
-        vm, limits = self.vm, CaptureLimits()
-        index, thread, args, returned, ended = (await vm.send(ArrayReference.GetValues, record, 0, 5)).values
+    async def _record(self, values: Values, index: Any, thread: Any, got: list, returned: Any,
+                      ended: Any) -> RecordedCall | None:
+        limits = CaptureLimits()
         m = int((await values.view(index)).text)
         names = await self._arg_names(m)
         texts = []
-        length = (await vm.send(ArrayReference.Length, args.value)).array_length if args.value else 0
-        if length:  # (GetValues of no element of an empty array: INVALID_INDEX)
-            got = (await vm.send(ArrayReference.GetValues, args.value, 0, length)).values
+        length = len(got)
+        if length:
             names += [f"arg{k}" for k in range(len(names), length)]
             views = await asyncio.gather(*(values.view(v, None, 0, names[k]) for k, v in enumerate(got)))
             texts = [f"{names[k]}={_cut(view.text, limits.chars)}" for k, view in enumerate(views)]

@@ -1,7 +1,9 @@
 """One `trace` call: check the program runs (or resume it), trace in the JVM or by round trip for the
-duration, and build the answer. The duration is kept: the clock runs from the moment the requests (or the
-probes) are in place to the moment they are cleared, whatever max_calls says; a stop of the whole program
-ends the trace early, saying so."""
+duration, and build the answer. The duration is kept as the counting window: it runs from the moment the
+requests (or the probes) are in place and the program runs to the moment counting ends (the round trip's
+clock stops; in the JVM, the Suspend that reads the probes), whatever max_calls says; a stop of the whole
+program ends the trace early, saying so. The call takes longer (instrumenting before, reading after): the
+answer says how long each took."""
 
 from __future__ import annotations
 
@@ -125,6 +127,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     from .death import DeathWatch  # noqa: PLC0415
     from .in_jvm import Fallback, InJvmTrace  # noqa: PLC0415
 
+    called = time.monotonic()
     tracer = InJvmTrace(session, vm, patterns)
     if max_calls is not None:  # bounds the first calls recorded with their values, never the counting
         tracer.max_recorded = min(tracer.max_recorded, max(0, max_calls))
@@ -161,7 +164,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     note = ""
     rejoin: asyncio.Task | None = None
     death = DeathWatch(session, vm)
-    started = time.monotonic()
+    held_before = tracer.held_ms  # holding the program to instrument, before the window opened
     try:
         try:
             await death.start()
@@ -170,14 +173,18 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
             if not vm.conn.is_closed:
                 raise
             stopped_by = "vm_death"  # gone while the trace started: answered as when it goes during it
-        started = time.monotonic()
+        if tracer.counting_since is None:  # instrumented at a stop: the probes count from the resume
+            tracer.counting_since = time.monotonic()
         if stopped_by != "vm_death":
             session.history.add("trace", f"tracing {pattern} in the JVM for {duration:g}s", actor,
                                 window="in-JVM")
             rejoin = asyncio.ensure_future(tracer.rejoin())
             rejoin.tracer = tracer  # type: ignore[attr-defined]
-            stopped_by = await wait_window(session, vm.conn, duration, death.died)
-        elapsed = min(time.monotonic() - started, duration)
+            # The probes have counted since the program ran instrumented (what came after, the classes'
+            # names, the death watch, is inside the window): the duration is from then to the read.
+            remaining = tracer.counting_since + duration - time.monotonic()
+            stopped_by = await wait_window(session, vm.conn, max(0.0, remaining), death.died)
+        ended = time.monotonic()
         if rejoin is not None:
             await _end(rejoin)
         note = held_note(tracer)  # (before finish: the classes are forgotten once restored)
@@ -193,13 +200,27 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
         await death.release()
         if stopped_by != "vm_death":
             await tracer.restore()
-    result = answer(pattern, tracer.trees, tracer.calls, elapsed * 1000, tracer.name, tracer.thread_name,
-                    stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
+    # The window closes at the read's Suspend; a stop or the VM's death closed it when the wait saw it.
+    until = tracer.counting_until or ended
+    if stopped_by != "duration":
+        until = min(until, ended)
+    result = answer(pattern, tracer.trees, tracer.calls, (until - tracer.counting_since) * 1000, tracer.name,
+                    tracer.thread_name, stopped_by=stopped_by, dropped=0, mode="in-JVM", mode_reason="", timed=True,
                     timing=IN_JVM_TIMING, folded=folded, folded_by=folded_by, session=session)
     result.first_calls = tracer.first_calls
     result.held_ms = round(tracer.held_ms, 1)
+    spent(result, tracer.counting_since - called, time.monotonic() - until, held_before, tracer.read_held_ms)
     result.note = "; ".join(x for x in (result.note, note) if x)
     return result
+
+
+def spent(result: TraceResult, setup_s: float, read_s: float, held_ms: float | None = None,
+          read_held_ms: float | None = None) -> None:
+    """What the call spent around its counting window (`duration` is the window; the call takes longer)."""
+    result.setup_ms = round(max(0.0, setup_s) * 1000, 1)
+    result.read_ms = round(max(0.0, read_s) * 1000, 1)
+    result.setup_held_ms = round(held_ms, 1) if held_ms else None
+    result.read_held_ms = round(read_held_ms, 1) if read_held_ms else None
 
 
 async def _end(task: asyncio.Task) -> None:
@@ -231,6 +252,7 @@ class Traces:
 
     async def trace(self, vm: Any, pattern: str, duration: float, max_calls: int, actor: Actor,
                     resume: bool = False, folded: str | None = None, folded_by: str | None = None) -> TraceResult:
+        called = time.monotonic()  # (the round trip's set-up includes the in-JVM attempt before it)
         if self._tracing:
             raise InvalidArgument("a trace is already running", "wait for it to finish")
         patterns = [x.strip() for x in pattern.split(",") if x.strip()]
@@ -271,5 +293,6 @@ class Traces:
                         mode_reason=traced,
                         timed=False, timing=ROUND_TRIP_TIMING, folded=folded, folded_by=folded_by,
                         session=self.session)
+        spent(result, started - called, time.monotonic() - (started + elapsed))
         self.session.history.add("trace", f"trace of {pattern}: {result.calls} calls", actor)
         return result
