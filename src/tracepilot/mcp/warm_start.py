@@ -41,9 +41,12 @@ async def settled() -> None:
 def share_host_warm_up() -> None:
     """The first tool call creates the debugger and publishes its session (server.py): the share host's code."""
     from ..core.debugger import Debugger  # noqa: PLC0415
+    from ..share.hooks import WARM_UPS  # noqa: PLC0415
     from ..share.host import facade_methods  # noqa: PLC0415
 
     facade_methods(Debugger)
+    for warm_up in list(WARM_UPS):  # what publish hooks (the JDWP front end) load on the first publish
+        warm_up()
     _sdk_answer_models()
 
 
