@@ -34,7 +34,7 @@ async def test_trace_keeps_its_duration_past_max_calls_and_program_keeps_running
     await stop_at(debugger, jvm_factory, "Ticker", line_of("ticker-tick"), str(2**31 - 1))
     await debugger.breakpoint_remove("all")  # the trace runs its whole duration, not to the next tick's stop
     result = await debugger.trace("fixtures.Ticker", duration=1.5, max_calls=20, resume=True)
-    assert result.stopped_by == "duration" and result.calls > 20 and result.duration_ms == 1500, result
+    assert result.stopped_by == "duration" and result.calls > 20 and abs(result.duration_ms - 1500) <= 500, result
     assert any(m.method == "fixtures.Ticker.compute(int)" for m in result.methods)
     assert (await debugger.status()).state.value == "RUNNING"
 
