@@ -94,13 +94,22 @@ async def test_a_killed_trace_is_restored_by_the_next_session(jvm_factory, line_
         assert result.stopped_by == "vm_death"
     finally:
         await d.close()
+    d, _shop = await restored_by_a_new_session(jvm, java_source_root)
+    await d.close()
+
+
+async def restored_by_a_new_session(jvm, source_root: Path) -> tuple[Debugger, int]:  # noqa: ANN001
+    """A new session attaches to the JVM a killed one left TraceShop instrumented in: it restores the class
+    (no probe call left) and says so. The caller closes the session (attached) it gets with the class's id."""
     address = await listening_again(jvm)
-    d = Debugger(sourcepath=[str(java_source_root)])
+    d = Debugger(sourcepath=[str(source_root)])
     try:
         await d.attach(address, timeout=10)
         vm = d.session.vm
         shop = (await vm.classes_by_name(C[:-1]))[0].id
         assert not await calls_a_probe(vm, shop)
         assert any("left instrumented: fixtures.TraceShop" in e.text for e in await d.events(limit=100))
-    finally:
+    except BaseException:
         await d.close()
+        raise
+    return d, shop

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 from test_trace_answers import C, expected_once, read_folded  # noqa: E402
 
 from .test_probe_sessions import SRC, listening_again  # noqa: E402
+from .test_trace_differential import restored_by_a_new_session  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -169,14 +170,8 @@ async def test_a_trace_from_a_running_start_killed_with_its_process_is_restored_
     finally:
         first.kill()  # SIGKILL mid-trace: it restores nothing
         first.wait(10)
-    address = await listening_again(jvm)
-    d = Debugger(sourcepath=[str(java_source_root)])
+    d, shop = await restored_by_a_new_session(jvm, java_source_root)
     try:
-        await d.attach(address, timeout=10)
-        vm = d.session.vm
-        shop = (await vm.classes_by_name(C[:-1]))[0].id
-        assert not await calls_a_probe(vm, shop)
-        assert any("left instrumented: fixtures.TraceShop" in e.text for e in await d.events(limit=100))
         listens = jvm.stdout_text().count("Listening for transport")
         await d.detach()
         deadline = time.monotonic() + 20
