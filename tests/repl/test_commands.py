@@ -205,9 +205,13 @@ async def test_locks_and_deadlocks(drive, line_of):
 
 async def test_running_wait_and_interrupt(drive, line_of):
     await drive.attach("Playground", "50")
+    # The worker (a daemon that returns when interrupted) is interrupted, not main: main would end with an
+    # InterruptedException and the JVM with it, racing the `suspend` below.
+    await stop_at(drive, line_of("worker-body"))
+    await drive(f"clear fixtures.Playground:{line_of('worker-body')}")
     running = await drive("cont 0.2")
     assert "still running" in running.text
-    await drive("interrupt main")  # wakes main from Thread.sleep: the JVM reports it, the session stays
+    await drive("interrupt worker-1")  # wakes it from Thread.sleep: the JVM reports it, the session stays
     paused = await drive("suspend")
     assert paused.stop is not None and paused.stop.kind is StopKind.PAUSE
 
