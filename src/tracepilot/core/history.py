@@ -39,6 +39,11 @@ class EventHistory:
     def last_seq(self) -> int:
         return self._seq
 
+    def advance_to(self, seq: int) -> None:
+        """Number the next record after `seq` at least: a mirror of another session's history (share/client.py)
+        continues that session's numbering, so cursors handed out there stay valid here."""
+        self._seq = max(self._seq, seq)
+
     def add(self, kind: str, text: str, actor: Actor = Actor.TARGET, **data: Any) -> EventRecord:
         self._seq += 1
         if len(self._ring) == self._ring.maxlen:

@@ -200,7 +200,7 @@ class RemoteDebugger:
         for record in self.initial.get("history") or []:
             if not self.joined_target or (record.data.get("target") or first) == self.joined_target:
                 self.history.receive(record)
-        self.history._seq = max(self.history.last_seq, int(snapshot.get("last_seq") or 0))  # noqa: SLF001
+        self.history.advance_to(int(snapshot.get("last_seq") or 0))
 
     async def _read_loop(self) -> None:
         reason = "the session host ended"

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import BreakpointInfo
-from ..footer import NO_LIMIT, face_state, faces
+from ..footer import NO_LIMIT, FooterFaces, faces
 from ..view import COMPACT_WIDTH
 from .table import Table
 
@@ -26,7 +26,7 @@ def look_of(bp: BreakpointInfo) -> str:
     return "enabled"
 
 
-class BreakpointsPane(Table):
+class BreakpointsPane(FooterFaces, Table):
     COLUMNS = (" ", "id", "kind", "where", "hits", "options")
 
     # In the footer from COMPACT_WIDTH columns on only: narrower, these would push `:`, `?` and `q` off it
@@ -39,12 +39,6 @@ class BreakpointsPane(Table):
         Binding("e", "edit", "Edit", show=False),
         Binding("delete,x", "remove", "Remove", show=False),
     ]
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return face_state(self, parameters) if action == "footer" else super().check_action(action, parameters)
-
-    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
-        await self.run_action(action)  # a footer face pressed or clicked: its action
 
     class Toggle(Message):
         def __init__(self, bp: BreakpointInfo) -> None:

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 
-from ..footer import NO_LIMIT, face_state, faces
+from ..footer import NO_LIMIT, FooterFaces, faces
 from ..view import COMPACT_WIDTH
 from .table import Table
 
@@ -32,7 +32,7 @@ def watch_row(watch: Any) -> WatchRow:
     return WatchRow(str(getattr(watch, "id", "")), str(getattr(watch, "expression", "")), text, history, bool(error))
 
 
-class WatchesPane(Table):
+class WatchesPane(FooterFaces, Table):
     COLUMNS = ("id", "expression", "value", "history")
 
     # In the footer from COMPACT_WIDTH columns on only (see BreakpointsPane); the keys work at every width.
@@ -44,12 +44,6 @@ class WatchesPane(Table):
         Binding("e", "edit", "Edit", show=False),
         Binding("delete,x", "remove", "Remove", show=False),
     ]
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return face_state(self, parameters) if action == "footer" else super().check_action(action, parameters)
-
-    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
-        await self.run_action(action)  # a footer face pressed or clicked: its action
 
     class AddRequested(Message):
         def __init__(self, replace: str | None = None, expression: str = "") -> None:
