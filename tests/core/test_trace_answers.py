@@ -60,9 +60,10 @@ def read_folded(path: str | Path) -> Counter:
     return out
 
 
-async def trace_once(debugger, jvm_factory, line_of, tmp_path: Path, jdk: str = "17"):
+async def trace_once(debugger, jvm_factory, line_of, tmp_path: Path, jdk: str = "17", before_trace=None):
     """Launch TraceShop "once", check a trace refuses at the VM start and at the breakpoint, then trace the
-    work with resume=true; the trace ends at the breakpoint after the work."""
+    work with resume=true; the trace ends at the breakpoint after the work. `before_trace(debugger)`, if
+    given, runs at the breakpoint before the trace."""
     jvm = jvm_factory("TraceShop", "once", jdk=jdk)
     await debugger.attach(jvm.address, timeout=10)
     with pytest.raises(DebuggerError) as refused:
@@ -76,6 +77,8 @@ async def trace_once(debugger, jvm_factory, line_of, tmp_path: Path, jdk: str = 
     assert stop.stopped and stop.stop.location.line == line_of("trace-start")
     with pytest.raises(DebuggerError, match="not running"):
         await debugger.trace(C[:-1], duration=3)
+    if before_trace is not None:
+        await before_trace(debugger)
     began = time.monotonic()
     result = await debugger.trace(C[:-1], duration=30, resume=True, folded=str(tmp_path / "once.folded"),
                                   folded_by="calls")
@@ -92,6 +95,19 @@ async def test_exact_tree_and_not_running(debugger, jvm_factory, line_of, tmp_pa
     assert by_method[f"{C}thrower(int)"].thrown == 3 and by_method[f"{C}middle()"].thrown == 1
     assert by_method[f"{C}hot(int)"].calls == 36 and result.busiest_thread == "main"
     assert result.mode == "round trip"
+
+
+async def test_a_traced_call_that_also_hits_a_breakpoint_is_counted(debugger, jvm_factory, line_of, tmp_path):
+    """A method breakpoint on a traced method (its condition never true) reports each entry in the same event
+    packet as the trace's MethodEntry: the trace still counts every call (it used to lose them all), and the
+    program still stops only where trace_once expects."""
+    debugger.session.breakpoints.in_jvm.enabled = False
+
+    async def break_on_hot(d) -> None:
+        await d.method_break(f"{C}hot", condition="i < 0")
+
+    result = await trace_once(debugger, jvm_factory, line_of, tmp_path, before_trace=break_on_hot)
+    assert read_folded(result.folded) == expected_once(), render_trace(result)
 
 
 async def test_duration_kept_leaf_is_leaf_times_honest(debugger, jvm_factory):

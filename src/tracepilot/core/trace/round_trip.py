@@ -88,13 +88,25 @@ class Tracer:
         return bool(composite.events) and all(getattr(e, "request_id", None) in self.requests
                                               for e in composite.events)
 
+    def take(self, composite: Any) -> bool:
+        """Handle the tracer's events of `composite`; True if it held nothing else. A packet can mix them with
+        the session's (a method breakpoint reports its entry in the packet of the trace's MethodEntry): those
+        are the session's to handle, which passes over the tracer's events (their requests are not its own)."""
+        mine = [e for e in composite.events if getattr(e, "request_id", None) in self.requests]
+        if mine:
+            self.handle_events(mine)
+        return bool(mine) and len(mine) == len(composite.events)
+
     def handle(self, composite: Any) -> None:
+        self.handle_events(composite.events)
+
+    def handle_events(self, events: Any) -> None:
         if self.closed:
             return  # after the deadline: events still in the pipe are not the trace's
         if time.monotonic() >= self.deadline:
             self.closed = True  # the event loop may see the deadline late under a flood of events
             return
-        for event in composite.events:
+        for event in events:
             kind = type(event).KIND
             loc = event.location
             if kind == EventKind.METHOD_ENTRY:
@@ -198,14 +210,13 @@ def tap_events(session: Any, tracer: Tracer) -> Callable[[], None]:
     """Route the tracer's events to it, ahead of the session's own handling; returns the undo."""
     add_tap = getattr(session, "add_event_tap", None)
     if add_tap is not None:
-        return add_tap(lambda composite: tracer.owns(composite) and (tracer.handle(composite) or True))
+        return add_tap(tracer.take)
     # Fallback until the session offers taps: wrap its per-composite handler on this instance.
     original = session._process_composite
 
     async def process(composite: Any) -> None:
-        if tracer.owns(composite):
-            tracer.handle(composite)  # SuspendPolicy NONE: nothing to resume
-            return
+        if tracer.take(composite):
+            return  # SuspendPolicy NONE: nothing to resume
         await original(composite)
 
     session._process_composite = process
