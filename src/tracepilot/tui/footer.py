@@ -46,13 +46,3 @@ def face_state(owner: Any, parameters: tuple[object, ...]) -> bool | None:
         return False
     return owner.check_action(action, ())
 
-
-class FooterFaces:
-    """Mixin for a widget whose BINDINGS hold footer faces: hides a face outside its widths and runs its action
-    when pressed (the App has its own, beside its other check_action rules)."""
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return face_state(self, parameters) if action == "footer" else super().check_action(action, parameters)
-
-    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
-        await self.run_action(action)  # a face pressed or clicked: its action

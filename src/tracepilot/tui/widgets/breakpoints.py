@@ -8,9 +8,9 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ...core.model import BreakpointInfo
-from ..footer import NO_LIMIT, FooterFaces, faces
+from ..footer import NO_LIMIT, faces
 from ..view import COMPACT_WIDTH
-from .table import Table
+from .table import FacesTable
 
 
 def look_of(bp: BreakpointInfo) -> str:
@@ -26,7 +26,7 @@ def look_of(bp: BreakpointInfo) -> str:
     return "enabled"
 
 
-class BreakpointsPane(FooterFaces, Table):
+class BreakpointsPane(FacesTable):
     COLUMNS = (" ", "id", "kind", "where", "hits", "options")
 
     # In the footer from COMPACT_WIDTH columns on only: narrower, these would push `:`, `?` and `q` off it

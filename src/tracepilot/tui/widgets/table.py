@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.widgets import DataTable
 
+from ..footer import NO_LIMIT, face_state
+
 
 class Table(DataTable):
     COLUMNS: tuple[str, ...] = ()
@@ -79,3 +81,14 @@ def _ellipsis(cell: Text) -> Text:
     cell.no_wrap = True
     cell.overflow = "ellipsis"
     return cell
+
+
+class FacesTable(Table):
+    """A Table whose BINDINGS hold footer faces (tui/footer.py): hides a face outside its widths and runs its
+    action when pressed."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return face_state(self, parameters) if action == "footer" else super().check_action(action, parameters)
+
+    async def action_footer(self, action: str, _low: int = 0, _high: int = NO_LIMIT) -> None:
+        await self.run_action(action)  # a face pressed or clicked: its action

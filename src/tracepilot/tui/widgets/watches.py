@@ -9,9 +9,9 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 
-from ..footer import NO_LIMIT, FooterFaces, faces
+from ..footer import NO_LIMIT, faces
 from ..view import COMPACT_WIDTH
-from .table import Table
+from .table import FacesTable
 
 
 @dataclass
@@ -32,7 +32,7 @@ def watch_row(watch: Any) -> WatchRow:
     return WatchRow(str(getattr(watch, "id", "")), str(getattr(watch, "expression", "")), text, history, bool(error))
 
 
-class WatchesPane(FooterFaces, Table):
+class WatchesPane(FacesTable):
     COLUMNS = ("id", "expression", "value", "history")
 
     # In the footer from COMPACT_WIDTH columns on only (see BreakpointsPane); the keys work at every width.
