@@ -107,6 +107,7 @@ async def test_the_client_and_the_agent_stop_in_one_method_each_their_own(defaul
                 for _ in range(2):
                     agent_stops.append(await agent.ok("resume", timeout=20))
                 for stop in agent_stops:
+                    assert stop.data.get("stop"), (stop.text, client.seen)  # (failed once under load: say why)
                     assert stop.data["stop"]["thread_name"] == "beta", stop.text
                     assert stop.data["stop"]["kind"] == "BREAKPOINT"
                 await agent.ok("breakpoint_remove", id="all")
