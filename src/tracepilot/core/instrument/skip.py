@@ -41,6 +41,13 @@ async def skip_once(vm: Any, probe_type: int, thread: int) -> None:
     await vm.send(ClassType.SetValues, probe_type, [(fields["ANY"], Value.boolean(True))])
 
 
+async def waiting(vm: Any, probe_type: int) -> bool:
+    """Does a thread wait in the probe's SKIP (stopped, its call still to run again)?"""
+    fields = {f.name: f.id for f in await vm.fields(probe_type)}
+    skip = (await vm.send(ReferenceType.GetValues, probe_type, [fields["SKIP"]])).values[0].value
+    return any(v.value for v in await _slots(vm, skip))
+
+
 async def _slots(vm: Any, array: int) -> list[Value]:
     length = (await vm.send(ArrayReference.Length, array)).array_length
     return (await vm.send(ArrayReference.GetValues, array, 0, length)).values if length else []
