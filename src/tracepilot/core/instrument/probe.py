@@ -12,7 +12,10 @@ the user's method) and the inserted call runs again on resume; the debugger firs
 the one field a call reads before its condition while nothing waits in SKIP and FORCE is not set). ``FORCE`` makes
 every call go straight to ``hit`` without evaluating anything: with no request left on ``hit``, that makes
 the probe inert, which is how a removed breakpoint's probe waits until its class can be restored without
-redefining it under a running frame.
+redefining it under a running frame. A *pure* condition (``is_pure``: its captures and constants only, nothing
+that can throw, call, allocate or load a class) goes before that gate instead, so a false one reads no field:
+evaluating it twice changes nothing, a skipped call answers true again (PopFrames gives it the arguments of the
+call that stopped) and so reaches its slot, and under FORCE it only decides whether the empty ``hit`` runs.
 
 Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR; N counts the lines
 added, ever, so hits are exact). A logging thread hands a batch over -- the lines as one String, and their
