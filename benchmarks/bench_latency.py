@@ -15,7 +15,7 @@
   Figures on a loaded 2-core machine: JDK 25 0.94-1.06x (the Java test 0.93-1.05x); JDK 17 1.45-1.65x, as much
   as the Java test (1.45-1.7x, ~0.4 ns an iteration: JDK 17's C2 keeps the test in this loop). A pure
   condition (probe.is_pure) is tested before the probe reads any field; the volatile read it used to do first on
-  every call cost 1.25-1.35x on JDK 25.
+  every call cost 1.23-1.28x on JDK 25.
 
 `rows(bench, run)` takes run.py's Bench and the run module itself (Row, target, StdioServer ...), so this file
 needs no import of run.py and run.py only one line for it.
