@@ -2,7 +2,7 @@
 condition that stays false on a hot line). A condition that can neither throw nor change anything is tested
 first and, false, returns without reading a field: a false in-JVM condition costs what the same test written
 in Java costs (issue 32; a volatile read per call kept C2 from taking the test out of a loop on JDK 25). Any
-other condition reads one volatile field before it (ANY), not two. The other paths are the real-JVM tests'."""
+other condition reads two volatile fields before it (WAITER and ANY), not three. The other paths are the real-JVM tests'."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _false_path(data: bytes) -> tuple[list[str], str]:
     while True:
         if ins.opcode == bc.GETSTATIC:
             read.append(pool.member_ref(int.from_bytes(code.code[ins.offset + 1:ins.offset + 3], "big"))[1])
-        elif ins.opcode in (bc.IFEQ, bc.IFGE):  # the field just read is false; `i < 0` is false (i >= 0)
+        elif ins.opcode in (bc.IFEQ, bc.IFGE, bc.IFNULL):  # the field just read is false or null; i >= 0
             ins = by_offset[ins.targets[0]]
             continue
         elif ins.opcode == bc.INVOKESTATIC:
@@ -38,8 +38,8 @@ def _false_path(data: bytes) -> tuple[list[str], str]:
         ins = by_offset[ins.offset + ins.length]
 
 
-def test_a_call_with_nothing_waiting_reads_only_any_before_hit():
-    assert _false_path(build_probe("tp/Probe", [], None, None).data) == (["ANY"], "hit")  # no condition
+def test_a_call_with_nothing_waiting_reads_waiter_and_any_before_hit():
+    assert _false_path(build_probe("tp/Probe", [], None, None).data) == (["WAITER", "ANY"], "hit")  # no condition
 
 
 def test_a_false_pure_condition_returns_without_reading_a_field():
@@ -49,10 +49,10 @@ def test_a_false_pure_condition_returns_without_reading_a_field():
 def test_a_condition_that_calls_reads_any_before_it():
     calls = Typed("invokestatic", "Z", [], ("tp/Other", "test", "()Z", False))
     read, ends = _false_path(build_probe("tp/Probe", [], calls, None).data)
-    assert (read, ends) == (["ANY"], "test")
+    assert (read, ends) == (["WAITER", "ANY"], "test")
 
 
 def test_a_probe_built_to_gate_first_reads_any_before_even_a_pure_condition():
     """What the debugger builds while a thread waits in SKIP of the probe it replaces (see jvm.update)."""
     probe = build_probe("tp/Probe", LONG_I, I_BELOW_ZERO, None, gate_first=True)
-    assert _false_path(probe.data) == (["ANY"], "return")
+    assert _false_path(probe.data) == (["WAITER", "ANY"], "return")

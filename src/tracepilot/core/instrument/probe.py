@@ -7,9 +7,11 @@
 
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
-the user's method) and the inserted call runs again on resume; the debugger first puts the thread in
-``SKIP`` so that second call returns at once instead of evaluating the condition twice (and raises ``ANY``,
-the one field a call reads before its condition while nothing waits in SKIP and FORCE is not set). ``FORCE`` makes
+the user's method) and the inserted call runs again on resume; the debugger first makes the thread the probe's
+``WAITER`` so that second call returns at once instead of evaluating the condition twice, and the call clears
+it: after the stop, the probe reads what it read before. When WAITER is taken (threads stopped at one probe at
+once), the debugger puts the thread in ``SKIP`` instead and raises ``ANY``, which stays raised (every later
+call then scans SKIP; WAITER and ANY are the two fields a call reads before its condition). ``FORCE`` makes
 every call go straight to ``hit`` without evaluating anything: with no request left on ``hit``, that makes
 the probe inert, which is how a removed breakpoint's probe waits until its class can be restored without
 redefining it under a running frame. A *pure* condition (``is_pure``: its captures and constants only, nothing
@@ -83,7 +85,9 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     writer = StaticClassWriter(class_name, superclass=THREAD if message is not None else "java/lang/Object")
     pool = writer.pool
     writer.add_field("ANY", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
-    # Threads whose next call returns at once; the debugger replaces it by a longer one when it is full.
+    # The thread whose next call returns at once (it takes itself out, so nothing stays raised after it)...
+    writer.add_field("WAITER", f"L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
+    # ...and the others, while WAITER is taken; the debugger replaces it by a longer one when it is full.
     writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("FORCE", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("HITS", "I", ACC_PUBLIC | ACC_STATIC)  # condition-true hits, read by the debugger
@@ -172,10 +176,21 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
 
 
 def _gate(a: Assembler, class_name: str, go_on: Label) -> None:
-    """Before anything with an effect: return at once for a thread in SKIP; with FORCE, only call hit()."""
-    evaluate = Label()
-    # ANY is raised whenever a thread waits in SKIP or FORCE is set (the debugger sets FORCE first, then ANY):
-    # while neither is, a call reads one volatile field, not two.
+    """Before anything with an effect: return at once for the WAITER or a thread in SKIP; with FORCE, only call
+    hit()."""
+    evaluate, not_waiter = Label(), Label()
+    # WAITER: only the debugger sets it (when it is null), only that thread clears it (when it is itself).
+    a.field(bc.GETSTATIC, class_name, "WAITER", f"L{THREAD};")
+    a.branch(bc.IFNULL, not_waiter)
+    a.field(bc.GETSTATIC, class_name, "WAITER", f"L{THREAD};")
+    a.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
+    a.branch(bc.IF_ACMPNE, not_waiter)
+    a.op(bc.ACONST_NULL)
+    a.field(bc.PUTSTATIC, class_name, "WAITER", f"L{THREAD};")
+    a.op(bc.RETURN)
+    a.place(not_waiter)
+    # ANY is raised whenever a thread waits in SKIP or FORCE is set (the debugger sets FORCE first, then ANY),
+    # and stays raised: SKIP is for the rare second thread stopped at once, FORCE for a retired probe.
     a.field(bc.GETSTATIC, class_name, "ANY", "Z")
     a.branch(bc.IFEQ, go_on)
     a.invoke(bc.INVOKESTATIC, class_name, "skipped", "()Z")
