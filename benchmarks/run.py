@@ -120,9 +120,10 @@ def markers() -> dict[str, int]:
 class Target:
     """A debuggee JVM listening for a debugger; its stdout is collected in a thread."""
 
-    def __init__(self, classes: Path, main: str, *args: str, suspend: bool = True, port: int = 0) -> None:
+    def __init__(self, classes: Path, main: str, *args: str, suspend: bool = True, port: int = 0,
+                 java: str | None = None) -> None:
         agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend={'y' if suspend else 'n'},address=127.0.0.1:{port}"
-        self.proc = subprocess.Popen([tool("java"), agent, "-Xss16m", "-cp", str(classes), main, *args],
+        self.proc = subprocess.Popen([java or tool("java"), agent, "-Xss16m", "-cp", str(classes), main, *args],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         first = self.proc.stdout.readline()  # type: ignore[union-attr]
         m = LISTENING.search(first)
@@ -175,8 +176,8 @@ class Target:
 
 
 @contextlib.contextmanager
-def target(classes: Path, main: str, *args: str, suspend: bool = True, port: int = 0):
-    t = Target(classes, main, *args, suspend=suspend, port=port)
+def target(classes: Path, main: str, *args: str, suspend: bool = True, port: int = 0, java: str | None = None):
+    t = Target(classes, main, *args, suspend=suspend, port=port, java=java)
     try:
         yield t
     finally:

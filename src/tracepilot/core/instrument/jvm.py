@@ -71,7 +71,7 @@ from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
-from .skip import skip_once
+from .skip import skip_once, waiting
 
 log = logging.getLogger(__name__)
 
@@ -315,7 +315,10 @@ class InJvm:
                 return False  # a logpoint's probe has other fields and superclass: not a redefinition
             if old.at != "line" and not still_exact(bp, old):
                 return False
-            spec = replace(old, condition=bp.info.condition, log=bp.info.log, hit_rule=_rule(bp))
+            # A thread stopped here waits in the old probe's SKIP: the new check must read it whatever its
+            # condition answers (a pure one is otherwise tested first, see probe.build_probe).
+            spec = replace(old, condition=bp.info.condition, log=bp.info.log, hit_rule=_rule(bp),
+                           gate_first=await self._waiting(record, old))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
@@ -348,6 +351,13 @@ class InJvm:
             await self._request_probe_events(bp, record, specs[bp.info.id])
         bp.info.mode = "in-JVM"
         return True
+
+    async def _waiting(self, record: ClassRecord, spec: ProbeSpec) -> bool:
+        vm = self.session.require_vm()
+        for placed in record.current.probes if record.current else []:
+            if placed.spec == spec and await waiting(vm, record.probe_types[placed.probe.class_name]):
+                return True
+        return False
 
     def _probe_name(self, internal: str) -> str:
         self._serial += 1

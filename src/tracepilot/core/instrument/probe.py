@@ -7,12 +7,17 @@
 
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
-the user's method) and the inserted call runs again on resume; the debugger first puts the thread in
-``SKIP`` so that second call returns at once instead of evaluating the condition twice (and raises ``ANY``,
-the one field a call reads before its condition while nothing waits in SKIP and FORCE is not set). ``FORCE`` makes
+the user's method) and the inserted call runs again on resume; the debugger first makes the thread the probe's
+``WAITER`` so that second call returns at once instead of evaluating the condition twice, and the call clears
+it: after the stop, the probe reads what it read before. When WAITER is taken (threads stopped at one probe at
+once), the debugger puts the thread in ``SKIP`` instead and raises ``ANY``, which stays raised (every later
+call then scans SKIP; WAITER and ANY are the two fields a call reads before its condition). ``FORCE`` makes
 every call go straight to ``hit`` without evaluating anything: with no request left on ``hit``, that makes
 the probe inert, which is how a removed breakpoint's probe waits until its class can be restored without
-redefining it under a running frame.
+redefining it under a running frame. A *pure* condition (``is_pure``: its captures and constants only, nothing
+that can throw, call, allocate or load a class) goes before that gate instead, so a false one reads no field:
+evaluating it twice changes nothing, a skipped call answers true again (PopFrames gives it the arguments of the
+call that stopped) and so reaches its slot, and under FORCE it only decides whether the empty ``hit`` runs.
 
 Logpoints format the line in the JVM and add it, with its thread, to a ring (BUF/THR; N counts the lines
 added, ever, so hits are exact). A logging thread hands a batch over -- the lines as one String, and their
@@ -71,13 +76,18 @@ class Probe:
 
 
 def build_probe(class_name: str, captures: list[Capture], condition: Typed | None,
-                message: list[Typed | str] | None, hit_rule: tuple[str, int] | None = None) -> Probe:
+                message: list[Typed | str] | None, hit_rule: tuple[str, int] | None = None,
+                gate_first: bool = False) -> Probe:
     """A probe that calls hit() when `condition` holds (always when None), or logs `message` instead; with a
-    hit rule, only the hits (condition true) it lets through: the n-th ("eq"), every n-th, from the n-th on."""
+    hit rule, only the hits (condition true) it lets through: the n-th ("eq"), every n-th, from the n-th on.
+    `gate_first`: read ANY before even a pure condition (the debugger replaces a probe while a thread waits
+    in its SKIP, and that thread's call must find its slot whatever the new condition answers)."""
     writer = StaticClassWriter(class_name, superclass=THREAD if message is not None else "java/lang/Object")
     pool = writer.pool
     writer.add_field("ANY", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
-    # Threads whose next call returns at once; the debugger replaces it by a longer one when it is full.
+    # The thread whose next call returns at once (it takes itself out, so nothing stays raised after it)...
+    writer.add_field("WAITER", f"L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
+    # ...and the others, while WAITER is taken; the debugger replaces it by a longer one when it is full.
     writer.add_field("SKIP", f"[L{THREAD};", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("FORCE", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
     writer.add_field("HITS", "I", ACC_PUBLIC | ACC_STATIC)  # condition-true hits, read by the debugger
@@ -89,25 +99,23 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
 
     # check(captures...)
     a = Assembler(pool)
-    evaluate, done, handler = Label(), Label(), Label()
+    done, handler = Label(), Label()
     try_start, try_end = Label(), Label()
-    # ANY is raised whenever a thread waits in SKIP or FORCE is set (the debugger sets FORCE first, then ANY):
-    # while neither is, a call reads one volatile field before its condition, not two.
-    a.field(bc.GETSTATIC, class_name, "ANY", "Z")
-    a.branch(bc.IFEQ, try_start)
-    a.invoke(bc.INVOKESTATIC, class_name, "skipped", "()Z")
-    a.branch(bc.IFEQ, evaluate)
-    a.op(bc.RETURN)
-    a.place(evaluate)
-    # FORCE: the debugger decides every hit (a frame still runs this code after its breakpoint changed).
-    a.field(bc.GETSTATIC, class_name, "FORCE", "Z")
-    a.branch(bc.IFEQ, try_start)
-    a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
-    a.op(bc.RETURN)
-    a.place(try_start)
     emitter = Emitter(a, slots)
-    if condition is not None:
+    if condition is not None and is_pure(condition) and not gate_first:
+        # A condition that can neither throw nor change anything goes first, and a false one returns without
+        # reading a field: a volatile read per call is what kept a false condition on a hot line dearer than
+        # the same test written in Java (C2 cannot take it out of the loop). A skipped call still finds its
+        # slot: it runs with the arguments of the call that stopped (PopFrames restores them), so a pure
+        # condition answers true again and reaches the gate.
         emitter.jump(condition, done, False)
+        _gate(a, class_name, try_start)
+        a.place(try_start)
+    else:
+        _gate(a, class_name, try_start)
+        a.place(try_start)
+        if condition is not None:
+            emitter.jump(condition, done, False)
     if hit_rule is not None:
         mode, n = hit_rule
         a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
@@ -165,6 +173,48 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     clinit.op(bc.RETURN)
     writer.add_method("<clinit>", "()V", ACC_STATIC, clinit, 4, 0)
     return Probe(class_name, writer.to_bytes(), captures)
+
+
+def _gate(a: Assembler, class_name: str, go_on: Label) -> None:
+    """Before anything with an effect: return at once for the WAITER or a thread in SKIP; with FORCE, only call
+    hit()."""
+    evaluate, not_waiter = Label(), Label()
+    # WAITER: only the debugger sets it (when it is null), only that thread clears it (when it is itself).
+    a.field(bc.GETSTATIC, class_name, "WAITER", f"L{THREAD};")
+    a.branch(bc.IFNULL, not_waiter)
+    a.field(bc.GETSTATIC, class_name, "WAITER", f"L{THREAD};")
+    a.invoke(bc.INVOKESTATIC, THREAD, "currentThread", f"()L{THREAD};")
+    a.branch(bc.IF_ACMPNE, not_waiter)
+    a.op(bc.ACONST_NULL)
+    a.field(bc.PUTSTATIC, class_name, "WAITER", f"L{THREAD};")
+    a.op(bc.RETURN)
+    a.place(not_waiter)
+    # ANY is raised whenever a thread waits in SKIP or FORCE is set (the debugger sets FORCE first, then ANY),
+    # and stays raised: SKIP is for the rare second thread stopped at once, FORCE for a retired probe.
+    a.field(bc.GETSTATIC, class_name, "ANY", "Z")
+    a.branch(bc.IFEQ, go_on)
+    a.invoke(bc.INVOKESTATIC, class_name, "skipped", "()Z")
+    a.branch(bc.IFEQ, evaluate)
+    a.op(bc.RETURN)
+    a.place(evaluate)
+    # FORCE: the debugger decides every hit (a frame still runs this code after its breakpoint changed).
+    a.field(bc.GETSTATIC, class_name, "FORCE", "Z")
+    a.branch(bc.IFEQ, go_on)
+    a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
+    a.op(bc.RETURN)
+
+
+# Nodes that cannot throw, load a class, allocate or call: evaluating them twice is evaluating them once.
+PURE_KINDS = {"same", "const", "capture", "neg", "inv", "arith", "compare", "refcompare", "isnull", "not",
+              "logic", "cond", "convert"}
+
+
+def is_pure(node: Typed) -> bool:
+    if node.kind not in PURE_KINDS:
+        return False
+    if node.kind == "arith" and node.value in ("/", "%") and node.type in ("I", "J"):
+        return False  # an integer division by zero throws
+    return all(is_pure(child) for child in node.args)
 
 
 def _size(node: Typed | None) -> int:

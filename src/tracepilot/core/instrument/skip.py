@@ -1,7 +1,8 @@
-"""A probe's SKIP slots, over JDWP: the threads whose next call of the probe returns at once.
+"""A probe's WAITER and SKIP slots, over JDWP: the threads whose next call of the probe returns at once.
 
 A thread the probe stopped is popped back to the user's line, so the inserted call runs again when it
-resumes; the debugger first puts the thread in SKIP so that call does not evaluate (and count) again. Any
+resumes; the debugger first makes the thread the WAITER (or, when another thread is, puts it in SKIP) so that
+call does not evaluate (and count) again. Any
 number of threads may be held at one probe at once (a hot line in a thread pool): when every slot is taken,
 the array is replaced by one twice as long. That happens with every thread suspended and none inside the
 probe's skipped() (the only code that reads the array), so no thread can take itself out of the old array
@@ -30,8 +31,14 @@ QUIET_ATTEMPTS = 50  # times to let the threads run on (10 ms each) until none i
 
 
 async def skip_once(vm: Any, probe_type: int, thread: int) -> None:
-    """Put `thread` in the probe's SKIP slots and raise ANY: its re-run call returns at once."""
+    """Make `thread` the probe's WAITER, or when another thread is, put it in the SKIP slots and raise ANY: its
+    re-run call returns at once. (Only the debugger sets WAITER, when null; only the waiting thread clears it.)"""
     fields = {f.name: f.id for f in await vm.fields(probe_type)}
+    if "WAITER" in fields:  # (a probe of an older version has only SKIP)
+        waiter = (await vm.send(ReferenceType.GetValues, probe_type, [fields["WAITER"]])).values[0].value
+        if not waiter:
+            await vm.send(ClassType.SetValues, probe_type, [(fields["WAITER"], Value.object(thread, Tag.THREAD))])
+            return
     skip = (await vm.send(ReferenceType.GetValues, probe_type, [fields["SKIP"]])).values[0].value
     slots = await _slots(vm, skip)
     free = next((i for i, v in enumerate(slots) if not v.value), None)
@@ -39,6 +46,15 @@ async def skip_once(vm: Any, probe_type: int, thread: int) -> None:
         skip, free = await _grow(vm, probe_type, fields["SKIP"], skip), len(slots)
     await vm.send(ArrayReference.SetValues, skip, free, [Value.object(thread, Tag.THREAD)])
     await vm.send(ClassType.SetValues, probe_type, [(fields["ANY"], Value.boolean(True))])
+
+
+async def waiting(vm: Any, probe_type: int) -> bool:
+    """Does a thread wait in the probe's WAITER or SKIP (stopped, its call still to run again)?"""
+    fields = {f.name: f.id for f in await vm.fields(probe_type)}
+    if "WAITER" in fields and (await vm.send(ReferenceType.GetValues, probe_type, [fields["WAITER"]])).values[0].value:
+        return True
+    skip = (await vm.send(ReferenceType.GetValues, probe_type, [fields["SKIP"]])).values[0].value
+    return any(v.value for v in await _slots(vm, skip))
 
 
 async def _slots(vm: Any, array: int) -> list[Value]:
