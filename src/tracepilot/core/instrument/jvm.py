@@ -172,7 +172,7 @@ class InJvm:
         """Would this breakpoint gain from running in the JVM (a line or method breakpoint with a condition or
         log)?"""
         return (bp.info.kind == "line" or bp.info.kind in KINDS) and not bp.internal \
-            and bool(bp.info.condition or bp.info.log)
+            and bool(bp.info.condition or bp.info.log or bp.info.capture is not None)
 
     def refusal(self, bp: Breakpoint) -> str | None:
         if not self.enabled:
@@ -269,6 +269,8 @@ class InJvm:
                         "progress JDWP cannot read): redefining the class would restart that count")
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
                 if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
+            if bp.info.capture is not None:  # taken in the JVM by the probe, or (None) with the thread held
+                spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)

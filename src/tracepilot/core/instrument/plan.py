@@ -32,6 +32,7 @@ class ProbeSpec:
     hit_rule: tuple[str, int] | None = None  # ("eq" | "every" | "ge", n): counted in the probe
     at: str = "line"  # "line", or a method breakpoint's ENTRY (first instruction) or EXIT (every return)
     methods: tuple[str, ...] = ()  # a method breakpoint's methods: name + descriptor
+    take: int | None = None  # a capture point taken in the JVM (its id there): take_call.py
 
 
 @dataclass
@@ -146,4 +147,4 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
                 message += exit_suffix(checker.capture(returned) if returned else None, checker.capture(SITE_CAPTURE))
     except (ExpressionSyntaxError, TemplateError) as exc:
         raise NotCompilable(f"does not parse: {exc}") from None
-    return build_probe(name, checker.captures, condition, message, spec.hit_rule)
+    return build_probe(name, checker.captures, condition, message, spec.hit_rule, spec.take)

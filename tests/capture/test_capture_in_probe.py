@@ -1,0 +1,74 @@
+"""Captures taken inside the JVM by the probe, without holding the thread (issue 31, "In the JVM"): the probe
+copies the values and hands the capture over through a ring the debugger drains while everything runs. A hit
+whose copy is not complete falls back to the round trip (the thread held while it is read) and says so.
+Differential: the same hits captured with --no-instrument (round trip) show the same values."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+
+MAIN = "fixtures.CapturedPlain"
+NOT_HELD = "in-JVM (not held)"
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def plain(value) -> object:  # noqa: ANN001
+    return (value.name, re.sub(r"@\d+", "@", value.text), value.kind, value.cut,
+            [plain(c) for c in value.children])
+
+
+def top_and_places(capture) -> tuple:  # noqa: ANN001
+    """The top frame's variables, every frame's place, the expressions and the top frame's cuts."""
+    return ([plain(v) for v in capture.frames[0].locals],
+            [(f.location.class_name, f.location.method, f.location.line) for f in capture.frames],
+            [plain(v) for v in capture.expressions],
+            sorted(c for c in capture.cuts if c.startswith("frame 0")))
+
+
+async def two_captures(jvm_factory, line: int, end: int, in_jvm: bool) -> list:  # noqa: ANN001
+    d = Debugger()
+    d.session.breakpoints.in_jvm.enabled = in_jvm
+    try:
+        await d.attach(jvm_factory(MAIN).address, timeout=10)
+        point = await d.breakpoint_set(f"{MAIN}:{line}", condition="i == 2 || i == 3", capture=2,
+                                       expressions=["note", "items"])
+        await d.breakpoint_set(f"{MAIN}:{end}")
+        stop = await d.resume(timeout=30)
+        assert stop.stopped and stop.stop.location.line == end, stop
+        found = await d.captures(point.id, wait=5)
+        assert len(found) == 2, found
+        assert [r for r in d.history.since(0) if r.kind == "stop" and "VM start" not in r.text] and \
+            len([r for r in d.history.since(0) if r.kind == "stop" and "VM start" not in r.text]) == 1
+        listed = next(b for b in await d.breakpoint_list() if b.id == point.id)
+        assert listed.capture.done and listed.capture.taken == 2, listed.describe()
+        if in_jvm:
+            taken, fallen = found
+            # i == 2: copied whole in the JVM, the thread never held.
+            assert taken.via == NOT_HELD and taken.took_ms == 0, taken
+            assert "taken in the JVM by the probe" in taken.copy, taken.copy
+            assert all(f.locals is None for f in taken.frames[1:]), taken.frames
+            assert any("not captured in the JVM" in c for c in taken.cuts), taken.cuts
+            # i == 3: an unmodifiable wrapper the copy leaves to JDWP: that hit is taken by round trip, said.
+            assert fallen.via == "in-JVM" and "Collections$UnmodifiableRandomAccessList" in (fallen.note or ""), \
+                fallen
+            assert "in the JVM" in listed.describe(), listed.describe()
+        return found
+    finally:
+        await d.close()
+
+
+async def test_in_probe_captures_equal_round_trip_captures_of_the_same_hits(jvm_factory, line_of) -> None:
+    line, end = line_of("plain-line"), line_of("plain-end")
+    in_probe = await two_captures(jvm_factory, line, end, True)
+    round_trip = await two_captures(jvm_factory, line, end, False)
+    for mine, theirs in zip(in_probe, round_trip, strict=True):
+        assert top_and_places(mine) == top_and_places(theirs)
+    top = {v.name: v for v in in_probe[0].frames[0].locals}
+    # The list as it was at the hit (the line after it clears it).
+    assert [c.children[0].text for c in top["items"].children] == ['"item-2-0"', '"item-2-1"', '"item-2-2"']
+    assert [v.text for v in in_probe[0].expressions][0] == '"round 2"'
