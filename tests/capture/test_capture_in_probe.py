@@ -49,7 +49,7 @@ async def two_captures(jvm_factory, line: int, end: int, in_jvm: bool) -> list: 
         if in_jvm:
             taken, fallen = found
             # i == 2: copied whole in the JVM, the thread never held.
-            assert taken.via == NOT_HELD and taken.took_ms == 0, taken
+            assert taken.via == NOT_HELD and taken.took_ms == 0, (taken.note, taken.via, listed.describe())
             assert "taken in the JVM by the probe" in taken.copy, taken.copy
             assert all(f.locals is None for f in taken.frames[1:]), taken.frames
             assert any("not captured in the JVM" in c for c in taken.cuts), taken.cuts

@@ -176,11 +176,18 @@ class InProbe:
                 log.exception("reading the capture ring failed")
                 return
 
+    async def drain_quietly(self) -> None:
+        """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""
+        try:
+            await self.drain()
+        except (DebuggerError, JdwpError, ConnectionError) as exc:
+            log.debug("reading the capture ring: %s", exc)
+
     async def drain(self) -> None:
         """Every record the ring holds, rendered and booked; then its slots are cleared and READ moves on (the
         JVM writes only slots the debugger has read). Nothing is suspended."""
         vm = self.vm
-        if vm is None or vm.conn is None or vm.conn.is_closed:
+        if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
             return
         async with self._draining:
             n, read = (await vm.send(ReferenceType.GetValues, self.type_id,

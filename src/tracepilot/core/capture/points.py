@@ -128,6 +128,7 @@ class CapturePoints:
             return  # hits in flight when it got done (its requests are going)
         in_probe = self.in_probe.serves(bp.info.id)  # (a hit the probe handed over: counted and limited there)
         if in_probe:
+            await self.in_probe.drain_quietly()  # (the captures the probe took before this hit come first)
             why = await self.in_probe.fell_back(bp.info.id)
             note = f"{note}; {why}" if note and why else (why or note)
         bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
