@@ -72,3 +72,28 @@ async def test_in_probe_captures_equal_round_trip_captures_of_the_same_hits(jvm_
     # The list as it was at the hit (the line after it clears it).
     assert [c.children[0].text for c in top["items"].children] == ['"item-2-0"', '"item-2-1"', '"item-2-2"']
     assert [v.text for v in in_probe[0].expressions][0] == '"round 2"'
+
+
+async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_captures_there(jvm_factory, line_of) -> None:
+    service = "fixtures.CaptureService"
+    d = Debugger()
+    try:
+        await d.attach(jvm_factory(service, "4", suspend=False).address, timeout=10)
+        line = line_of("capture-line")
+        bp = await d.breakpoint_set(f"{service}:{line}", condition="request.id % 10 == 7", capture=6)
+        found = await d.captures(bp.id, wait=10)
+        while len(found) < 6:
+            more = await d.captures(bp.id, wait=10, since=found[-1].seq)
+            assert more, found
+            found += more
+        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+        assert listed.mode == "in-JVM", listed.describe()
+        # The first hit came by round trip (the class was loaded: it moves into the JVM at that hit's return).
+        assert found[-1].via == NOT_HELD, [(c.via, c.note) for c in found]
+        top = {v.name: v for v in found[-1].frames[0].locals}
+        items = next(c for c in top["request"].children if c.name == "items")
+        assert len(items.children) == int(top["size"].text) >= 3, items  # (as it was: the next line clears it)
+        assert [f.location.method for f in found[-1].frames[:2]] == ["handle", "lambda$main$0"], found[-1].frames
+        assert not [r for r in d.history.since(0) if r.kind == "stop"]
+    finally:
+        await d.close()

@@ -24,7 +24,15 @@ import re
 import time
 from typing import Any
 
-from ...jdwp import ArrayReference, ClassType, JdwpError, ReferenceType, StringReference, Tag
+from ...jdwp import (
+    ArrayReference,
+    ClassType,
+    JdwpError,
+    JdwpTransportError,
+    ReferenceType,
+    StringReference,
+    Tag,
+)
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError
 from ..inspect.stack import Frames
@@ -61,6 +69,8 @@ class InProbe:
         self.arrays: dict[str, int] = {}  # static array field -> the array's object id
         self._poller: asyncio.Task[None] | None = None
         self._draining = asyncio.Lock()
+        self._defining = asyncio.Lock()
+        self._ahead = False  # a hit's thread is defining the take class ahead of a move into the JVM
         self._reads = 0
 
     @property
@@ -100,22 +110,48 @@ class InProbe:
             except (DebuggerError, JdwpError) as exc:
                 why = f"the in-JVM capture could not be set up ({exc})"
             else:
-                state.path = "taken in the JVM without holding the thread"
                 return point
         state.path = f"taken with the thread held: {why}"
         return None
 
-    async def _register(self, bp: Any, thread: int) -> int:
+    def bound(self, bp: Any, point: int | None) -> None:
+        """The point's probe is in place: its captures are taken in the JVM (or, `point` None, said why not)."""
+        if point is not None:
+            bp.info.capture.path = "taken in the JVM without holding the thread"
+
+    async def define(self, thread: int) -> Any:
+        """The copier and the take class in the JVM (once), on `thread`, held by an event."""
         copier = self.points.copier
         vm = copier.bind_vm()
         await copier.define(thread)  # (take calls the copier: defined first)
-        if self.vm is not vm:
-            self.vm, self.fields, self.arrays, self.ids, self.bps, self.next_id = vm, {}, {}, {}, {}, 0
-            self.type_id = await copier.define_class(thread, NAME, class_bytes())
-            self.fields = {f.name: f.id for f in await vm.fields(self.type_id)}
-            names = ["LIMIT", "SETTING", "TAKEN", "SKIPPED", "LACKS", "TOKENS", "STAMP", "RING"]
-            got = (await vm.send(ReferenceType.GetValues, self.type_id, [self.fields[n] for n in names])).values
-            self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
+        async with self._defining:  # (hits of several threads come at once: one definition)
+            if self.vm is not vm:
+                type_id = await copier.define_class(thread, NAME, class_bytes())
+                fields = {f.name: f.id for f in await vm.fields(type_id)}
+                names = ["LIMIT", "SETTING", "TAKEN", "SKIPPED", "LACKS", "TOKENS", "STAMP", "RING"]
+                got = (await vm.send(ReferenceType.GetValues, type_id, [fields[n] for n in names])).values
+                self.ids, self.bps, self.next_id = {}, {}, 0
+                self.type_id, self.fields = type_id, fields
+                self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
+                self.vm = vm
+        return vm
+
+    async def define_ahead(self, bp: Any, thread: int) -> None:
+        """A round-trip hit of a point that will move into the JVM: define what its probe calls now, while only
+        this thread is held, not during the move (which holds every thread)."""
+        if self.refusal(bp.info.capture, bp.info.kind) is not None or self._ahead \
+                or self.vm is self.session.require_vm():
+            return  # (defined, or another thread's hit is defining it: this one goes on)
+        self._ahead = True
+        try:
+            await self.define(thread)
+        except (DebuggerError, JdwpError) as exc:
+            log.debug("defining the take class ahead: %s", exc)
+        finally:
+            self._ahead = False
+
+    async def _register(self, bp: Any, thread: int) -> int:
+        vm = await self.define(thread)
         point = self.ids.get(bp.info.id)
         if point is None:
             point = self.ids[bp.info.id] = self.next_id
@@ -130,6 +166,7 @@ class InProbe:
             send(ArrayReference.SetValues, self.arrays["SETTING"], point * SETTINGS, [Value.int(v) for v in settings]),
             send(ArrayReference.SetValues, self.arrays["TAKEN"], point, [Value.int(state.taken)]),
             send(ArrayReference.SetValues, self.arrays["SKIPPED"], point, [Value.int(state.skipped)]),
+            send(ArrayReference.SetValues, self.arrays["TOKENS"], point, [Value(Tag.DOUBLE, self.points.tokens(bp))]),
             send(ArrayReference.SetValues, self.arrays["STAMP"], point, [Value(Tag.LONG, 0)]))
         await send(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(state.limit)])
         if self._poller is None or self._poller.done():
@@ -169,7 +206,7 @@ class InProbe:
             await asyncio.sleep(POLL_SECONDS)
             try:
                 await self.drain()
-            except (DebuggerError, JdwpError, ConnectionError) as exc:
+            except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
                 log.debug("reading the capture ring: %s", exc)
                 return
             except Exception:
@@ -180,7 +217,7 @@ class InProbe:
         """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""
         try:
             await self.drain()
-        except (DebuggerError, JdwpError, ConnectionError) as exc:
+        except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
             log.debug("reading the capture ring: %s", exc)
 
     async def drain(self) -> None:

@@ -124,13 +124,14 @@ class CapturePoints:
                      note: str | None = None) -> None:
         """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller)."""
         state: CaptureState = bp.info.capture
-        if state.done or state.taken >= state.limit:
-            return  # hits in flight when it got done (its requests are going)
-        in_probe = self.in_probe.serves(bp.info.id)  # (a hit the probe handed over: counted and limited there)
+        # A hit the probe handed over (its copy fell short): counted and rate-limited in the JVM already.
+        in_probe = via == "in-JVM" and self.in_probe.serves(bp.info.id)
         if in_probe:
             await self.in_probe.drain_quietly()  # (the captures the probe took before this hit come first)
             why = await self.in_probe.fell_back(bp.info.id)
             note = f"{note}; {why}" if note and why else (why or note)
+        if state.done or state.taken >= state.limit:
+            return  # hits in flight when it got done (its requests are going)
         bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
         if not in_probe and not bucket.take():
             state.skipped += 1
@@ -152,6 +153,8 @@ class CapturePoints:
                                   copy=bool(pays), stats=stats)
         if pays is None:
             self._copy_pays[bp.info.id] = stats.get("objects", 0) >= COPY_FROM_OBJECTS
+        if via == "round trip" and (bp.info.mode or "").startswith("round trip (the class was loaded before"):
+            await self.in_probe.define_ahead(bp, thread)  # (it moves into the JVM when this hit returns)
         capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
         capture.skipped = state.skipped
         self.book.add(capture)
@@ -159,6 +162,13 @@ class CapturePoints:
                                  breakpoint=bp.info.id, capture=capture.seq, thread=thread)
         if state.done:
             self._finish_later(bp)
+
+    def tokens(self, bp: Any) -> float:
+        """What the point's rate limit has left now (the JVM carries on from it when the point moves there)."""
+        state = bp.info.capture
+        bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
+        bucket.take_up_to(0)  # (refilled to now)
+        return bucket.tokens
 
     def summary(self, capture: Capture) -> str:
         return _summary(capture)

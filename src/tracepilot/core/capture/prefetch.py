@@ -33,6 +33,7 @@ from ...jdwp import (
     Tag,
     VirtualMachine,
 )
+from ...jdwp.commands import SET_BYTES
 from ...jdwp.wire import Value
 from ..errors import DebuggerError
 from .copier_bytes import COPY, COPY8, COPY8_SIGNATURE, COPY_SIGNATURE, NAME, class_bytes
@@ -244,8 +245,7 @@ class Copier:
                                          methods["getSystemClassLoader()Ljava/lang/ClassLoader;"], [])).value
             byte_array = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
             array = (await vm.send(ArrayType.NewInstance, byte_array, len(data))).new_array.value
-            await vm.send(ArrayReference.SetValues, array, 0, [Value(Tag.BYTE, b - 256 if b > 127 else b)
-                                                               for b in data])
+            await vm.send(SET_BYTES, array, 0, data)  # (one string of bytes: 12 KB as Values took 40 ms)
             name_string = (await vm.send(VirtualMachine.CreateString, name)).string_object
             define = methods["defineClass(Ljava/lang/String;[BII)Ljava/lang/Class;"]
             try:

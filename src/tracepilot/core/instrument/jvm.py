@@ -51,6 +51,7 @@ from ...jdwp import (
     TypeTag,
     VirtualMachine,
 )
+from ...jdwp.commands import SET_BYTES
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
@@ -276,7 +277,8 @@ class InJvm:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
-            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
+            if not at_prepare and not self._may_leave_old_frames(bp, record) and \
+                    await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             for placed in result.probes:
                 if placed.probe.class_name not in record.probe_types:
@@ -289,6 +291,8 @@ class InJvm:
             except JdwpError as exc:
                 return f"the JVM refused the instrumented class: {exc}"
             record.specs, record.current = specs, result
+            if bp.info.capture is not None:
+                self.tracker.captures.in_probe.bound(bp, spec.take)
             record.retired.clear()  # their inert calls went with the old bytes
             self.classes[record.type_id] = record
             await self._request_probe_events(bp, record, spec)
@@ -428,6 +432,13 @@ class InJvm:
         finally:
             self._rebinding = False
 
+    def _may_leave_old_frames(self, bp: Breakpoint, record: ClassRecord) -> bool:
+        """A capture point is the first probe of a class no other breakpoint is in: a call already running keeps
+        the original code to its end, whose hits are not captured (a capture point takes some hits, not all),
+        and nothing else in the class can be missed. (Under load some thread is always inside the method.)"""
+        return bp.info.capture is not None and not record.specs and not any(
+            other is not bp and record.type_id in other.bound_types for other in self.tracker.by_id.values())
+
     def _counting_in(self, type_id: int, mine: Breakpoint) -> Breakpoint | None:
         """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
         redefinition drops its request, and binding it again would count from zero."""
@@ -536,8 +547,7 @@ class InJvm:
         byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
         array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
         await vm.send(ObjectReference.DisableCollection, array)
-        signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
-        await vm.send(ArrayReference.SetValues, array, 0, signed)
+        await vm.send(SET_BYTES, array, 0, data)  # (as one string of bytes: much faster than a Value each)
         return array
 
     async def mark_probe(self, record: ClassRecord, probe_type: int) -> None:
@@ -853,9 +863,14 @@ class InJvm:
         except JdwpError:
             return
         self._upgrades[bp.info.id] = self._upgrades.get(bp.info.id, 0) + 1
+        if bp.info.capture is not None:  # what its probe will call, defined while only this thread is held
+            await self.tracker.captures.in_probe.define_ahead(bp, event.thread)
         self.tracker.by_request[reply.request_id] = bp
         self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
                                                        line=await self._line_of(event.location))
+
+    def upgrade_pending(self, bp: Breakpoint) -> bool:
+        return any(p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values())
 
     async def _line_of(self, location: Location) -> int:
         method = await self.session.require_vm().line_table(location.class_id, location.method_id)

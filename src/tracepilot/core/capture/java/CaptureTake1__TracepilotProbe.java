@@ -29,8 +29,8 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
     public static final int[] TAKEN = new int[POINTS]; // captures taken, in the ring or handed to the round trip
     public static final int[] SKIPPED = new int[POINTS]; // hits the rate limit let by
     public static final String[] LACKS = new String[POINTS]; // why the last capture fell back to the round trip
-    static final double[] TOKENS = new double[POINTS];
-    static final long[] STAMP = new long[POINTS];
+    static final double[] TOKENS = new double[POINTS]; // set by the debugger too: what its rate limit had left
+    static final long[] STAMP = new long[POINTS]; // (0: TOKENS as the debugger set them)
     public static final Object[] RING = new Object[SLOTS];
     public static volatile int N; // records added, ever
     public static volatile int READ; // records the debugger has read (it clears their slots)
@@ -65,7 +65,7 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
                 }
                 double rate = SETTING[point * SETTINGS + 5] / 1000.0;
                 double capacity = Math.max(rate, 1.0);
-                double tokens = STAMP[point] == 0 ? capacity
+                double tokens = STAMP[point] == 0 ? Math.min(capacity, TOKENS[point]) // (the debugger's, at the move)
                     : Math.min(capacity, TOKENS[point] + (started - STAMP[point]) * rate / 1e9);
                 STAMP[point] = started;
                 if (tokens < 1.0) {
