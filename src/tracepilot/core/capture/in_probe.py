@@ -53,6 +53,7 @@ SLOTS = 512  # records its ring holds
 SETTINGS = 6
 NOT_HELD = "in-JVM (not held)"
 NAME_ONLY = re.compile(r"[A-Za-z_$][\w$]*")
+HELD_AFTER = 3  # copies in a row that fell short, after which the point's probe hands every hit over at once
 
 
 class InProbe:
@@ -71,6 +72,7 @@ class InProbe:
         self._draining = asyncio.Lock()
         self._defining = asyncio.Lock()
         self._ahead = False  # a hit's thread is defining the take class ahead of a move into the JVM
+        self.short: dict[int, int] = {}  # id -> copies in a row that fell short
         self._reads = 0
 
     @property
@@ -128,7 +130,7 @@ class InProbe:
             if self.vm is not vm:
                 type_id = await copier.define_class(thread, NAME, class_bytes())
                 fields = {f.name: f.id for f in await vm.fields(type_id)}
-                names = ["LIMIT", "SETTING", "TAKEN", "SKIPPED", "LACKS", "TOKENS", "STAMP", "RING"]
+                names = ["LIMIT", "HELD", "SETTING", "TAKEN", "SKIPPED", "LACKS", "TOKENS", "STAMP", "RING"]
                 got = (await vm.send(ReferenceType.GetValues, type_id, [fields[n] for n in names])).values
                 self.ids, self.bps, self.next_id = {}, {}, 0
                 self.type_id, self.fields = type_id, fields
@@ -167,7 +169,8 @@ class InProbe:
             send(ArrayReference.SetValues, self.arrays["TAKEN"], point, [Value.int(state.taken)]),
             send(ArrayReference.SetValues, self.arrays["SKIPPED"], point, [Value.int(state.skipped)]),
             send(ArrayReference.SetValues, self.arrays["TOKENS"], point, [Value(Tag.DOUBLE, self.points.tokens(bp))]),
-            send(ArrayReference.SetValues, self.arrays["STAMP"], point, [Value(Tag.LONG, 0)]))
+            send(ArrayReference.SetValues, self.arrays["STAMP"], point, [Value(Tag.LONG, 0)]),
+            send(ArrayReference.SetValues, self.arrays["HELD"], point, [Value(Tag.BOOLEAN, False)]))
         await send(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(state.limit)])
         if self._poller is None or self._poller.done():
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-capture-ring")
@@ -197,6 +200,16 @@ class InProbe:
             text = (await self.vm.send(StringReference.Value, value.value)).string_value
         except JdwpError:
             return None
+        self.short[point] = self.short.get(point, 0) + 1
+        if self.short[point] == HELD_AFTER:  # (a class whose fields the copy cannot read: every copy falls short)
+            bp = self.bps.get(point)
+            if bp is not None:
+                bp.info.capture.path = (f"taken with the thread held: its last {HELD_AFTER} in-JVM copies fell short "
+                                        f"(the copy lacks {text})")
+            try:
+                await self.vm.send(ArrayReference.SetValues, self.arrays["HELD"], point, [Value(Tag.BOOLEAN, True)])
+            except JdwpError:
+                pass
         return f"taken with the thread held: the in-JVM copy lacks {text}"
 
     # -- the ring ------------------------------------------------------------------------------------------
@@ -274,6 +287,7 @@ class InProbe:
         if state.taken >= state.limit:
             return
         capture = await self._render(header, copy_v.value, classes_v.value, thread_v.value, state)
+        self.short[point] = 0
         state.taken += 1
         number = state.taken
         bp.info.hits += 1

@@ -24,6 +24,7 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
 
     // Set by the debugger before the point's probe runs (a point's id is its index).
     public static final int[] LIMIT = new int[POINTS]; // captures the point takes (0: off)
+    public static final boolean[] HELD = new boolean[POINTS]; // its copies keep falling short: straight to hit()
     public static final int[] SETTING = new int[POINTS * SETTINGS];
     // Kept here, read by the debugger.
     public static final int[] TAKEN = new int[POINTS]; // captures taken, in the ring or handed to the round trip
@@ -75,6 +76,9 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
                 }
                 TOKENS[point] = tokens - 1.0;
                 TAKEN[point]++;
+                if (HELD[point]) {
+                    return FALL_BACK;
+                }
                 if (N - READ >= SLOTS) {
                     LACKS[point] = "room in the ring (the debugger has not read it yet)";
                     return FALL_BACK;
