@@ -41,7 +41,7 @@ from ..model import Actor
 from ..secrets import is_secret_name
 from .model import Capture, CapturedFrame, CapturedValue, CaptureState
 from .objects import field_memo, one_capture
-from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, _Cursor, _value
+from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, read_value
 from .reader import CaptureRead
 from .take_bytes import NAME, class_bytes
 
@@ -162,7 +162,7 @@ class InProbe:
         state: CaptureState = bp.info.capture
         limits = state.limits
         settings = [max(limits.depth, 1), max(limits.items, 20), max(limits.fields, 20), MAX_CHARS,
-                    max(2 * limits.values, 200), int(state.rate * 1000)]  # (the held copy's, prefetch.py)
+                    max(2 * limits.values, 200), min(int(state.rate * 1000), 2**31 - 1)]  # (the held copy's, prefetch.py)
         send = vm.send
         await asyncio.gather(
             send(ArrayReference.SetValues, self.arrays["SETTING"], point * SETTINGS, [Value.int(v) for v in settings]),
@@ -275,6 +275,7 @@ class InProbe:
                         "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
                         breakpoint=bp.info.id)
                 state.skipped = skipped
+            bp.info.hits = max(bp.info.hits, state.taken + state.skipped)  # (passing hits, as by round trip)
 
     async def _book(self, record: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
@@ -304,7 +305,7 @@ class InProbe:
         """A record as a capture: its frames' places, the top frame's values, rendered from the copy alone."""
         started = time.perf_counter()
         vm, copier = self.vm, self.points.copier
-        cur = _Cursor(header)
+        cur = Cursor(header)
         cur.upto()  # (the point)
         millis = cur.number()
         kinds = cur.chars()
@@ -319,7 +320,7 @@ class InProbe:
         try:
             with one_capture():
                 copied, refs = await copier.read_result(copy, objects, field_memo())
-                values = [_value(cur, refs) for _ in letters]
+                values = [read_value(cur, refs) for _ in letters]
                 jvm_us = cur.number() / 1000
                 frames = await self._frames(cur, classes)
                 capture.frames = [CapturedFrame(n, code) for n, (_, code) in enumerate(frames)]
@@ -345,7 +346,7 @@ class InProbe:
                         f"thread not held; read from the ring in {(time.perf_counter() - started) * 1000:.1f} ms")
         return capture
 
-    async def _frames(self, cur: _Cursor, classes: int) -> list[Any]:
+    async def _frames(self, cur: Cursor, classes: int) -> list[Any]:
         """Each frame's place from its class, method and bytecode index (the probe's own frames left out)."""
         vm, copier = self.vm, self.points.copier
         entries = []

@@ -279,7 +279,7 @@ async def _elements(vm: Any, array: int, n: int) -> list[Value]:
     return (await vm.send(ArrayReference.GetValues, array, 0, n)).values if n else []
 
 
-class _Cursor:
+class Cursor:
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
@@ -300,7 +300,7 @@ class _Cursor:
         return part
 
 
-def _value(cur: _Cursor, refs: list[Value]) -> Value:
+def read_value(cur: Cursor, refs: list[Value]) -> Value:
     kind = cur.text[cur.at]
     cur.at += 1
     raw = cur.upto()
@@ -343,7 +343,7 @@ async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: An
     """The copier's records into the caches the capture's reading consults first (see CaptureObjects)."""
     copied = Copied()
     vm = objects.vm
-    cur = _Cursor(text)
+    cur = Cursor(text)
     while cur.at < len(text):
         if text[cur.at] != "R":
             raise ValueError(f"copy record expected at {cur.at}")
@@ -361,26 +361,26 @@ async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: An
             objects._strings[oid] = cur.chars()
         elif kind == "A":
             length, n = cur.number(), cur.number()
-            copied.arrays[oid] = (length, [_value(cur, refs) for _ in range(n)])
+            copied.arrays[oid] = (length, [read_value(cur, refs) for _ in range(n)])
             objects._lengths[oid] = length
         elif kind == "B":
-            value = _value(cur, refs)
+            value = read_value(cur, refs)
             field_info = (await objects.fields_by_name(type_id)).get("value")
             if field_info is not None:
                 memo.setdefault(oid, {})[field_info.id] = value
         elif kind == "L":
             size, n = cur.number(), cur.number()
-            copied.lists[oid] = (size, [_value(cur, refs) for _ in range(n)])
+            copied.lists[oid] = (size, [read_value(cur, refs) for _ in range(n)])
         elif kind == "M":
             size, n = cur.number(), cur.number()
-            copied.maps[oid] = (size, [(_value(cur, refs), _value(cur, refs)) for _ in range(n)])
+            copied.maps[oid] = (size, [(read_value(cur, refs), read_value(cur, refs)) for _ in range(n)])
         elif kind == "F":
             count = cur.number()
             ids = await _field_ids(vm, type_id, field_ids)
             known = memo.setdefault(oid, {})
             for _ in range(count):
                 level, name = cur.number(), cur.chars()
-                value = _value(cur, refs)
+                value = read_value(cur, refs)
                 found = ids.get((level, name))
                 if found is not None:
                     known.setdefault(found, value)
