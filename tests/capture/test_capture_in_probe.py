@@ -97,3 +97,17 @@ async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_cap
         assert not [r for r in d.history.since(0) if r.kind == "stop"]
     finally:
         await d.close()
+
+
+async def test_a_capture_taken_just_before_the_program_exits_is_kept(jvm_factory, line_of) -> None:
+    d = Debugger()
+    try:
+        await d.attach(jvm_factory(MAIN).address, timeout=10)
+        point = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 4", capture=1)
+        end = await d.resume(timeout=30)  # to the program's end: the capture is still in the ring as it exits
+        assert not end.stopped or end.stop.kind.value != "breakpoint", end
+        found = await d.captures(point.id, wait=5)
+        assert len(found) == 1 and found[0].via == NOT_HELD, found
+        assert {v.name: v.text for v in found[0].frames[0].locals}["i"] == "4"
+    finally:
+        await d.close()

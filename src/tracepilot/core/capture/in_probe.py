@@ -19,6 +19,7 @@ round trip, and says why (`refusal`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import time
@@ -27,11 +28,15 @@ from typing import Any
 from ...jdwp import (
     ArrayReference,
     ClassType,
+    EventKind,
+    EventRequest,
     JdwpError,
     JdwpTransportError,
     ReferenceType,
     StringReference,
+    SuspendPolicy,
     Tag,
+    VirtualMachine,
 )
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError
@@ -73,6 +78,9 @@ class InProbe:
         self._defining = asyncio.Lock()
         self._ahead = False  # a hit's thread is defining the take class ahead of a move into the JVM
         self.short: dict[int, int] = {}  # id -> copies in a row that fell short
+        self._undo_tap: Any = None
+        self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
+        self._last: asyncio.Task[None] | None = None
         self._reads = 0
 
     @property
@@ -136,7 +144,33 @@ class InProbe:
                 self.type_id, self.fields = type_id, fields
                 self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
                 self.vm = vm
+                await self._hold_death(vm)
         return vm
+
+    async def _hold_death(self, vm: Any) -> None:
+        """Captures still in the ring when the program ends are read before the VM goes: a VM_DEATH request
+        that suspends all holds the dying VM (as an in-JVM trace's DeathWatch does) until the ring is read."""
+        if self._undo_tap is not None:
+            self._undo_tap()
+        self._undo_tap = self.session.add_event_tap(self._tap)
+        self._death = (await vm.send(EventRequest.Set, EventKind.VM_DEATH, SuspendPolicy.ALL, [])).request_id
+
+    def _tap(self, composite: Any) -> bool:
+        if not self._death or not any(getattr(e, "request_id", None) == self._death for e in composite.events):
+            return False
+        self._death = 0
+        task = asyncio.get_running_loop().create_task(self._last_read(self.vm))
+        self._last = task
+        return True  # (the session hears of the death from the unsolicited event that follows the resume)
+
+    async def _last_read(self, vm: Any) -> None:
+        try:
+            await self.drain()
+        except Exception as exc:  # noqa: BLE001 - the VM goes whatever happened
+            log.debug("reading the capture ring at the VM's death: %s", exc)
+        finally:
+            with contextlib.suppress(Exception):
+                await vm.send(VirtualMachine.Resume)
 
     async def define_ahead(self, bp: Any, thread: int) -> None:
         """A round-trip hit of a point that will move into the JVM: define what its probe calls now, while only
