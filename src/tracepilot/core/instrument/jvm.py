@@ -405,7 +405,8 @@ class InJvm:
         self._rebinding = True
         try:
             for other in list(self.tracker.by_id.values()):
-                if other is mine or type_id not in other.bound_types or self._is_in_jvm(other):
+                if other is mine or type_id not in other.bound_types or self._is_in_jvm(other) or (
+                        other.info.capture is not None and other.info.capture.done):
                     continue
                 if other.info.kind not in ("line", "method_entry"):
                     continue
@@ -883,8 +884,8 @@ class InJvm:
         self.tracker.by_request.pop(event.request_id, None)
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
-        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled:
-            return
+        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM":
+            return  # (gone, or moved already: a hit in flight during the move asked for a second one)
         info = await vm.type(request.probe_type)
         methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
             if bp.info.kind in KINDS else None
