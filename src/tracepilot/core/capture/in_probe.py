@@ -114,6 +114,8 @@ class InProbe:
         captures are taken by round trip (the point's mode says why)."""
         state: CaptureState = bp.info.capture
         why = self.refusal(state, bp.info.kind)
+        if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
+            why = "a thread or instance filter is the JVM's event request's to apply"
         if why is None:
             try:
                 point = await self._register(bp, thread)
