@@ -151,6 +151,7 @@ class InJvm:
         self.enabled = not disabled_by_env()
         self.classes: dict[int, ClassRecord] = {}
         self.hotswapped: set[int] = set()
+        self._moving: set[str] = set()  # breakpoints asked to move into the JVM, or moving, now
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
         self.leaving = False  # the session detaches: restore every class, whatever it restarts
@@ -742,6 +743,7 @@ class InJvm:
         line), the probe is made inert instead (its requests cleared, FORCE on, so its call only reaches an
         empty hit()) and the class is redefined later, when no thread is inside (`settle`, or at detach)."""
         conn = self.session.conn
+        self._moving.discard(bp.info.id)  # (its upgrade request goes below)
         await self.logs.close(bp.info.id)
         for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
@@ -845,9 +847,16 @@ class InJvm:
         stop once, every thread suspended, where the method returns to its caller, and instrument there."""
         if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled:
             return
-        if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or any(
-                p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values()):
+        if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or self.upgrade_pending(bp):
             return
+        self._moving.add(bp.info.id)  # (hits of other threads handled meanwhile ask for no second move)
+        try:
+            await self._ask_upgrade(bp, event)
+        finally:
+            if not any(p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values()):
+                self._moving.discard(bp.info.id)
+
+    async def _ask_upgrade(self, bp: Breakpoint, event: Any) -> None:
         vm = self.session.require_vm()
         try:
             frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 2)).frames
@@ -864,14 +873,16 @@ class InJvm:
         except JdwpError:
             return
         self._upgrades[bp.info.id] = self._upgrades.get(bp.info.id, 0) + 1
-        if bp.info.capture is not None:  # what its probe will call, defined while only this thread is held
-            await self.tracker.captures.in_probe.define_ahead(bp, event.thread)
         self.tracker.by_request[reply.request_id] = bp
         self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
                                                        line=await self._line_of(event.location))
+        if bp.info.capture is not None:  # what its probe will call, defined while only this thread is held
+            await self.tracker.captures.in_probe.define_ahead(bp, event.thread)
 
     def upgrade_pending(self, bp: Breakpoint) -> bool:
-        return any(p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values())
+        """Is the breakpoint waiting to move into the JVM, or moving now?"""
+        return bp.info.id in self._moving or any(p.bp_id == bp.info.id and p.role == "upgrade"
+                                                 for p in self.requests.values())
 
     async def _line_of(self, location: Location) -> int:
         method = await self.session.require_vm().line_table(location.class_id, location.method_id)
@@ -885,10 +896,19 @@ class InJvm:
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
         if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM":
-            return  # (gone, or moved already: a hit in flight during the move asked for a second one)
+            self._moving.discard(bp.info.id)
+            return  # (gone, or moved already)
         info = await vm.type(request.probe_type)
         methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
             if bp.info.kind in KINDS else None
+        self._moving.add(bp.info.id)  # (from the request until it says in-JVM or why not)
+        try:
+            await self._move(bp, info, request, event, methods)
+        finally:
+            self._moving.discard(bp.info.id)
+
+    async def _move(self, bp: Breakpoint, info: Any, request: ProbeRequest, event: Any, methods: Any) -> None:
+        vm = self.session.require_vm()
         reason = await self.bind_at(bp, info, request.line, event.thread, methods)
         if reason is not None:
             bp.info.mode = f"round trip ({reason})"
