@@ -88,6 +88,11 @@ async def main() -> None:
             bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"], capture_limits=limits)
             failed_with, with_point = await ab(url, args.requests)
             found = await d.captures(bp.id, limit=args.captures)
+            while len(found) < args.captures:  # (captures taken in the JVM may still be on their way from its ring)
+                more = await d.captures(bp.id, wait=10, limit=args.captures, since=found[-1].seq if found else 0)
+                if not more:
+                    break
+                found += more
             uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
             held = [c.took_ms for c in found]
             print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
