@@ -104,10 +104,21 @@ async def test_a_capture_taken_just_before_the_program_exits_is_kept(jvm_factory
     try:
         await d.attach(jvm_factory(MAIN).address, timeout=10)
         point = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 4", capture=1)
+        # Asking for the callers' variables (or an expression other than a name) takes the capture held.
+        callers = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 1", capture=1,
+                                         capture_limits={"frames": 2})
+        called = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 0", capture=1,
+                                        expressions=["items.size()"])
         end = await d.resume(timeout=30)  # to the program's end: the capture is still in the ring as it exits
         assert not end.stopped or end.stop.kind.value != "breakpoint", end
         found = await d.captures(point.id, wait=5)
         assert len(found) == 1 and found[0].via == NOT_HELD, found
         assert {v.name: v.text for v in found[0].frames[0].locals}["i"] == "4"
+        held = (await d.captures(callers.id))[0]
+        assert held.via == "in-JVM" and held.frames[1].locals is not None, held
+        assert "frames=2 asks for the callers' variables" in callers.describe(), callers.describe()
+        held = (await d.captures(called.id))[0]
+        assert held.via == "in-JVM" and held.expressions[0].text == "1", held
+        assert "'items.size()' is evaluated with the thread held" in called.describe(), called.describe()
     finally:
         await d.close()
