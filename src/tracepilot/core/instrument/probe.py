@@ -5,6 +5,9 @@
     static void error(Throwable)      called when evaluating threw: a breakpoint too (a condition error)
     static void handover(Object[])    logpoints: a batch of lines and their threads, for the debugger
 
+A capture point's check calls take(...) instead of hit() (take_call.py): the capture is taken in the JVM and
+hit() is called only when it must fall back to the debugger.
+
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
 the user's method) and the inserted call runs again on resume; the debugger first puts the thread in
