@@ -95,6 +95,15 @@ async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_cap
         assert len(items.children) == int(top["size"].text) >= 3, items  # (as it was: the next line clears it)
         assert [f.location.method for f in found[-1].frames[:2]] == ["handle", "lambda$main$0"], found[-1].frames
         assert not [r for r in d.history.since(0) if r.kind == "stop"]
+        # Every frame as a stop there shows it (mapped from StackWalker's class, method and bytecode index
+        # through the debugger's line tables: the lambda's hidden class, Thread.run).
+        await d.breakpoint_remove(bp.id)
+        await d.breakpoint_set(f"{service}:{line}")
+        stop = await d.wait_for_stop(timeout=10)
+        assert stop.stopped, stop
+        at_stop = await d.stack(count=50)
+        assert [(f.location.class_name, f.location.method, f.location.line) for f in found[-1].frames] == \
+            [(f.location.class_name, f.location.method, f.location.line) for f in at_stop], at_stop
     finally:
         await d.close()
 
