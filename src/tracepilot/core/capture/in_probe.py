@@ -253,6 +253,9 @@ class InProbe:
     async def _poll(self) -> None:
         while self.ids:
             await asyncio.sleep(POLL_SECONDS)
+            vm = self.vm
+            if vm is None or vm.conn is None or vm.conn.is_closed:
+                return  # (the session let go of the VM: a new one starts its own poll)
             try:
                 await self.drain()
             except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
