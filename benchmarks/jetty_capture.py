@@ -2,7 +2,7 @@
 with `capture: N` on the request path (ContextHandler.doHandle's entry, the request's `target` as an
 expression), against the same load without it, in one run.
 
-    .venv/bin/python benchmarks/jetty_capture.py [--requests 4000] [--captures 100] [--frames 1] [--copy-check]
+    .venv/bin/python benchmarks/jetty_capture.py [--requests 4000] [--captures 100] [--frames 1] [--depth 1] [--copy-check]
 
 Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requests/s of both runs, the
 captures taken, how many show the request's URI, and the time each held its thread. `--frames N` reads the
@@ -31,6 +31,7 @@ from tracepilot.core.debugger import Debugger
 JETTY_HOME = Path("/usr/share/jetty9")
 WEBAPP = Path("/var/lib/jetty9/webapps/root")
 METHOD = "org.eclipse.jetty.server.handler.ContextHandler.doHandle"
+IN_JVM_US = re.compile(r"([\d,.]+) µs in the JVM")
 
 
 def free_port() -> int:
@@ -71,6 +72,7 @@ async def main() -> None:
     parser.add_argument("--requests", type=int, default=4000)
     parser.add_argument("--captures", type=int, default=100)
     parser.add_argument("--frames", type=int, default=None, help="frames whose variables a capture reads")
+    parser.add_argument("--depth", type=int, default=None, help="levels a capture opens below a variable (2)")
     parser.add_argument("--copy-check", action="store_true", help="does the in-JVM copy alone cover a capture?")
     args = parser.parse_args()
     http, jdwp = free_port(), free_port()
@@ -82,18 +84,31 @@ async def main() -> None:
             url = f"http://127.0.0.1:{http}/index.html?order=17"
             await ab(url, 500)  # warm-up: JIT, the first requests' class loading
             failed_without, without = await ab(url, args.requests)
-            limits = {"frames": args.frames} if args.frames is not None else None
+            limits = {k: v for k, v in (("frames", args.frames), ("depth", args.depth)) if v is not None} or None
             bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"], capture_limits=limits)
             failed_with, with_point = await ab(url, args.requests)
             found = await d.captures(bp.id, limit=args.captures)
+            while len(found) < args.captures:  # (captures taken in the JVM may still be on their way from its ring)
+                more = await d.captures(bp.id, wait=10, limit=args.captures, since=found[-1].seq if found else 0)
+                if not more:
+                    break
+                found += more
             uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
             held = [c.took_ms for c in found]
             print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
-            print(f"with capture={args.captures}{f', frames {args.frames}' if limits else ''}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
+            print(f"with capture={args.captures}{f', {limits}' if limits else ''}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
                   f"{failed_with} failed")
             if held:
                 print(f"captures: {len(found)}, {uris} show the request's URI; thread held "
                       f"{statistics.mean(held) * 1000:,.0f} µs mean, {statistics.median(held) * 1000:,.0f} µs median")
+                in_probe = [float(m.group(1)) for c in found if (m := IN_JVM_US.search(c.copy or ""))]
+                held_ones = [c.took_ms for c in found if not IN_JVM_US.search(c.copy or "")]
+                print(f"taken in the JVM without holding the thread: {len(in_probe)} of {len(found)}"
+                      + (f", {statistics.mean(in_probe):,.0f} µs mean, {statistics.median(in_probe):,.0f} µs median "
+                         "each in the JVM" if in_probe else "")
+                      + (f"; by round trip (thread held): {len(held_ones)}, {statistics.mean(held_ones) * 1000:,.0f}"
+                         " µs each" if held_ones else "")
+                      + (f"; why: {sorted({c.note for c in found if c.note})[:2]}" if held_ones else ""))
                 copied = sum(1 for c in found if c.copy and c.copy.startswith("values copied in the JVM"))
                 others = sorted({re.sub(r"[\d.]+", "N", c.copy or "") for c in found
                                  if not (c.copy or "").startswith("values copied in the JVM")})

@@ -24,3 +24,17 @@ def test_the_embedded_copier_is_its_source_built_for_java_11() -> None:
     assert "public static Object[] copy(Object[] roots" in source and "public static Object[] copy8(int n" in source
     # Its frames and its class are hidden wherever probes are (thread lists, class lists, steps).
     assert is_probe_class(copier_bytes.NAME)
+
+
+def test_the_embedded_take_class_is_its_source_built_for_java_11() -> None:
+    from tracepilot.core.capture import take_bytes
+    from tracepilot.core.instrument import take_call
+
+    data = take_bytes.class_bytes()
+    assert data[:4] == bytes.fromhex("cafebabe") and int.from_bytes(data[6:8], "big") == 55  # (Java 11)
+    assert take_bytes.INTERNAL == take_call.TAKE_CLASS and take_bytes.TAKE_SIGNATURE == take_call.TAKE_SIGNATURE
+    for text in (take_bytes.INTERNAL, take_bytes.TAKE, take_bytes.TAKE_SIGNATURE, copier_bytes.NAME.replace(".", "/")):
+        assert text.encode() in data, text
+    source = (SOURCE.parent / "CaptureTake1__TracepilotProbe.java").read_text()
+    assert "public static int take(int point, String kinds, Object[] values)" in source
+    assert is_probe_class(take_bytes.NAME)

@@ -230,3 +230,8 @@ COMMAND_SETS: tuple[CommandSet, ...] = (
 ALL_COMMANDS: dict[tuple[int, int], Command] = {
     (cs.set_id, cmd.cmd_id): cmd for cs in COMMAND_SETS for cmd in cs.commands.values()
 }
+
+# ArrayReference.SetValues of a byte[] whose values are given as bytes (their wire form is the count, then the
+# bytes: a "bytes" field's). Not registered: SetValues is the command; this is a faster way to send one.
+SET_BYTES = Command("ArrayReference", 13, 3, "SetValues", [("array_object", "array"), ("first_index", "int"),
+                                                             ("values", "bytes")])

@@ -194,8 +194,8 @@ class Binding(TrackerBase):
     async def bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: LineSpec = bp.spec
         vm = self.session.require_vm()
-        if info.id in bp.bound_types:
-            return
+        if info.id in bp.bound_types or (bp.info.capture is not None and bp.info.capture.done):
+            return  # (a done capture point is never bound again: its requests or probe are going)
         source_file = await vm.source_file(info.id)
         if not self._line_class_matches(bp, info, source_file):
             return

@@ -71,9 +71,12 @@ class Firing(TrackerBase):
             return None  # a hit in flight when its capture point got done (its requests are going)
         if await self.in_jvm.inside_probe(event.thread):
             return None  # hit while a probe's condition calls the program: the round trip never stops there
-        # (A capture point never moves: the move suspends every thread for a moment, which it must not do.)
-        if bp.info.mode is not None and bp.info.mode != "in-JVM" and bp.info.capture is None:
+        # (A capture point moves too: the move holds every thread once, for one redefinition; its captures are
+        # then taken in the JVM without holding any, see capture/in_probe.py.)
+        if bp.info.mode is not None and bp.info.mode != "in-JVM":
             await self.in_jvm.maybe_upgrade(bp, event)
+            if bp.info.capture is not None and self.in_jvm.upgrade_pending(bp):
+                return None  # moving into the JVM: the few hits meanwhile go by (round trips would slow them)
         kind = type(event).KIND
         if kind == EventKind.EXCEPTION and await self._caught_in_probe(event):
             return None  # thrown while an in-JVM probe evaluated: the round trip never shows those either

@@ -80,9 +80,12 @@ class CaptureState(Model):
     expressions: list[str] = field(default_factory=list)
     limits: CaptureLimits = field(default_factory=CaptureLimits)
     done: bool = False
+    path: str | None = None  # in-JVM points: how their captures are taken (without holding the thread, or why not)
 
     def describe(self) -> str:
         text = f"capture {self.taken}/{self.limit}" + (" done" if self.done else "")
         if self.skipped:
             text += f", {self.skipped} hit(s) skipped by the rate limit ({self.rate:g}/s)"
+        if self.path:
+            text += f", {self.path}"
         return text

@@ -16,6 +16,7 @@ from ..errors import DebuggerError, InvalidArgument
 from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
+from .in_probe import InProbe
 from .model import Capture, CaptureLimits, CaptureState
 from .objects import CaptureObjects, field_memo, one_capture
 from .prefetch import COPY_ONLY, Copier
@@ -60,7 +61,9 @@ def capture_state(capture: bool | int | None, expressions: list[str] | str | Non
         setattr(limits, name, value)
     if rate is not None and rate <= 0:
         raise InvalidArgument(f"capture_rate={rate!r}", f"captures a second: a number > 0 (default {DEFAULT_RATE:g})")
-    return CaptureState(limit=limit, rate=float(rate or DEFAULT_RATE), expressions=exprs, limits=limits)
+    state = CaptureState(limit=limit, rate=float(rate or DEFAULT_RATE), expressions=exprs, limits=limits)
+    state.frames_asked = frames is not None  # (the callers' variables asked for: a held thread shows them)
+    return state
 
 
 LIMIT_NAMES = ("depth", "items", "chars", "fields", "frames", "values", "rate")
@@ -111,6 +114,7 @@ class CapturePoints:
         self.copier = Copier(tracker.session, getattr(tracker, "in_jvm", None)) if copy_in_jvm() else None  # values copied in the JVM (prefetch.py)
         self._reads = 0
         self._copy_pays: dict[str, bool] = {}  # point -> its captures are copied in the JVM (on_hit)
+        self.in_probe = InProbe(self)  # points whose captures the probe takes in the JVM (in_probe.py)
 
     @property
     def session(self) -> Any:
@@ -120,10 +124,16 @@ class CapturePoints:
                      note: str | None = None) -> None:
         """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller)."""
         state: CaptureState = bp.info.capture
+        # A hit the probe handed over (its copy fell short): counted and rate-limited in the JVM already.
+        in_probe = via == "in-JVM" and self.in_probe.serves(bp.info.id)
+        if in_probe:
+            await self.in_probe.drain_quietly()  # (the captures the probe took before this hit come first)
+            why = await self.in_probe.fell_back(bp.info.id)
+            note = f"{note}; {why}" if note and why else (why or note)
         if state.done or state.taken >= state.limit:
             return  # hits in flight when it got done (its requests are going)
         bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
-        if not bucket.take():
+        if not in_probe and not bucket.take():
             state.skipped += 1
             if state.skipped == 1:
                 self.session.history.add(
@@ -143,6 +153,8 @@ class CapturePoints:
                                   copy=bool(pays), stats=stats)
         if pays is None:
             self._copy_pays[bp.info.id] = stats.get("objects", 0) >= COPY_FROM_OBJECTS
+        if via == "round trip" and (bp.info.mode or "").startswith("round trip (the class was loaded before"):
+            await self.in_probe.define_ahead(bp, thread)  # (it moves into the JVM when this hit returns)
         capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
         capture.skipped = state.skipped
         self.book.add(capture)
@@ -150,6 +162,25 @@ class CapturePoints:
                                  breakpoint=bp.info.id, capture=capture.seq, thread=thread)
         if state.done:
             self._finish_later(bp)
+
+    def tokens(self, bp: Any) -> float:
+        """What the point's rate limit has left now (the JVM carries on from it when the point moves there)."""
+        state = bp.info.capture
+        bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
+        bucket.take_up_to(0)  # (refilled to now)
+        return bucket.tokens
+
+    def summary(self, capture: Capture) -> str:
+        return _summary(capture)
+
+    def finish_later(self, bp: Any) -> None:
+        self._finish_later(bp)
+
+    def capture_objects(self, vm: Any) -> CaptureObjects:
+        """What captures learned that never changes (an object's class, a string's text), for this VM."""
+        if self._objects is None or self._objects.vm is not vm:
+            self._objects = CaptureObjects(vm)
+        return self._objects
 
     async def read(self, thread: int, limits: CaptureLimits, expressions: list[str], *, skip: int = 0,
                    extra: dict[str, Value] | None = None, note: str | None = None, copy: bool = False,
@@ -204,6 +235,7 @@ class CapturePoints:
             await asyncio.gather(*list(self._finishing), return_exceptions=True)
 
     def forget(self, bp_id: str) -> None:
+        self.in_probe.forget(bp_id)
         self._buckets.pop(bp_id, None)
         self._copy_pays.pop(bp_id, None)
 

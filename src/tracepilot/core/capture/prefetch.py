@@ -33,6 +33,7 @@ from ...jdwp import (
     Tag,
     VirtualMachine,
 )
+from ...jdwp.commands import SET_BYTES
 from ...jdwp.wire import Value
 from ..errors import DebuggerError
 from .copier_bytes import COPY, COPY8, COPY8_SIGNATURE, COPY_SIGNATURE, NAME, class_bytes
@@ -121,13 +122,8 @@ class Copier:
                    memo: dict) -> Copied:
         """Copy `roots` in the JVM on held `thread` (the first `deep` opened to the depth limit, the others
         as summaries); fill `objects`' caches and the capture's field `memo`."""
-        vm = self.session.require_vm()
-        if self.vm is not vm:
-            self.vm, self.method, self.types, self.why_not, self.object_array = vm, None, {}, None, None
-            self.field_ids = {}
-        async with self._defining:  # (captures of several threads come at once: one definition)
-            if self.method is None:
-                self.method = await self._define(thread)
+        vm = self.bind_vm()
+        await self.define(thread)
         started = time.perf_counter()
         type_id, copy_all, copy8 = self.method
         limits_args = [Value.int(deep), Value.int(max(limits.depth, 1)), Value.int(max(limits.items, 20)),
@@ -154,26 +150,50 @@ class Copier:
                 _let_go(vm, array)
         try:
             # (kept from collection while it is read; asked together with its first read)
-            _, got = await asyncio.gather(vm.send(ObjectReference.DisableCollection, result),
-                                          vm.send(ArrayReference.GetValues, result, 0, 3))
-            text_v, refs_v, classes_v = got.values
-            text = (await vm.send(StringReference.Value, text_v.value)).string_value
-            n_refs, _, rest = text.partition(";")
-            n_classes, _, rest = rest.partition(";")
-            n_lacks, _, rest = rest.partition(":")
-            lacks, text = rest[:int(n_lacks)], rest[int(n_lacks):]
-            refs, classes = await asyncio.gather(_elements(vm, refs_v.value, int(n_refs)),
-                                                 _elements(vm, classes_v.value, int(n_classes)))
-            type_ids = [await self._type_of(c.value) for c in classes]
+            _, (copied, _) = await asyncio.gather(vm.send(ObjectReference.DisableCollection, result),
+                                                  self.read_result(result, objects, memo))
             self.calls += 1
-            decoding = time.perf_counter()
-            copied = await _decode(text, refs, type_ids, objects, memo, self.field_ids)
-            copied.decode_ms = (time.perf_counter() - decoding) * 1000
-            copied.lacks = lacks or None
             copied.call_ms, copied.total_ms = call_ms, (time.perf_counter() - started) * 1000
             return copied
         finally:
             _let_go(vm, result)
+
+    def bind_vm(self) -> Any:
+        """The session's VM now (a new one forgets what was learnt of the last)."""
+        vm = self.session.require_vm()
+        if self.vm is not vm:
+            self.vm, self.method, self.types, self.why_not, self.object_array = vm, None, {}, None, None
+            self.field_ids = {}
+        return vm
+
+    async def define(self, thread: int) -> None:
+        async with self._defining:  # (captures of several threads come at once: one definition)
+            if self.method is None:
+                self.method = await self._define(thread)
+
+    async def read_result(self, result: int, objects: Any, memo: dict) -> tuple[Copied, list[Value]]:
+        """A copy's result (its {String, Object[], Class[]}) read and decoded into `objects`' caches and the
+        capture's field `memo`; and the copy's objects (object k of its records is the k-th)."""
+        vm = self.vm
+        text_v, refs_v, classes_v = (await vm.send(ArrayReference.GetValues, result, 0, 3)).values
+        text = (await vm.send(StringReference.Value, text_v.value)).string_value
+        n_refs, _, rest = text.partition(";")
+        n_classes, _, rest = rest.partition(";")
+        n_lacks, _, rest = rest.partition(":")
+        lacks, text = rest[:int(n_lacks)], rest[int(n_lacks):]
+        refs, classes = await asyncio.gather(_elements(vm, refs_v.value, int(n_refs)),
+                                             _elements(vm, classes_v.value, int(n_classes)))
+        type_ids = [await self._type_of(c.value) for c in classes]
+        decoding = time.perf_counter()
+        copied = await _decode(text, refs, type_ids, objects, memo, self.field_ids)
+        copied.decode_ms = (time.perf_counter() - decoding) * 1000
+        copied.lacks = lacks or None
+        return copied, refs
+
+    async def type_of(self, class_object: int) -> tuple[int, int]:
+        """A Class object's (type id, type tag)."""
+        await self._type_of(class_object)
+        return self.types[class_object]
 
     async def _type_of(self, class_object: int) -> int:
         found = self.types.get(class_object)
@@ -209,36 +229,41 @@ class Copier:
         """The copier class in the system class loader (defined once; a JVM an earlier session left it in
         has it already), linked and initialized."""
         vm = self.vm
-        found = await vm.classes_by_name(NAME)
+        type_id = await self.define_class(thread, NAME, class_bytes())
+        methods = {m.name + m.signature: m.id for m in await vm.methods(type_id)}
+        return type_id, methods[COPY + COPY_SIGNATURE], methods[COPY8 + COPY8_SIGNATURE]
+
+    async def define_class(self, thread: int, name: str, data: bytes) -> int:
+        """Class `name` of `data` in the system class loader (once: a JVM an earlier session left it in has it
+        already), linked and initialized; its type id."""
+        vm = self.vm
+        found = await vm.classes_by_name(name)
         if not found:
             loader_type = await vm.classes_by_name("java.lang.ClassLoader")
             methods = {m.name + m.signature: m.id for m in await vm.methods(loader_type[0].id)}
             loader = (await self._invoke(thread, loader_type[0].id,
                                          methods["getSystemClassLoader()Ljava/lang/ClassLoader;"], [])).value
-            data = class_bytes()
             byte_array = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
             array = (await vm.send(ArrayType.NewInstance, byte_array, len(data))).new_array.value
-            await vm.send(ArrayReference.SetValues, array, 0, [Value(Tag.BYTE, b - 256 if b > 127 else b)
-                                                               for b in data])
-            name = (await vm.send(VirtualMachine.CreateString, NAME)).string_object
+            await vm.send(SET_BYTES, array, 0, data)  # (one string of bytes: 12 KB as Values took 40 ms)
+            name_string = (await vm.send(VirtualMachine.CreateString, name)).string_object
             define = methods["defineClass(Ljava/lang/String;[BII)Ljava/lang/Class;"]
             try:
                 await self._invoke(thread, loader_type[0].id, define, [
-                    Value.object(name, Tag.STRING), Value.object(array, Tag.ARRAY), Value.int(0),
+                    Value.object(name_string, Tag.STRING), Value.object(array, Tag.ARRAY), Value.int(0),
                     Value.int(len(data))], obj=loader)
             except DebuggerError:
-                self.why_not = "the copier class could not be defined in this JVM: captures are read over JDWP"
+                if name == NAME:
+                    self.why_not = "the copier class could not be defined in this JVM: captures are read over JDWP"
                 raise
             # Class.forName(name, true, loader): linked and initialized now (JDWP lists a linked class's methods)
             class_type = await vm.classes_by_name("java.lang.Class")
             for_name = next(m.id for m in await vm.methods(class_type[0].id) if m.name == "forName"
                             and m.signature == "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
             await self._invoke(thread, class_type[0].id, for_name, [
-                Value.object(name, Tag.STRING), Value.boolean(True), Value.object(loader, Tag.CLASS_LOADER)])
-            found = await vm.classes_by_name(NAME)
-        type_id = found[0].id
-        methods = {m.name + m.signature: m.id for m in await vm.methods(type_id)}
-        return type_id, methods[COPY + COPY_SIGNATURE], methods[COPY8 + COPY8_SIGNATURE]
+                Value.object(name_string, Tag.STRING), Value.boolean(True), Value.object(loader, Tag.CLASS_LOADER)])
+            found = await vm.classes_by_name(name)
+        return found[0].id
 
 
 def _let_go(vm: Any, object_id: int) -> None:
@@ -254,7 +279,7 @@ async def _elements(vm: Any, array: int, n: int) -> list[Value]:
     return (await vm.send(ArrayReference.GetValues, array, 0, n)).values if n else []
 
 
-class _Cursor:
+class Cursor:
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
@@ -275,7 +300,7 @@ class _Cursor:
         return part
 
 
-def _value(cur: _Cursor, refs: list[Value]) -> Value:
+def read_value(cur: Cursor, refs: list[Value]) -> Value:
     kind = cur.text[cur.at]
     cur.at += 1
     raw = cur.upto()
@@ -318,7 +343,7 @@ async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: An
     """The copier's records into the caches the capture's reading consults first (see CaptureObjects)."""
     copied = Copied()
     vm = objects.vm
-    cur = _Cursor(text)
+    cur = Cursor(text)
     while cur.at < len(text):
         if text[cur.at] != "R":
             raise ValueError(f"copy record expected at {cur.at}")
@@ -336,26 +361,26 @@ async def _decode(text: str, refs: list[Value], type_ids: list[int], objects: An
             objects._strings[oid] = cur.chars()
         elif kind == "A":
             length, n = cur.number(), cur.number()
-            copied.arrays[oid] = (length, [_value(cur, refs) for _ in range(n)])
+            copied.arrays[oid] = (length, [read_value(cur, refs) for _ in range(n)])
             objects._lengths[oid] = length
         elif kind == "B":
-            value = _value(cur, refs)
+            value = read_value(cur, refs)
             field_info = (await objects.fields_by_name(type_id)).get("value")
             if field_info is not None:
                 memo.setdefault(oid, {})[field_info.id] = value
         elif kind == "L":
             size, n = cur.number(), cur.number()
-            copied.lists[oid] = (size, [_value(cur, refs) for _ in range(n)])
+            copied.lists[oid] = (size, [read_value(cur, refs) for _ in range(n)])
         elif kind == "M":
             size, n = cur.number(), cur.number()
-            copied.maps[oid] = (size, [(_value(cur, refs), _value(cur, refs)) for _ in range(n)])
+            copied.maps[oid] = (size, [(read_value(cur, refs), read_value(cur, refs)) for _ in range(n)])
         elif kind == "F":
             count = cur.number()
             ids = await _field_ids(vm, type_id, field_ids)
             known = memo.setdefault(oid, {})
             for _ in range(count):
                 level, name = cur.number(), cur.chars()
-                value = _value(cur, refs)
+                value = read_value(cur, refs)
                 found = ids.get((level, name))
                 if found is not None:
                     known.setdefault(found, value)

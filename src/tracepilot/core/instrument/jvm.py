@@ -51,6 +51,7 @@ from ...jdwp import (
     TypeTag,
     VirtualMachine,
 )
+from ...jdwp.commands import SET_BYTES
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
@@ -150,6 +151,7 @@ class InJvm:
         self.enabled = not disabled_by_env()
         self.classes: dict[int, ClassRecord] = {}
         self.hotswapped: set[int] = set()
+        self._moving: set[str] = set()  # breakpoints asked to move into the JVM, or moving, now
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
         self.leaving = False  # the session detaches: restore every class, whatever it restarts
@@ -172,7 +174,7 @@ class InJvm:
         """Would this breakpoint gain from running in the JVM (a line or method breakpoint with a condition or
         log)?"""
         return (bp.info.kind == "line" or bp.info.kind in KINDS) and not bp.internal \
-            and bool(bp.info.condition or bp.info.log)
+            and bool(bp.info.condition or bp.info.log or bp.info.capture is not None)
 
     def refusal(self, bp: Breakpoint) -> str | None:
         if not self.enabled:
@@ -269,12 +271,15 @@ class InJvm:
                         "progress JDWP cannot read): redefining the class would restart that count")
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
                 if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
+            if bp.info.capture is not None:  # taken in the JVM by the probe, or (None) with the thread held
+                spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
-            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
+            if not at_prepare and not self._may_leave_old_frames(bp, record) and \
+                    await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
                 return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
             for placed in result.probes:
                 if placed.probe.class_name not in record.probe_types:
@@ -287,6 +292,8 @@ class InJvm:
             except JdwpError as exc:
                 return f"the JVM refused the instrumented class: {exc}"
             record.specs, record.current = specs, result
+            if bp.info.capture is not None:
+                self.tracker.captures.in_probe.bound(bp, spec.take)
             record.retired.clear()  # their inert calls went with the old bytes
             self.classes[record.type_id] = record
             await self._request_probe_events(bp, record, spec)
@@ -409,7 +416,8 @@ class InJvm:
         self._rebinding = True
         try:
             for other in list(self.tracker.by_id.values()):
-                if other is mine or type_id not in other.bound_types or self._is_in_jvm(other):
+                if other is mine or type_id not in other.bound_types or self._is_in_jvm(other) or (
+                        other.info.capture is not None and other.info.capture.done):
                     continue
                 if other.info.kind not in ("line", "method_entry"):
                     continue
@@ -435,6 +443,13 @@ class InJvm:
                     await self.tracker.bind_method(other, info)
         finally:
             self._rebinding = False
+
+    def _may_leave_old_frames(self, bp: Breakpoint, record: ClassRecord) -> bool:
+        """A capture point is the first probe of a class no other breakpoint is in: a call already running keeps
+        the original code to its end, whose hits are not captured (a capture point takes some hits, not all),
+        and nothing else in the class can be missed. (Under load some thread is always inside the method.)"""
+        return bp.info.capture is not None and not record.specs and not any(
+            other is not bp and record.type_id in other.bound_types for other in self.tracker.by_id.values())
 
     def _counting_in(self, type_id: int, mine: Breakpoint) -> Breakpoint | None:
         """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
@@ -544,8 +559,7 @@ class InJvm:
         byte_array_type = (await vm.send(VirtualMachine.ClassesBySignature, "[B")).classes[0].type_id
         array = (await vm.send(ArrayType.NewInstance, byte_array_type, len(data))).new_array.value
         await vm.send(ObjectReference.DisableCollection, array)
-        signed = [Value(Tag.BYTE, b - 256 if b > 127 else b) for b in data]
-        await vm.send(ArrayReference.SetValues, array, 0, signed)
+        await vm.send(SET_BYTES, array, 0, data)  # (as one string of bytes: much faster than a Value each)
         return array
 
     async def mark_probe(self, record: ClassRecord, probe_type: int) -> None:
@@ -739,6 +753,7 @@ class InJvm:
         line), the probe is made inert instead (its requests cleared, FORCE on, so its call only reaches an
         empty hit()) and the class is redefined later, when no thread is inside (`settle`, or at detach)."""
         conn = self.session.conn
+        self._moving.discard(bp.info.id)  # (its upgrade request goes below)
         await self.logs.close(bp.info.id)
         for request_id in [r for r, p in self.requests.items() if p.bp_id == bp.info.id]:
             if self.requests.pop(request_id).role == "upgrade":  # not among the breakpoint's own requests
@@ -842,9 +857,16 @@ class InJvm:
         stop once, every thread suspended, where the method returns to its caller, and instrument there."""
         if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled:
             return
-        if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or any(
-                p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values()):
+        if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or self.upgrade_pending(bp):
             return
+        self._moving.add(bp.info.id)  # (hits of other threads handled meanwhile ask for no second move)
+        try:
+            await self._ask_upgrade(bp, event)
+        finally:
+            if not any(p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values()):
+                self._moving.discard(bp.info.id)
+
+    async def _ask_upgrade(self, bp: Breakpoint, event: Any) -> None:
         vm = self.session.require_vm()
         try:
             frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 2)).frames
@@ -864,6 +886,13 @@ class InJvm:
         self.tracker.by_request[reply.request_id] = bp
         self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
                                                        line=await self._line_of(event.location))
+        if bp.info.capture is not None:  # what its probe will call, defined while only this thread is held
+            await self.tracker.captures.in_probe.define_ahead(bp, event.thread)
+
+    def upgrade_pending(self, bp: Breakpoint) -> bool:
+        """Is the breakpoint waiting to move into the JVM, or moving now?"""
+        return bp.info.id in self._moving or any(p.bp_id == bp.info.id and p.role == "upgrade"
+                                                 for p in self.requests.values())
 
     async def _line_of(self, location: Location) -> int:
         method = await self.session.require_vm().line_table(location.class_id, location.method_id)
@@ -876,11 +905,20 @@ class InJvm:
         self.tracker.by_request.pop(event.request_id, None)
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
-        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled:
-            return
+        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM":
+            self._moving.discard(bp.info.id)
+            return  # (gone, or moved already)
         info = await vm.type(request.probe_type)
         methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
             if bp.info.kind in KINDS else None
+        self._moving.add(bp.info.id)  # (from the request until it says in-JVM or why not)
+        try:
+            await self._move(bp, info, request, event, methods)
+        finally:
+            self._moving.discard(bp.info.id)
+
+    async def _move(self, bp: Breakpoint, info: Any, request: ProbeRequest, event: Any, methods: Any) -> None:
+        vm = self.session.require_vm()
         reason = await self.bind_at(bp, info, request.line, event.thread, methods)
         if reason is not None:
             bp.info.mode = f"round trip ({reason})"

@@ -33,6 +33,7 @@ class ProbeSpec:
     at: str = "line"  # "line", or a method breakpoint's ENTRY (first instruction) or EXIT (every return)
     methods: tuple[str, ...] = ()  # a method breakpoint's methods: name + descriptor
     gate_first: bool = False  # read ANY before a pure condition too (probe.build_probe): a thread waits in SKIP
+    take: int | None = None  # a capture point taken in the JVM (its id there): take_call.py
 
 
 @dataclass
@@ -147,4 +148,4 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
                 message += exit_suffix(checker.capture(returned) if returned else None, checker.capture(SITE_CAPTURE))
     except (ExpressionSyntaxError, TemplateError) as exc:
         raise NotCompilable(f"does not parse: {exc}") from None
-    return build_probe(name, checker.captures, condition, message, spec.hit_rule, spec.gate_first)
+    return build_probe(name, checker.captures, condition, message, spec.hit_rule, spec.gate_first, spec.take)

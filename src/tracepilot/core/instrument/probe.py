@@ -5,6 +5,9 @@
     static void error(Throwable)      called when evaluating threw: a breakpoint too (a condition error)
     static void handover(Object[])    logpoints: a batch of lines and their threads, for the debugger
 
+A capture point's check calls take(...) instead of hit() (take_call.py): the capture is taken in the JVM and
+hit() is called only when it must fall back to the debugger.
+
 ``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
 the user's method) and the inserted call runs again on resume; the debugger first makes the thread the probe's
@@ -46,6 +49,7 @@ from .assemble import (
 from .classfile import ConstantPool
 from .emit import Emitter, capture_slots
 from .shapes import STRING, Capture, Typed
+from .take_call import emit_take
 
 # Around each String value in a log line: the debugger escapes and cuts it as its own rendering does.
 STRING_OPEN, STRING_CLOSE = "\u0001", "\u0002"
@@ -77,11 +81,12 @@ class Probe:
 
 def build_probe(class_name: str, captures: list[Capture], condition: Typed | None,
                 message: list[Typed | str] | None, hit_rule: tuple[str, int] | None = None,
-                gate_first: bool = False) -> Probe:
+                gate_first: bool = False, take: int | None = None) -> Probe:
     """A probe that calls hit() when `condition` holds (always when None), or logs `message` instead; with a
     hit rule, only the hits (condition true) it lets through: the n-th ("eq"), every n-th, from the n-th on.
     `gate_first`: read ANY before even a pure condition (the debugger replaces a probe while a thread waits
-    in its SKIP, and that thread's call must find its slot whatever the new condition answers)."""
+    in its SKIP, and that thread's call must find its slot whatever the new condition answers).
+    `take`: a capture point's id: the capture is taken in the JVM (take_call.py), hit() only to fall back."""
     writer = StaticClassWriter(class_name, superclass=THREAD if message is not None else "java/lang/Object")
     pool = writer.pool
     writer.add_field("ANY", "Z", ACC_PUBLIC | ACC_STATIC | ACC_VOLATILE)
@@ -127,7 +132,9 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
             a.branch(bc.IFNE, done)
         else:
             a.branch(bc.IF_ICMPLT, done)
-    if message is None:
+    if message is None and take is not None:
+        emit_take(a, class_name, captures, slots, take, done)
+    elif message is None:
         a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
     else:
         parts: list[Typed] = []
@@ -147,7 +154,8 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     a.invoke(bc.INVOKESTATIC, class_name, "error", "(Ljava/lang/Throwable;)V")
     a.op(bc.RETURN)
     a.handlers.append((try_start, try_end, handler, 0))
-    depth = 2 * _size(condition) + 2 * sum(_size(p) for p in message or [] if not isinstance(p, str)) + 8
+    depth = 2 * _size(condition) + 2 * sum(_size(p) for p in message or [] if not isinstance(p, str)) + 8 + \
+        (8 if take is not None else 0)
     writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF), max(arg_slots, 1))
 
     writer.add_method("skipped", "()Z", ACC_STATIC, _skipped(pool, class_name), 4, 2)

@@ -1,0 +1,435 @@
+"""Captures taken inside the JVM by the probe, without holding the thread (issue 31, "In the JVM").
+
+A capture point bound in the JVM gets an id in the take class (java/CaptureTake1__TracepilotProbe.java,
+defined once per JVM in the system class loader next to the copier) and its probe calls take(...) once its
+condition holds (instrument/take_call.py). take counts the point's captures and its rate in the JVM, copies the
+values with the copier (the same walk and limits as a held capture's copy), and when the copy covers everything
+the capture shows, puts {header, copy, the stack's classes, the thread} in a ring. This side drains the ring
+over JDWP without suspending anything (every POLL_SECONDS while a point is served) and renders each record with
+the reader a held capture uses, from the copy alone (copy_only: what changes is never read over JDWP). What the
+copy does not cover falls back: take returns FALL_BACK, the probe calls hit(), and that capture is read with the
+thread held (the round trip), saying why.
+
+What the probe sees is its own caller's frame: the top frame's arguments, locals and `this`. The callers'
+frames show their place (Class.method:line, mapped from class, method and bytecode index through the
+debugger's own line tables), not their variables; each capture says so. Expressions: a local's or argument's
+name (or `this`) is served from the values passed; a point with any other expression takes its captures by
+round trip, and says why (`refusal`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from typing import Any
+
+from ...jdwp import (
+    ArrayReference,
+    ClassType,
+    EventKind,
+    EventRequest,
+    JdwpError,
+    JdwpTransportError,
+    ReferenceType,
+    StringReference,
+    SuspendPolicy,
+    Tag,
+    VirtualMachine,
+)
+from ...jdwp.wire import Location, Value
+from ..errors import DebuggerError
+from ..inspect.stack import Frames
+from ..instrument.naming import is_probe_class
+from ..model import Actor
+from ..secrets import is_secret_name
+from .model import Capture, CapturedFrame, CapturedValue, CaptureState
+from .objects import field_memo, one_capture
+from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, read_value
+from .reader import CaptureRead
+from .take_bytes import NAME, class_bytes
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.05
+POINTS = 256  # ids the take class has room for (its arrays)
+SLOTS = 512  # records its ring holds
+SETTINGS = 6
+NOT_HELD = "in-JVM (not held)"
+NAME_ONLY = re.compile(r"[A-Za-z_$][\w$]*")
+HELD_AFTER = 3  # copies in a row that fell short, after which the point's probe hands every hit over at once
+
+
+class InProbe:
+    """The capture points of one session taken in the JVM: their ids there, the ring's reader."""
+
+    def __init__(self, points: Any) -> None:
+        self.points = points  # CapturePoints
+        self.ids: dict[str, int] = {}  # point -> its id in the take class
+        self.bps: dict[int, Any] = {}  # id -> breakpoint
+        self.next_id = 0
+        self.vm: Any = None
+        self.type_id = 0
+        self.fields: dict[str, int] = {}  # static field -> field id
+        self.arrays: dict[str, int] = {}  # static array field -> the array's object id
+        self._poller: asyncio.Task[None] | None = None
+        self._draining = asyncio.Lock()
+        self._defining = asyncio.Lock()
+        self._ahead = False  # a hit's thread is defining the take class ahead of a move into the JVM
+        self.short: dict[int, int] = {}  # id -> copies in a row that fell short
+        self._undo_tap: Any = None
+        self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
+        self._last: asyncio.Task[None] | None = None
+        self._reads = 0
+
+    @property
+    def session(self) -> Any:
+        return self.points.session
+
+    def serves(self, bp_id: str) -> bool:
+        return bp_id in self.ids
+
+    def refusal(self, state: CaptureState, kind: str) -> str | None:
+        """Why this point's captures are taken by round trip even in the JVM (None: the probe takes them)."""
+        copier = self.points.copier
+        if copier is None:
+            return "TRACEPILOT_CAPTURE_COPY=0: every capture is read over JDWP"
+        if not copier.usable():
+            return copier.refusal() or "the in-JVM copy cannot serve in this JVM"
+        if kind not in ("line", "method_entry"):
+            return f"a {kind.replace('_', ' ')} point's capture is read with the thread held"
+        if getattr(state, "frames_asked", False) and state.limits.frames > 1:
+            return (f"capture_limits frames={state.limits.frames} asks for the callers' variables, which only a held "
+                    "thread shows")
+        other = [e for e in state.expressions if not NAME_ONLY.fullmatch(e)]
+        if other:
+            return f"the expression {other[0]!r} is evaluated with the thread held (in the JVM: variable names only)"
+        if len(self.ids) >= POINTS:
+            return f"{POINTS} capture points were taken in the JVM in this session already"
+        return None
+
+    async def prepare(self, bp: Any, thread: int) -> int | None:
+        """The point's id in the take class, ready (its settings written) before its probe can run; None: its
+        captures are taken by round trip (the point's mode says why)."""
+        state: CaptureState = bp.info.capture
+        why = self.refusal(state, bp.info.kind)
+        if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
+            why = "a thread or instance filter is the JVM's event request's to apply"
+        if why is None:
+            try:
+                point = await self._register(bp, thread)
+            except (DebuggerError, JdwpError) as exc:
+                why = f"the in-JVM capture could not be set up ({exc})"
+            else:
+                return point
+        state.path = f"taken with the thread held: {why}"
+        return None
+
+    def bound(self, bp: Any, point: int | None) -> None:
+        """The point's probe is in place: its captures are taken in the JVM (or, `point` None, said why not)."""
+        if point is not None:
+            bp.info.capture.path = "taken in the JVM without holding the thread"
+
+    async def define(self, thread: int) -> Any:
+        """The copier and the take class in the JVM (once), on `thread`, held by an event."""
+        copier = self.points.copier
+        vm = copier.bind_vm()
+        await copier.define(thread)  # (take calls the copier: defined first)
+        async with self._defining:  # (hits of several threads come at once: one definition)
+            if self.vm is not vm:
+                type_id = await copier.define_class(thread, NAME, class_bytes())
+                fields = {f.name: f.id for f in await vm.fields(type_id)}
+                names = ["LIMIT", "HELD", "SETTING", "TAKEN", "SKIPPED", "LACKS", "TOKENS", "STAMP", "RING"]
+                got = (await vm.send(ReferenceType.GetValues, type_id, [fields[n] for n in names])).values
+                self.ids, self.bps, self.next_id = {}, {}, 0
+                self.type_id, self.fields = type_id, fields
+                self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
+                self.vm = vm
+                await self._hold_death(vm)
+        return vm
+
+    async def _hold_death(self, vm: Any) -> None:
+        """Captures still in the ring when the program ends are read before the VM goes: a VM_DEATH request
+        that suspends all holds the dying VM (as an in-JVM trace's DeathWatch does) until the ring is read."""
+        if self._undo_tap is not None:
+            self._undo_tap()
+        self._undo_tap = self.session.add_event_tap(self._tap)
+        self._death = (await vm.send(EventRequest.Set, EventKind.VM_DEATH, SuspendPolicy.ALL, [])).request_id
+
+    def _tap(self, composite: Any) -> bool:
+        if not self._death or not any(getattr(e, "request_id", None) == self._death for e in composite.events):
+            return False
+        self._death = 0
+        task = asyncio.get_running_loop().create_task(self._last_read(self.vm))
+        self._last = task
+        return True  # (the session hears of the death from the unsolicited event that follows the resume)
+
+    async def _last_read(self, vm: Any) -> None:
+        try:
+            await self.drain()
+        except Exception as exc:  # noqa: BLE001 - the VM goes whatever happened
+            log.debug("reading the capture ring at the VM's death: %s", exc)
+        finally:
+            with contextlib.suppress(Exception):
+                await vm.send(VirtualMachine.Resume)
+
+    async def define_ahead(self, bp: Any, thread: int) -> None:
+        """A round-trip hit of a point that will move into the JVM: define what its probe calls now, while only
+        this thread is held, not during the move (which holds every thread)."""
+        if self.refusal(bp.info.capture, bp.info.kind) is not None or self._ahead \
+                or self.vm is self.session.require_vm():
+            return  # (defined, or another thread's hit is defining it: this one goes on)
+        self._ahead = True
+        try:
+            await self.define(thread)
+        except (DebuggerError, JdwpError) as exc:
+            log.debug("defining the take class ahead: %s", exc)
+        finally:
+            self._ahead = False
+
+    async def _register(self, bp: Any, thread: int) -> int:
+        vm = await self.define(thread)
+        point = self.ids.get(bp.info.id)
+        if point is None:
+            point = self.ids[bp.info.id] = self.next_id
+            self.next_id += 1
+        self.bps[point] = bp
+        state: CaptureState = bp.info.capture
+        limits = state.limits
+        settings = [max(limits.depth, 1), max(limits.items, 20), max(limits.fields, 20), MAX_CHARS,
+                    max(2 * limits.values, 200), min(int(state.rate * 1000), 2**31 - 1)]  # (the held copy's, prefetch.py)
+        send = vm.send
+        await asyncio.gather(
+            send(ArrayReference.SetValues, self.arrays["SETTING"], point * SETTINGS, [Value.int(v) for v in settings]),
+            send(ArrayReference.SetValues, self.arrays["TAKEN"], point, [Value.int(state.taken)]),
+            send(ArrayReference.SetValues, self.arrays["SKIPPED"], point, [Value.int(state.skipped)]),
+            send(ArrayReference.SetValues, self.arrays["TOKENS"], point, [Value(Tag.DOUBLE, self.points.tokens(bp))]),
+            send(ArrayReference.SetValues, self.arrays["STAMP"], point, [Value(Tag.LONG, 0)]),
+            send(ArrayReference.SetValues, self.arrays["HELD"], point, [Value(Tag.BOOLEAN, False)]))
+        await send(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(state.limit)])
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-capture-ring")
+        return point
+
+    def forget(self, bp_id: str) -> None:
+        """The point went: its id takes nothing more (its probe goes with the class's restoration)."""
+        point = self.ids.pop(bp_id, None)
+        if point is None or self.vm is None:
+            return
+        self.bps.pop(point, None)
+        try:
+            future = self.vm.conn.send_nowait(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(0)])
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        except Exception:  # noqa: BLE001 - the VM is gone: nothing to switch off
+            pass
+
+    async def fell_back(self, bp_id: str) -> str | None:
+        """Why the point's last capture was handed to the round trip (the take class's word for it)."""
+        point = self.ids.get(bp_id)
+        if point is None or self.vm is None:
+            return None
+        try:
+            value = (await self.vm.send(ArrayReference.GetValues, self.arrays["LACKS"], point, 1)).values[0]
+            if not value.value:
+                return None
+            text = (await self.vm.send(StringReference.Value, value.value)).string_value
+        except JdwpError:
+            return None
+        self.short[point] = self.short.get(point, 0) + 1
+        if self.short[point] == HELD_AFTER:  # (a class whose fields the copy cannot read: every copy falls short)
+            bp = self.bps.get(point)
+            if bp is not None:
+                bp.info.capture.path = (f"taken with the thread held: its last {HELD_AFTER} in-JVM copies fell short "
+                                        f"(the copy lacks {text})")
+            try:
+                await self.vm.send(ArrayReference.SetValues, self.arrays["HELD"], point, [Value(Tag.BOOLEAN, True)])
+            except JdwpError:
+                pass
+        return f"taken with the thread held: the in-JVM copy lacks {text}"
+
+    # -- the ring ------------------------------------------------------------------------------------------
+
+    async def _poll(self) -> None:
+        while self.ids:
+            await asyncio.sleep(POLL_SECONDS)
+            vm = self.vm
+            if vm is None or vm.conn is None or vm.conn.is_closed:
+                return  # (the session let go of the VM: a new one starts its own poll)
+            try:
+                await self.drain()
+            except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
+                log.debug("reading the capture ring: %s", exc)
+                return
+            except Exception:
+                log.exception("reading the capture ring failed")
+                return
+
+    async def drain_quietly(self) -> None:
+        """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""
+        try:
+            await self.drain()
+        except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
+            log.debug("reading the capture ring: %s", exc)
+
+    async def drain(self) -> None:
+        """Every record the ring holds, rendered and booked; then its slots are cleared and READ moves on (the
+        JVM writes only slots the debugger has read). Nothing is suspended."""
+        vm = self.vm
+        if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
+            return
+        async with self._draining:
+            n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
+                                     [self.fields["N"], self.fields["READ"]])).values
+            n, read = n.value, read.value
+            if n != read:
+                first, count = read & (SLOTS - 1), n - read
+                head = min(count, SLOTS - first)
+                records = (await vm.send(ArrayReference.GetValues, self.arrays["RING"], first, head)).values
+                if count > head:
+                    records += (await vm.send(ArrayReference.GetValues, self.arrays["RING"], 0, count - head)).values
+                for record in records:
+                    try:
+                        await self._book(record.value)
+                    except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
+                        log.debug("a capture record could not be read: %s", exc)
+                await vm.send(ArrayReference.SetValues, self.arrays["RING"], first, [Value(Tag.OBJECT, 0)] * head)
+                if count > head:
+                    await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * (count - head))
+                await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n))])
+            await self._skipped()
+
+    async def _skipped(self) -> None:
+        """The hits the JVM's rate limit let by, per point (said by the point, as by round trip)."""
+        if not self.bps:
+            return
+        values = (await self.vm.send(ArrayReference.GetValues, self.arrays["SKIPPED"], 0, max(self.bps) + 1)).values
+        for point, bp in list(self.bps.items()):
+            state = bp.info.capture
+            skipped = values[point].value
+            if skipped > state.skipped:
+                if state.skipped == 0:
+                    self.session.history.add(
+                        "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
+                        "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
+                        breakpoint=bp.info.id)
+                state.skipped = skipped
+            bp.info.hits = max(bp.info.hits, state.taken + state.skipped)  # (passing hits, as by round trip)
+
+    async def _book(self, record: int) -> None:
+        header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
+        header = (await self.vm.send(StringReference.Value, header_v.value)).string_value
+        point = int(header[:header.index(";")])
+        bp = self.bps.get(point)
+        if bp is None:
+            return  # (a point removed meanwhile)
+        state: CaptureState = bp.info.capture
+        if state.taken >= state.limit:
+            return
+        capture = await self._render(header, copy_v.value, classes_v.value, thread_v.value, state)
+        self.short[point] = 0
+        state.taken += 1
+        number = state.taken
+        bp.info.hits += 1
+        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, NOT_HELD
+        capture.skipped = state.skipped
+        self.points.book.add(capture)
+        self.session.history.add("capture", capture.headline() + self.points.summary(capture), Actor.TARGET,
+                                 breakpoint=bp.info.id, capture=capture.seq, thread=capture.thread_id)
+        if state.taken >= state.limit:
+            state.done = True
+            self.points.finish_later(bp)
+
+    async def _render(self, header: str, copy: int, classes: int, thread: int, state: CaptureState) -> Capture:
+        """A record as a capture: its frames' places, the top frame's values, rendered from the copy alone."""
+        started = time.perf_counter()
+        vm, copier = self.vm, self.points.copier
+        cur = Cursor(header)
+        cur.upto()  # (the point)
+        millis = cur.number()
+        kinds = cur.chars()
+        letters, _, names = kinds.partition("|")
+        capture = Capture(0, "", 0, millis / 1000, thread, await vm.thread_name(thread), 0, "")
+        objects = self.points.capture_objects(vm)
+        self._reads += 1
+        read = CaptureRead(self.session, thread, 0, state.limits, -(10**6 + self._reads), objects, copier,
+                           copy_only=True)
+        only = COPY_ONLY.set(False)
+        copied, jvm_us = None, 0.0
+        try:
+            with one_capture():
+                copied, refs = await copier.read_result(copy, objects, field_memo())
+                values = [read_value(cur, refs) for _ in letters]
+                jvm_us = cur.number() / 1000
+                frames = await self._frames(cur, classes)
+                capture.frames = [CapturedFrame(n, code) for n, (_, code) in enumerate(frames)]
+                capture.cuts = read.cuts
+                if capture.frames:
+                    COPIED.set(copied)
+                    read.copied = copied
+                    COPY_ONLY.set(True)
+                    by_slot = dict(zip(names.split(","), values, strict=True))
+                    names_at = await self._top(read, capture, by_slot, frames[0][0])
+                    capture.expressions = [await self._expression(read, text, by_slot, names_at)
+                                           for text in state.expressions]
+                if len(capture.frames) > 1:
+                    read.cuts.append(f"frames 1-{len(capture.frames) - 1}: arguments and locals not captured in the "
+                                     "JVM (the probe sees only its own caller's frame; a held thread shows them)")
+        except CopyIncomplete as exc:
+            capture.note = f"the in-JVM copy did not cover the capture: {exc}"
+        finally:
+            COPY_ONLY.reset(only)
+        capture.took_ms = 0.0
+        objects_copied = copied.objects if copied is not None else 0
+        capture.copy = (f"taken in the JVM by the probe ({objects_copied} objects, {jvm_us:.0f} µs in the JVM), the "
+                        f"thread not held; read from the ring in {(time.perf_counter() - started) * 1000:.1f} ms")
+        return capture
+
+    async def _frames(self, cur: Cursor, classes: int) -> list[Any]:
+        """Each frame's place from its class, method and bytecode index (the probe's own frames left out)."""
+        vm, copier = self.vm, self.points.copier
+        entries = []
+        while cur.at < len(cur.text):
+            name, descriptor = cur.chars(), cur.chars()
+            entries.append((name, descriptor, cur.number()))
+        class_objects = (await vm.send(ArrayReference.GetValues, classes, 0, len(entries))).values if entries else []
+        out = []
+        for (name, descriptor, bci), class_object in zip(entries, class_objects, strict=True):
+            type_id, tag = await copier.type_of(class_object.value)
+            info = await vm.type(type_id, tag)
+            if is_probe_class(info.name):
+                continue
+            method = next(m for m in await vm.methods(type_id) if m.name == name and m.signature == descriptor)
+            location = Location(tag, type_id, method.id, bci)
+            out.append((location, await vm.code_location(location)))
+        return out
+
+    async def _top(self, read: CaptureRead, capture: Capture, by_slot: dict[str, Value],
+                   location: Location) -> dict[str, str]:
+        """The top frame's `this`, arguments and locals, in the order a held reading lists them; returns each
+        variable's slot by name."""
+        slots, _ = await Frames(self.vm).live_slots(location)
+        this = by_slot.get("t")
+        jobs = []
+        if this is not None and not this.is_null:
+            jobs.append(read.value("this", this, None, "frame 0", opened=True))
+        for slot in slots:
+            value = by_slot.get(str(slot.slot))
+            if value is None:
+                read.cuts.append(f"frame 0: {slot.name} not captured in the JVM (the probe was not passed it)")
+                continue
+            jobs.append(read.value(slot.name, value, slot.type_name, "frame 0"))
+        capture.frames[0].locals = list(await asyncio.gather(*jobs))
+        return {slot.name: str(slot.slot) for slot in slots}
+
+    async def _expression(self, read: CaptureRead, text: str, by_slot: dict[str, Value], names_at: dict[str, str]
+                          ) -> CapturedValue:
+        """A point's expression: a variable's name, served from the values the probe passed."""
+        key = "t" if text == "this" else names_at.get(text)
+        value = by_slot.get(key) if key is not None else None
+        if value is None:
+            return CapturedValue(text, "?", f"<not captured in the JVM: {text} is not a variable at the line>",
+                                 "error")
+        secret = text if is_secret_name(text) else None
+        return await read.value(text, value, None, "expressions", name_for_redaction=secret)
+
