@@ -7,7 +7,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/bootstrap.sh
 
-export PYTHONDONTWRITEBYTECODE=1 PYTHONFAULTHANDLER=1
+# Byte-code is cached (__pycache__ beside the sources, git-ignored): the run starts dozens of Python processes
+# that import tracepilot (MCP servers, REPLs, DAP adapters, relays); with PYTHONDONTWRITEBYTECODE each compiled it
+# afresh, ~0.3-0.4 s of CPU apiece, and pytest re-compiled every test module on every run.
+unset PYTHONDONTWRITEBYTECODE
+export PYTHONFAULTHANDLER=1
 suite_timeout="${TRACEPILOT_SUITE_TIMEOUT:-1800}"
 runner=()
 # Only without a terminal (CI): `timeout` runs in its own process group, which would swallow Ctrl-C.

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from support import install_clone
 from support import jvm as jvm_support
 from support.jvm import TargetJvm
 
@@ -220,3 +221,16 @@ def start_jvm(jvm_factory: JvmFactory) -> JvmFactory:
 @pytest.fixture
 def free_port() -> Callable[[], int]:
     return jvm_support.free_port
+
+
+# --- the fresh-clone install, started ahead ---------------------------------------------------------
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # tests/test_install.py's install mostly waits on the package index: begun now, it overlaps the run
+    if not session.config.option.collectonly:
+        install_clone.start_ahead([item.nodeid for item in session.items])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    install_clone.stop_ahead()

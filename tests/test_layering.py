@@ -7,6 +7,7 @@ import inspect
 import pkgutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,18 @@ FRONT_END_LIBRARIES = ("textual", "prompt_toolkit", "mcp")
 FRONT_END_PACKAGES = ("tracepilot.tui", "tracepilot.repl", "tracepilot.mcp", "tracepilot.share", "tracepilot.cli")
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once for all the checks below (each walks every module of src/)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _modules(package) -> list[str]:
     return [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -107,7 +114,7 @@ def _every_module_import(path: Path, modules: dict[str, Path]) -> set[str]:
     the target: `from .a import b` with `b` a submodule is an edge to `a.b`)."""
     name = _module_name(path)
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -232,7 +239,7 @@ def test_no_front_end_reads_the_debugger_session():
     offenders = []
     for package in (*FRONT_ENDS, SHARED_SERVICE):
         for path in (SRC / package).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(_tree(path)):
                 if isinstance(node, ast.Attribute) and node.attr == "session":
                     text = ast.unparse(node)
                     if text not in NOT_A_DEBUGGER_SESSION or (text == "self.session" and package != SHARED_SERVICE):
@@ -249,7 +256,7 @@ def test_no_module_is_a_god_file():
     for path in SRC.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         lines = text.count("\n")
-        docstring = ast.get_docstring(ast.parse(text)) or ""
+        docstring = ast.get_docstring(_tree(path)) or ""
         if lines > MAX_MODULE_LINES and "one piece:" not in docstring.lower():
             offenders.append(f"{path.relative_to(SRC)} ({lines} lines)")
     assert offenders == []
@@ -301,7 +308,7 @@ def test_no_private_name_of_a_dependency():
     highlight query, which has no public name, is read as package data in tui/java_syntax.py.)"""
     offenders = []
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 modules, names = [alias.name for alias in node.names], []
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -319,7 +326,7 @@ def test_no_underscore_name_of_ours_is_imported_by_another_module():
     """A name another module needs is part of its module's face: it has no underscore."""
     offenders = []
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 wanted = [(alias.name, alias.name) for alias in node.names if alias.name.startswith("tracepilot")]
                 bad = [full for full, _ in wanted if any(_private(part) for part in full.split("."))]
@@ -342,7 +349,7 @@ def test_the_tui_is_widgets_and_plain_objects_not_mixins():
     keys, rendering and messages; the App composes widgets and plain objects (issue 27)."""
     offenders = []
     for path in (SRC / "tui").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ClassDef) and (len(node.bases) > 1 or node.keywords):
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} class {node.name}")
     assert offenders == []

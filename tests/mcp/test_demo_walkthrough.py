@@ -1,7 +1,9 @@
 """An agent finds the NullPointerException in the bundled demo in at most four tool calls.
 
-This is the walkthrough of the README's MCP section, run through a real `tracepilot --mcp` subprocess
-and the in-memory client.
+This is the walkthrough of the README's MCP section, run through a real `tracepilot --mcp` subprocess (what
+an agent runs). It ran through the in-memory client too: the same tool code with the same assertions, short of
+the transport, at the price of the demo's ~6 s walk again (the in-memory client's scenarios are in
+test_seed_scenarios.py and test_tools.py).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from support.jvm import DEMO_SOURCE, demo_line_of
 pytestmark = pytest.mark.timeout(120)
 
 
-async def test_agent_finds_the_demo_npe_in_four_calls(mcp_session, transport, default_jdk):
+async def test_agent_finds_the_demo_npe_in_four_calls(mcp_session, default_jdk):
     npe_line = demo_line_of("npe")
-    async with mcp_session(transport) as s:
+    async with mcp_session("stdio") as s:
         launched = await s.ok("launch", source=str(DEMO_SOURCE))
         assert "VM start" in launched.text
 

@@ -77,27 +77,101 @@ async def test_tools_match_the_design_contract(mcp_session):
             assert arg.get("description") or arg.get("title") in ("Enabled", "Temporary", "Suspend", "Stream"), (name, arg)
 
 
-async def test_errors_without_a_jvm_say_what_to_do(mcp_session, transport):
-    async with mcp_session(transport) as s:
-        status = await s.ok("status")
-        assert status.data["state"] == "DISCONNECTED"
-        assert "attach or launch" in status.text
-        snap = await s.call("snapshot")
-        assert "attach" in snap.text or "launch" in snap.text, snap.text
-        for tool, args in [("step", {}), ("locals", {}), ("resume", {}),
-                           ("breakpoint_update", {"id": "bp-9"})]:
-            reply = await s.err(tool, **args)
-            assert "attach" in reply.text or "launch" in reply.text or "bp-9" in reply.text, reply.text
-        waited = await s.ok("wait_for_stop", timeout=0.2)
-        assert waited.data["stopped"] is False and "attach" in waited.text
-        # invalid arguments are answered, never crash the server
-        bad = await s.err("step", kind="sideways")
-        assert "over" in bad.text
-        bad = await s.err("locals", frame=-1)
-        assert "frame" in bad.text
-        bad = await s.err("attach", address="localhost:notaport", timeout=0.5)
-        assert "port" in bad.text.lower() or "address" in bad.text.lower()
-        assert (await s.ok("status")).data["state"] == "DISCONNECTED"
+async def _errors_without_a_jvm(s) -> None:
+    status = await s.ok("status")
+    assert status.data["state"] == "DISCONNECTED"
+    assert "attach or launch" in status.text
+    snap = await s.call("snapshot")
+    assert "attach" in snap.text or "launch" in snap.text, snap.text
+    for tool, args in [("step", {}), ("locals", {}), ("resume", {}),
+                       ("breakpoint_update", {"id": "bp-9"})]:
+        reply = await s.err(tool, **args)
+        assert "attach" in reply.text or "launch" in reply.text or "bp-9" in reply.text, reply.text
+    waited = await s.ok("wait_for_stop", timeout=0.2)
+    assert waited.data["stopped"] is False and "attach" in waited.text
+    # invalid arguments are answered, never crash the server
+    bad = await s.err("step", kind="sideways")
+    assert "over" in bad.text
+    bad = await s.err("locals", frame=-1)
+    assert "frame" in bad.text
+    bad = await s.err("attach", address="localhost:notaport", timeout=0.5)
+    assert "port" in bad.text.lower() or "address" in bad.text.lower()
+    assert (await s.ok("status")).data["state"] == "DISCONNECTED"
+
+
+async def _attached_and_running(s, target) -> None:
+    await s.ok("attach", address=target.address)
+    await s.ok("resume", timeout=0)
+
+
+async def _progress_notifications_while_waiting(s) -> None:
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    reply = await s.call("wait_for_stop", progress=on_progress, timeout=2.5)
+    assert not reply.error and reply.data["stopped"] is False
+    assert progress, "no progress notification arrived"
+    assert progress[0][1] == 2.5 and "waiting" in (progress[0][2] or "")
+
+
+async def _a_cancelled_wait_leaves_the_program_running(s) -> None:
+    with anyio.move_on_after(1.0):
+        await s.call("wait_for_stop", timeout=60)
+    status = await s.ok("status")
+    assert status.data["state"] == "RUNNING"
+
+
+async def _pause_answers_while_another_call_waits(s) -> None:
+    results = {}
+
+    async def wait() -> None:
+        results["wait"] = await s.ok("wait_for_stop", timeout=60)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(wait)
+        await anyio.sleep(0)  # let the wait be sent first
+        started = time.monotonic()
+        paused = await s.ok("pause")
+    assert paused.data["stopped"] is True and paused.data["stop"]["kind"] == "PAUSE"
+    assert results["wait"].data["stopped"] is True
+    assert results["wait"].data["stop"]["kind"] == "PAUSE"
+    assert time.monotonic() - started < 10
+
+
+async def test_errors_without_a_jvm_say_what_to_do(mcp_session):
+    async with mcp_session("memory") as s:
+        await _errors_without_a_jvm(s)
+
+
+async def test_pause_answers_while_another_call_waits(mcp_session, jvm_factory):
+    target = jvm_factory("Playground")
+    async with mcp_session("memory") as s:
+        await _attached_and_running(s, target)
+        await _pause_answers_while_another_call_waits(s)
+
+
+async def test_progress_notifications_while_waiting(mcp_session, jvm_factory):
+    target = jvm_factory("Playground")
+    async with mcp_session("memory") as s:
+        await _attached_and_running(s, target)
+        await _progress_notifications_while_waiting(s)
+
+
+async def test_one_stdio_server_errors_progress_a_cancelled_wait_pause_and_its_log(mcp_session, jvm_factory):
+    """Over a real `tracepilot --mcp` process, one after the other (a server start each cost 2-4 s): the errors
+    without a JVM; then, attached and running, progress while waiting, a cancelled wait that leaves the server
+    usable, a pause answering while another call waits; and the log went to its file, not stdout."""
+    target = jvm_factory("Playground")
+    async with mcp_session("stdio") as s:
+        await _errors_without_a_jvm(s)
+        await _attached_and_running(s, target)
+        await _progress_notifications_while_waiting(s)
+        await _a_cancelled_wait_leaves_the_program_running(s)
+        await _pause_answers_while_another_call_waits(s)
+        log_file = s.log_file
+    assert "MCP server starting" in log_file.read_text()
 
 
 async def test_attach_to_a_closed_port_is_a_clear_error(mcp_session, free_port):
@@ -140,14 +214,6 @@ async def test_initialize_is_about_as_fast_as_importing_the_sdk(tmp_path):
     assert min(timings) < baseline * 1.6 + 0.3, (timings, baseline)
 
 
-async def test_stdio_server_logs_to_its_file_not_stdout(mcp_session):
-    async with mcp_session("stdio") as s:
-        await s.ok("status")
-        log_file = s.log_file
-    text = log_file.read_text()
-    assert "MCP server starting" in text
-
-
 async def test_read_only_refuses_side_effects(mcp_session, jvm_factory, line_of):
     target = jvm_factory("Playground")
     async with mcp_session("memory", read_only=True) as s:
@@ -161,55 +227,6 @@ async def test_read_only_refuses_side_effects(mcp_session, jvm_factory, line_of)
         for tool, args in [("pop_frames", {}), ("force_return", {"value": "0"}), ("hotswap", {"path": "/nonexistent"})]:
             reply = await s.err(tool, **args)
             assert "read-only" in reply.text, (tool, reply.text)
-
-
-async def test_pause_answers_while_another_call_waits(mcp_session, transport, jvm_factory):
-    target = jvm_factory("Playground")
-    async with mcp_session(transport) as s:
-        await s.ok("attach", address=target.address)
-        await s.ok("resume", timeout=0)
-        results = {}
-
-        async def wait() -> None:
-            results["wait"] = await s.ok("wait_for_stop", timeout=60)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(wait)
-            await anyio.sleep(0)  # let the wait be sent first
-            started = time.monotonic()
-            paused = await s.ok("pause")
-        assert paused.data["stop"]["kind"] == "PAUSE"
-        assert results["wait"].data["stopped"] is True
-        assert results["wait"].data["stop"]["kind"] == "PAUSE"
-        assert time.monotonic() - started < 10
-
-
-async def test_progress_notifications_while_waiting(mcp_session, transport, jvm_factory):
-    target = jvm_factory("Playground")
-    progress: list[tuple[float, float | None, str | None]] = []
-
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, total, message))
-
-    async with mcp_session(transport) as s:
-        await s.ok("attach", address=target.address)
-        await s.ok("resume", timeout=0)
-        reply = await s.call("wait_for_stop", progress=on_progress, timeout=2.5)
-        assert not reply.error and reply.data["stopped"] is False
-    assert progress, "no progress notification arrived"
-    assert progress[0][1] == 2.5 and "waiting" in (progress[0][2] or "")
-
-
-async def test_cancelled_wait_leaves_the_server_usable(mcp_session, jvm_factory):
-    target = jvm_factory("Playground")
-    async with mcp_session("stdio") as s:
-        await s.ok("attach", address=target.address)
-        await s.ok("resume", timeout=0)
-        with anyio.move_on_after(1.0):
-            await s.call("wait_for_stop", timeout=60)
-        status = await s.ok("status")
-        assert status.data["state"] == "RUNNING"
-        assert (await s.ok("pause")).data["stopped"] is True
 
 
 async def test_session_and_events_resources_with_legacy_subscriptions(mcp_session, jvm_factory, line_of):

@@ -16,7 +16,7 @@ from tracepilot.share.client import RemoteDebugger
 from tracepilot.share.host import published
 from tracepilot.tui.app import TracepilotApp
 from tracepilot.tui.watch import WatchApp
-from tui.helpers import stopped_at, wait_for
+from tui.helpers import stopped_at, type_text, wait_for
 
 from .conftest import agent_session
 
@@ -60,7 +60,8 @@ async def test_agent_session_followed_and_joined_from_the_tui(jvm_factory, java_
             await pilot.press("f10")
             await wait_for(pilot, lambda: stopped_at(app, loop_static), what="the person's step")
             await pilot.press("colon")
-            await pilot.press(*f"stop at fixtures.Playground:{line_of('loop-print')}", "enter")
+            await type_text(pilot, f"stop at fixtures.Playground:{line_of('loop-print')}")
+            await pilot.press("enter")
             await wait_for(pilot, lambda: len(app.view.breakpoints) == 2, what="the person's breakpoint")
             history = await agent.ok("events")
             assert "[person] step" in history and "[person] breakpoint_set" in history

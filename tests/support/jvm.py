@@ -78,7 +78,10 @@ def compile_fixtures(dest: Path) -> Path:
     if javac is None:
         raise FixtureError("javac not found (need a JDK 17+; run scripts/bootstrap.sh)")
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [javac, "-g", "--release", "17", "-encoding", "UTF-8", "-d", str(dest), *map(str, java_sources())]
+    # javac's own JVM: the C1 compiler only and the serial collector (what a short-lived tool wants) halve its CPU
+    # (~4 s -> ~2 s); the class files are the same.
+    quick = ["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"]
+    cmd = [javac, *quick, "-g", "--release", "17", "-encoding", "UTF-8", "-d", str(dest), *map(str, java_sources())]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise FixtureError(f"javac failed ({result.returncode}):\n{result.stdout}{result.stderr}")

@@ -13,7 +13,7 @@ from tracepilot.tui.widgets.command_line import CommandLine
 from tracepilot.tui.widgets.variables import VariablesPane
 
 from .captures_helpers import banner, labels, offers_live_view, open_first_capture_and_check, stack_rows
-from .helpers import stopped_at, wait_for
+from .helpers import stopped_at, type_text, wait_for
 
 SIZE = (150, 42)
 
@@ -61,7 +61,8 @@ async def test_captures_pane_fills_and_opens_a_frozen_view(jvm_factory, java_sou
 
         # Opened again (`:captures` goes to the list), then the next real stop: back to the live view by itself.
         app.query_one(CommandLine).focus()
-        await pilot.press(*"captures", "enter")
+        await type_text(pilot, "captures")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: app.focused is app.query_one(CapturesPane), what=":captures focuses the list")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.frozen.active, what="frozen again")

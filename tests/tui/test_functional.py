@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.command import CommandList
 
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.model import StopKind
@@ -37,8 +38,10 @@ async def open_playground(pilot, app: TracepilotApp) -> None:
     """Ctrl+O, type the file name, Enter: the fuzzy finder opens the file in the source pane."""
     await pilot.press("ctrl+o")
     await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CommandPalette", what="file finder")
-    await pilot.press(*"Playground.java")
-    await pilot.pause(0.3)
+    await type_text(pilot, "Playground.java")
+    found = app.screen.query_one(CommandList)  # the finder searches in a worker: await its first answer
+    await wait_for(pilot, lambda: found.option_count and "Playground.java" in str(found.get_option_at_index(0).prompt),
+                   what="Playground.java found")
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.query_one(SourceView).path is not None
                    and app.query_one(SourceView).path.name == "Playground.java", what="Playground.java shown")

@@ -182,7 +182,9 @@ async def test_search_goes_back_to_the_source_and_n_moves_between_matches(jvm_fa
         lines = source.text.splitlines()
         matches = [i for i, text in enumerate(lines) if "counter" in text.lower()]
         assert len(matches) >= 3
-        await pilot.press("slash", *"counter", "enter")
+        await pilot.press("slash")
+        await type_text(pilot, "counter")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: source.has_focus, what="focus back in the source")
         first = source.selection.start[0]
         assert first in matches and "counter" in source.border_title
@@ -219,7 +221,9 @@ async def test_keys_follow_the_state_and_restart_after_the_program_ended(java_cl
         assert any(b.kind == "exception" and b.uncaught and not b.caught for b in breakpoints.values())
 
         loop = line_of("loop-body")
-        await pilot.press("colon", *f"stop at fixtures.Playground:{loop}", "enter")
+        await pilot.press("colon")
+        await type_text(pilot, f"stop at fixtures.Playground:{loop}")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: any(b.kind == "line" for b in app.view.breakpoints), what="breakpoint")
         app.query_one(SourceView).focus()
         pid = app.debugger.session.launched.pid
@@ -231,7 +235,9 @@ async def test_keys_follow_the_state_and_restart_after_the_program_ended(java_cl
         assert "pause" not in keys and "restart" not in keys  # (Ctrl+R still works; the footer has no room)
         assert [b.kind for b in app.view.breakpoints].count("exception") == 1
 
-        await pilot.press("colon", *"restart", "enter")  # the command does the same
+        await pilot.press("colon")  # the command does the same
+        await type_text(pilot, "restart")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: app.debugger.session.launched.pid not in (pid, None)
                        and stopped_at(app, loop), timeout=30, what=":restart")
 
@@ -274,19 +280,24 @@ async def test_help_command_pause_and_delete_all(jvm_factory, java_source_root, 
     app = attached(jvm_factory("Playground", "1000").address, java_source_root)
     async with app.run_test(size=WIDE) as pilot:
         await stop_at_line(pilot, app, line_of("loop-body"))
-        await pilot.press("colon", *"help", "enter")  # a screen with the keys and every command
+        await pilot.press("colon")  # a screen with the keys and every command
+        await type_text(pilot, "help")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what=":help screen")
         assert "stop at" in str(app.screen.query_one("#help-commands").render())
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
 
         app.query_one(SourceView).focus()  # (the command line keeps the focus after a command, as a REPL)
-        await pilot.press("colon", *"delete", "enter")  # asks first, as gdb does
+        await pilot.press("colon")  # asks first, as gdb does
+        await type_text(pilot, "delete")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmQuitScreen", what="asked")
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ != "ConfirmQuitScreen", what="answered no")
         assert any(b.kind == "line" for b in app.view.breakpoints)
-        await pilot.press(*"delete", "enter")  # (focus is back in the emptied command line)
+        await type_text(pilot, "delete")  # (focus is back in the emptied command line)
+        await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmQuitScreen", what="asked again")
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.view.breakpoints, what="all deleted")

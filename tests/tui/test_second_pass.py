@@ -23,7 +23,7 @@ from tracepilot.tui.widgets.status import StatusBar
 from tracepilot.tui.widgets.threads import WAITING, ThreadsPane
 from tracepilot.tui.widgets.variables import VariablesPane
 
-from .helpers import stopped, stopped_at, wait_for
+from .helpers import stopped, stopped_at, type_text, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 WIDE = (160, 45)
@@ -136,7 +136,9 @@ async def test_resizing_to_80x24_while_running_keeps_source_console_and_footer(j
     app = launched_playground(java_classes, java_source_root, [f"fixtures.Playground:{loop}"])
     async with app.run_test(size=WIDE) as pilot:
         await wait_for(pilot, lambda: stopped_at(app, loop), timeout=30, what="stopped in the loop")
-        await pilot.press("colon", *"print iterations", "enter", "escape")
+        await pilot.press("colon")
+        await type_text(pilot, "print iterations")
+        await pilot.press("enter", "escape")
         await wait_for(pilot, lambda: any("1000" in line for line in console_lines(app)), what="printed")
         await wait_for(pilot, lambda: any("playground started" in line for line in console_lines(app)),
                        what="program output")
@@ -198,7 +200,9 @@ async def test_go_to_line_command_prompt_search_and_values(jvm_factory, java_sou
                        what="back to the source")
 
         # a match on the current line shows (the line's colour does not hide it); no jump sideways
-        await pilot.press("slash", *"ready", "enter")
+        await pilot.press("slash")
+        await type_text(pilot, "ready")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: source.selection.start[0] == here - 1, what="match on the current line")
         assert source.scroll_offset.x == 0
         await pilot.pause()

@@ -9,7 +9,7 @@ from textual.widgets import Tree
 from tracepilot.tui.screens.trace import TraceScreen
 from tracepilot.tui.widgets.command_line import CommandLine
 
-from .helpers import stopped, wait_for
+from .helpers import stopped, type_text, wait_for
 from .test_functional import SIZE, console_text, make_app
 
 
@@ -39,14 +39,14 @@ async def test_trace_at_a_stop_shows_the_call_tree(jvm_factory, java_source_root
         await wait_for(pilot, lambda: app.ready.is_set() and app.refreshes > 0, what="attached")
         for marker in ("trace-start", "trace-end"):
             await command_line(pilot, app)
-            await pilot.press(*f"stop at fixtures.TraceShop:{line_of(marker)}")
+            await type_text(pilot, f"stop at fixtures.TraceShop:{line_of(marker)}")
             await pilot.press("enter")
             await wait_for(pilot, lambda m=marker: f"{line_of(m)}" in console_text(app), what=f"breakpoint {marker}")
         await pilot.press("f5")
         await wait_for(pilot, lambda: stopped_on_line(app, line_of("trace-start")), timeout=20,
                        what="stop at trace-start")
         await command_line(pilot, app)
-        await pilot.press(*"trace fixtures.TraceShop 20 resume")
+        await type_text(pilot, "trace fixtures.TraceShop 20 resume")
         await pilot.press("enter")
         try:
             await wait_for(pilot, lambda: isinstance(app.screen, TraceScreen), timeout=30, what="the trace screen")
