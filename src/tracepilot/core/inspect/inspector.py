@@ -60,6 +60,7 @@ from .marks import Marks
 from .owners import via
 from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
+from .stop_reads import StopReads
 from .threads import Threads
 from .threads import is_system as is_system_thread
 from .values import Values, is_secret_name
@@ -89,6 +90,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         self._changed_at: dict[int, tuple[Any, list[str]]] = {}  # thread -> (its stop, locals changed there)
         self._traces = Traces(session)
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
+        self.stop_reads = StopReads()  # a stop's first reads in one burst (issue 32: resume -> stop)
 
     # -- plumbing ------------------------------------------------------------------------------------
 
@@ -161,9 +163,12 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         p = self._p()
         tid = stop.thread_id
         try:
+            burst = await self.stop_reads.send(p.vm, p.frames, stop)
+            if burst is not None:
+                await p.frames.adopt(burst, self.session.stop_generation)
             top = await p.frames.frame(tid, self.session.stop_generation, 0)
             depth = await p.frames.count(tid, self.session.stop_generation)
-            variables = await p.frames.variables(tid, top, p.values)
+            variables = await self.stop_reads.variables(p.vm, p.frames, p.values, tid, top, burst)
         except (DebuggerError, JdwpError):
             variables, top, depth = [], None, 0
         if top is not None:

@@ -110,6 +110,7 @@ class Events(SessionBase):
                     decision = await self.breakpoints.on_event(event)
                 if decision is not None:
                     stops.append(decision)
+                    self.inspector.stop_reads.note(decision[0], getattr(event, "location", None))
         if not stops:
             await self._resume_for_policy(composite)
             return
