@@ -1,14 +1,25 @@
 """The reads a stop makes while it is handled (the top frame, its depth, its locals and their previews),
 sent as one burst (stop_burst.py) and taken from it: the same requests and answers as asked one after the
-other, one round trip instead of three."""
+other, one round trip instead of three.
+
+The burst is written before the stop is handed over; its replies may be taken after (`follow`). The JVM
+runs a connection's commands in the order they arrive, so they answer for the stop whatever is sent later;
+and everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
+(`settled`: Inspector._ready and snapshot, Session._send_release, the next event's handling).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from typing import Any
 
 from ...jdwp import Location
 from ..model import Variable
 from .stop_burst import Burst, Primed, Recipes, send_burst, slot_request
+
+log = logging.getLogger(__name__)
 
 
 class StopReads:
@@ -17,6 +28,22 @@ class StopReads:
         self.recipes = Recipes()
         self.bursts = 0  # (for tests and benchmarks) bursts sent, and those whose values were taken
         self.values_taken = 0
+        self._following: asyncio.Task[None] | None = None  # a stop's locals still being read
+
+    def follow(self, reading: Any) -> None:
+        """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now."""
+        self._following = asyncio.ensure_future(_logged(reading))
+
+    async def settled(self) -> None:
+        """Wait until the last stop's locals are read (at once when they are)."""
+        task = self._following
+        if task is None or task is asyncio.current_task():
+            return
+        if not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(task)  # (a caller cancelled meanwhile does not cancel the reading)
+        if self._following is task:
+            self._following = None
 
     def note(self, stop: Any, location: Location | None) -> None:
         """The location the event of `stop` names (its thread's top frame, for breakpoints and steps)."""
@@ -28,6 +55,7 @@ class StopReads:
 
     def forget(self) -> None:
         self._at.clear()
+        self._following = None
 
     async def send(self, vm: Any, frames: Any, stop: Any) -> Burst | None:
         """Write the burst for `stop` (None when its event named no location)."""
@@ -61,3 +89,10 @@ class StopReads:
             self.values_taken += 1
         self.recipes.put(top.location, primed.recorded)
         return variables
+
+
+async def _logged(reading: Any) -> None:
+    try:
+        await reading
+    except Exception as exc:  # noqa: BLE001 - e.g. the VM went away meanwhile: the stop stays, without locals
+        log.debug("reading a stop's locals failed: %s", exc)

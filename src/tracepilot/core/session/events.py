@@ -55,6 +55,7 @@ class Events(SessionBase):
                 await self._resume_for_policy(composite)
 
     async def _process_composite(self, composite: Any) -> None:
+        await self.inspector.stop_reads.settled()  # the last stop's locals are read before anything else runs
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()
         policy = composite.suspend_policy

@@ -239,6 +239,9 @@ class Execution(SessionBase):
         conn = self.conn
         if conn is None or conn.is_closed or not release:
             return
+        await self.inspector.stop_reads.settled()  # a stop's locals are read before its thread runs on
+        if conn.is_closed:
+            return
         # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
         futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
