@@ -209,6 +209,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             self._last_locals.clear()
         self._last_locals[key] = now
         self._changed_at[tid] = (stop, list(self.changed))
+        self.stop_reads.noted = (stop, now)
 
     # -- threads and stacks --------------------------------------------------------------------------
 
@@ -280,8 +281,11 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         return names if stop is not None and record is not None and record.stop is stop else []
 
     async def snapshot(self, thread: Any) -> Snapshot:
-        await self.stop_reads.settled()  # (`changed` is known once the stop's locals are read)
         session = self.session
+        was_stopped = session.state is SessionState.STOPPED
+        await self.stop_reads.settled()  # (`changed` is known once the stop's locals are read)
+        if was_stopped and session.state is not SessionState.STOPPED:
+            session.require_vm()  # the VM vanished meanwhile: say so, as the first request would have
         snap = Snapshot(session.state, session.stop, watches=[w.info() for w in self.watchers.all()],
                         changed=list(self.changed))
         if session.state is not SessionState.STOPPED:

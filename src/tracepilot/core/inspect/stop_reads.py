@@ -26,8 +26,13 @@ class StopReads:
     def __init__(self) -> None:
         self._at: dict[int, tuple[Any, Location]] = {}  # id(stop) -> (stop, the event's location)
         self.recipes = Recipes()
-        self.bursts = 0  # (for tests and benchmarks) bursts sent, and those whose values were taken
+        # (for tests and benchmarks) bursts sent; stops that took a primed reply; frame id guesses right and
+        # wrong; the last stop's locals as noted ({name: text}), to compare with a fresh read
+        self.bursts = 0
         self.values_taken = 0
+        self.guessed = 0
+        self.missed = 0
+        self.noted: tuple[Any, dict[str, str]] | None = None
         self._following: asyncio.Task[None] | None = None  # a stop's locals still being read
 
     def follow(self, reading: Any) -> None:
@@ -87,6 +92,11 @@ class StopReads:
             vm.primed = None
         if primed.taken:
             self.values_taken += 1
+        if burst is not None and burst.predicted is not None:
+            if top.frame_id == burst.predicted:
+                self.guessed += 1
+            else:
+                self.missed += 1
         self.recipes.put(top.location, primed.recorded)
         return variables
 
