@@ -81,7 +81,8 @@ class Execution(SessionBase):
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.add(waiter)
             try:
-                await asyncio.wait_for(asyncio.shield(waiter), remaining)
+                async with asyncio.timeout(remaining):  # (cheaper than wait_for + shield: one wake-up)
+                    await waiter
             except TimeoutError:
                 break
             finally:
@@ -247,9 +248,11 @@ class Execution(SessionBase):
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
         futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
         conn.flush()
-        for r in await asyncio.gather(*futures, return_exceptions=True):
-            if isinstance(r, JdwpError):
-                log.debug("resume: %s", r)
+        for future in futures:  # (awaited in turn: the replies come in order, no gather task per resume)
+            try:
+                await future
+            except Exception as exc:  # noqa: BLE001 - as gather(return_exceptions=True) did: nothing raised here
+                log.debug("resume: %s", exc)
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
