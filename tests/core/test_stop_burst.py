@@ -34,24 +34,29 @@ async def test_locals_from_the_burst_equal_a_fresh_read_whether_the_frame_id_gue
     await debugger.attach(jvm.address, timeout=10)
     await debugger.breakpoint_set(f"fixtures.Crowd:{line_of('crowd-enter')}")  # suspend all
     reads = debugger.session.inspector.stop_reads
-    first = await _stop(debugger)
-    x = first.stop.thread_name
-    y = "crowd-1" if x == "crowd-0" else "crowd-0"
-    await _noted_as_read(debugger, first)
-    for _ in range(3):  # x alone runs once between its stops: its next top frame id is guessed right
-        await _noted_as_read(debugger, await _stop(debugger, x))
-    assert reads.guessed >= 1 and reads.missed == 0, (reads.guessed, reads.missed)
-    await _noted_as_read(debugger, await _stop(debugger, y))  # y seen once
-    for _ in range(5):
-        # Every thread runs on a resume of all; the one that did not stop then runs again alone: it ran twice
-        # since it was seen, so the guess is one generation short (INVALID_FRAMEID: read again).
+    result = await _stop(debugger)
+    for _ in range(12):
+        # The stopped thread alone runs on (the other stays suspended): it ran once since it was seen, so
+        # its top frame id is guessed right. (A stop of the other thread that came meanwhile answers first.)
+        await _noted_as_read(debugger, result)
+        result = await _stop(debugger, result.stop.thread_name)
+        if reads.guessed >= 2:
+            break
+    await _noted_as_read(debugger, result)
+    assert reads.guessed >= 1, (reads.guessed, reads.missed)
+    seen = {result.stop.thread_name}
+    for _ in range(12):
+        # All threads run; then the one that did not stop runs again alone: it ran twice since it was seen,
+        # so the guess is a generation short (the JVM answers INVALID_FRAMEID; the values are read again).
         both = await _stop(debugger)
         await _noted_as_read(debugger, both)
-        if both.pending:
-            continue  # (both stopped at once: the other one's stop is the next answer, not a second run)
-        other = y if both.stop.thread_name == x else x
-        await _noted_as_read(debugger, await _stop(debugger, other))
+        seen.add(both.stop.thread_name)
+        if both.pending or len(seen) < 2:
+            continue  # (the other thread's stop is the next answer, or it was never seen: no guess for it)
+        other = next(name for name in seen if name != both.stop.thread_name)
+        alone = await _stop(debugger, other)
+        await _noted_as_read(debugger, alone)
         if reads.missed:
             break
     assert reads.missed >= 1, (reads.guessed, reads.missed)
-    assert reads.values_taken >= reads.guessed >= 1
+    assert reads.values_taken >= reads.guessed
