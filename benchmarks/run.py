@@ -285,7 +285,6 @@ class Bench:
         self.quick = quick
         self.lines = markers()
         self.rtt: float | None = None
-        self.floor_s: float | None = None
 
     def debugger(self) -> Any:
         from tracepilot.core.debugger import Debugger
@@ -384,7 +383,6 @@ class Bench:
                 assert r.stopped and r.stop.location.line == line, r
             await d.detach(terminate=True)
         o, f = statistics.median(ours), statistics.median(floor)
-        self.floor_s = f  # (bench_latency's 10c rows hold their figures against this floor)
         return [Row("2 resume -> bp hit -> stop", ms(o), f"floor {ms(f)}", o / f, "<= 1.5x floor", 1.5,
                     note=f"median of {k}; the stop carries class, method, line, source file and thread name")]
 
