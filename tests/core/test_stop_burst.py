@@ -5,6 +5,7 @@ thread ran more than once since it was last seen (the guess is wrong: the values
 from __future__ import annotations
 
 import pytest
+from _inspect_support import stop_at
 
 from tracepilot.core.model import StopKind
 
@@ -60,3 +61,17 @@ async def test_locals_from_the_burst_equal_a_fresh_read_whether_the_frame_id_gue
             break
     assert reads.missed >= 1, (reads.guessed, reads.missed)
     assert reads.values_taken >= reads.guessed
+
+
+async def test_previews_read_ahead_show_the_object_as_it_is_at_this_stop(debugger, jvm_factory, line_of):
+    # `p.counter++` each turn: the read of p's fields the last stop made is sent ahead with the burst and
+    # taken by the same read at this stop; its reply is this stop's (the counter moved on), as a fresh read.
+    await stop_at(debugger, jvm_factory, "Playground", line_of("loop-body"), "100000", "nosleep")
+    reads = debugger.session.inspector.stop_reads
+    shown = []
+    for _ in range(4):
+        result = await _stop(debugger)
+        await _noted_as_read(debugger, result)
+        shown.append(reads.noted[1]["p"])
+    assert len(set(shown)) == 4, shown  # a new counter at every stop
+    assert reads.values_taken >= 3, (reads.bursts, reads.values_taken)
