@@ -144,8 +144,9 @@ class Frames:
         slots, _ = await self.live_slots(frame.location)
         method = await self.vm.method(frame.location.class_id, frame.location.method_id)
         this_task = None
-        if not method.is_static and not method.is_native:
-            this_task = self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id)
+        if not method.is_static and not method.is_native:  # asked alongside the values (one round trip)
+            this_task = asyncio.ensure_future(self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id))
+            this_task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (none left unretrieved)
         request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
         values: list[Value] = []
         if request:
