@@ -212,8 +212,15 @@ class Vm:
         # (thread, frame height from the bottom, class) -> a method id of our own, and its old tables.
         self._replaced: dict[tuple[int, int, int], int] = {}
         self._replaced_methods: dict[int, MethodInfo] = {}
+        # While a stop is handled: replies to reads its burst sent ahead (core/inspect/stop_burst.py).
+        self.primed: Any = None
 
     async def send(self, command: Any, *args: Any, **kwargs: Any) -> Any:
+        primed = self.primed
+        if primed is not None and not kwargs:
+            future = primed.take(command, args)
+            if future is not None:
+                return await future
         return await self.conn.send(command, *args, **kwargs)
 
     async def load_basics(self) -> None:

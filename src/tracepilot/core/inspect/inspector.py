@@ -60,6 +60,7 @@ from .marks import Marks
 from .owners import via
 from .sourceview import explain_missing, render_view, resolve_text
 from .stack import Frames
+from .stop_reads import StopReads
 from .threads import Threads
 from .threads import is_system as is_system_thread
 from .values import Values, is_secret_name
@@ -89,6 +90,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         self._changed_at: dict[int, tuple[Any, list[str]]] = {}  # thread -> (its stop, locals changed there)
         self._traces = Traces(session)
         self._stop_values: dict[int, tuple[Any, dict[str, Value]]] = {}  # id(stop) -> (stop, $return...)
+        self.stop_reads = StopReads()  # a stop's first reads in one burst (issue 32: resume -> stop)
 
     # -- plumbing ------------------------------------------------------------------------------------
 
@@ -107,6 +109,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
 
     async def _ready(self) -> _Parts:
         await self.session.ensure_connected()
+        await self.stop_reads.settled()  # a stop's locals still being read: shown and used once read
         return self._p()
 
     def reset(self) -> None:
@@ -122,6 +125,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         self.handles.forget()
         self._marks.forget()
         self._parts = None
+        self.stop_reads.forget()
         self._last_locals.clear()
         self._changed_at.clear()
         self._evaluator = None  # its plans and type facts hold ids of the VM that is gone
@@ -153,34 +157,29 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
     # -- stops ---------------------------------------------------------------------------------------
 
     async def on_stop(self) -> None:
-        """Called after every stop, before waiters are told: evaluate watchers, note changed locals."""
+        """Called after every stop, before waiters are told: evaluate watchers, note changed locals.
+        Without a watcher to evaluate, the locals' reads are sent now and their replies taken after the
+        stop is handed over (stop_reads.py): whatever shows them or lets the thread run waits for them."""
+        await self.stop_reads.settled()  # the previous stop's locals first (`changed` compares with them)
         stop = self.session.stop
         self.changed = []
         if stop is None or not stop.thread_id:
             return
         p = self._p()
         tid = stop.thread_id
-        try:
-            top = await p.frames.frame(tid, self.session.stop_generation, 0)
-            depth = await p.frames.count(tid, self.session.stop_generation)
-            variables = await p.frames.variables(tid, top, p.values)
-        except (DebuggerError, JdwpError):
-            variables, top, depth = [], None, 0
-        if top is not None:
-            key = (tid, top.location.class_id, top.location.method_id, depth)
-            now = {v.name: v.value.text for v in variables}
-            before = self._last_locals.get(key)
-            if before is not None:
-                self.changed += [n for n, text in now.items() if n in before and before[n] != text]
-            if len(self._last_locals) > 1000:
-                self._last_locals.clear()
-            self._last_locals[key] = now
-            self._changed_at[tid] = (stop, list(self.changed))
         ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
+        watches = [w for w in self.watchers.all() if w.applies(ids)]
+        generation = self.session.stop_generation
+        try:
+            burst = await self.stop_reads.send(p.vm, p.frames, stop)
+        except (DebuggerError, JdwpError):
+            burst = None
+        if burst is not None and not watches:
+            self.stop_reads.follow(self._note_locals(p, stop, burst, generation))
+            return
+        await self._note_locals(p, stop, burst, generation)
         seq = self.session.history.last_seq + 1
-        for watch in self.watchers.all():
-            if not watch.applies(ids):
-                continue
+        for watch in watches:
             try:
                 value, static = await self._evaluate_value(watch.expression, tid, 0)
                 watch.record(await p.values.view(value, static, 0, self._secret(watch.expression)), None, seq)
@@ -188,6 +187,29 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
                 watch.record(None, str(exc), seq)
             if watch.changed:
                 self.changed.append(watch.expression)
+
+    async def _note_locals(self, p: _Parts, stop: Any, burst: Any, generation: int) -> None:
+        """Read the stop's top frame and its locals (taking what `burst` asked ahead) and note which locals
+        changed since this thread's last stop in the same frame."""
+        tid = stop.thread_id
+        try:
+            if burst is not None:
+                await p.frames.adopt(burst, generation)
+            top = await p.frames.frame(tid, generation, 0)
+            depth = await p.frames.count(tid, generation)
+            variables = await self.stop_reads.variables(p.vm, p.frames, p.values, tid, top, burst)
+        except (DebuggerError, JdwpError):
+            return
+        key = (tid, top.location.class_id, top.location.method_id, depth)
+        now = {v.name: v.value.text for v in variables}
+        before = self._last_locals.get(key)
+        if before is not None:
+            self.changed += [n for n, text in now.items() if n in before and before[n] != text]
+        if len(self._last_locals) > 1000:
+            self._last_locals.clear()
+        self._last_locals[key] = now
+        self._changed_at[tid] = (stop, list(self.changed))
+        self.stop_reads.noted = (stop, now)
 
     # -- threads and stacks --------------------------------------------------------------------------
 
@@ -260,6 +282,10 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
 
     async def snapshot(self, thread: Any) -> Snapshot:
         session = self.session
+        was_stopped = session.state is SessionState.STOPPED
+        await self.stop_reads.settled()  # (`changed` is known once the stop's locals are read)
+        if was_stopped and session.state is not SessionState.STOPPED:
+            session.require_vm()  # the VM vanished meanwhile: say so, as the first request would have
         snap = Snapshot(session.state, session.stop, watches=[w.info() for w in self.watchers.all()],
                         changed=list(self.changed))
         if session.state is not SessionState.STOPPED:

@@ -14,6 +14,7 @@ from ...jdwp.errors import ThreadNotSuspended
 from ..errors import InvalidArgument, NotStopped
 from ..model import FrameInfo, Variable
 from ..vm import VariableSlot, Vm
+from .stop_burst import Burst, FrameIdGuess
 from .values import Values
 
 LIBRARY_PREFIXES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala.", "org.junit.",
@@ -35,9 +36,29 @@ class Frames:
     def __init__(self, vm: Vm) -> None:
         self.vm = vm
         self._cache: dict[tuple[int, int], tuple[int, dict[int, Frame]]] = {}  # (thread, gen) -> (count, frames)
+        self.guess = FrameIdGuess()  # each thread's next top frame id (stop_burst.py)
 
     def clear(self) -> None:
         self._cache.clear()
+
+    async def adopt(self, burst: Burst, generation: int) -> bool:
+        """Take a stop burst's Frames and FrameCount replies as this generation's depth and top frame (the
+        requests `frame(thread, gen, 0)` makes first, answered for the same suspension); False when they
+        cannot be taken (the usual requests then ask again)."""
+        key = (burst.thread_id, generation)
+        if key in self._cache:
+            return False
+        try:
+            total = (await burst.count).frame_count
+            reply = await burst.frames
+        except JdwpError:
+            return False
+        if key in self._cache or not reply.frames:
+            return False
+        if len(self._cache) > 256:
+            self._cache.clear()
+        self._cache[key] = (total, {0: self._frame(burst.thread_id, total, 0, reply.frames[0])})
+        return True
 
     async def count(self, thread_id: int, generation: int) -> int:
         entry = self._cache.get((thread_id, generation))
@@ -84,6 +105,8 @@ class Frames:
         return [known[i] for i in range(start, end) if i in known]
 
     def _frame(self, thread_id: int, total: int, index: int, f) -> Frame:  # noqa: ANN001 - a Frames reply item
+        if index == 0:
+            self.guess.learn(thread_id, f.frame_id)
         # A frame on obsolete code (method id 0) reads as the method version it runs, when that is known.
         return Frame(index, f.frame_id, self.vm.known_version(thread_id, total - 1 - index, f.location))
 
@@ -121,8 +144,9 @@ class Frames:
         slots, _ = await self.live_slots(frame.location)
         method = await self.vm.method(frame.location.class_id, frame.location.method_id)
         this_task = None
-        if not method.is_static and not method.is_native:
-            this_task = self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id)
+        if not method.is_static and not method.is_native:  # asked alongside the values (one round trip)
+            this_task = asyncio.ensure_future(self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id))
+            this_task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (none left unretrieved)
         request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
         values: list[Value] = []
         if request:

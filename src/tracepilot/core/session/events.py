@@ -55,6 +55,7 @@ class Events(SessionBase):
                 await self._resume_for_policy(composite)
 
     async def _process_composite(self, composite: Any) -> None:
+        await self.inspector.stop_reads.settled()  # the last stop's locals are read before anything else runs
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()
         policy = composite.suspend_policy
@@ -110,6 +111,7 @@ class Events(SessionBase):
                     decision = await self.breakpoints.on_event(event)
                 if decision is not None:
                     stops.append(decision)
+                    self.inspector.stop_reads.note(decision[0], getattr(event, "location", None))
         if not stops:
             await self._resume_for_policy(composite)
             return

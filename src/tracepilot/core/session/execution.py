@@ -81,7 +81,8 @@ class Execution(SessionBase):
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.add(waiter)
             try:
-                await asyncio.wait_for(asyncio.shield(waiter), remaining)
+                async with asyncio.timeout(remaining):  # (cheaper than wait_for + shield: one wake-up)
+                    await waiter
             except TimeoutError:
                 break
             finally:
@@ -239,14 +240,19 @@ class Execution(SessionBase):
         conn = self.conn
         if conn is None or conn.is_closed or not release:
             return
+        await self.inspector.stop_reads.settled()  # a stop's locals are read before its thread runs on
+        if conn.is_closed:
+            return
         # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
         futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
         futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
         conn.flush()
-        for r in await asyncio.gather(*futures, return_exceptions=True):
-            if isinstance(r, JdwpError):
-                log.debug("resume: %s", r)
+        for future in futures:  # (awaited in turn: the replies come in order, no gather task per resume)
+            try:
+                await future
+            except Exception as exc:  # noqa: BLE001 - as gather(return_exceptions=True) did: nothing raised here
+                log.debug("resume: %s", exc)
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a

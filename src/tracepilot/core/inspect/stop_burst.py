@@ -1,0 +1,160 @@
+"""A stop's first reads in one write (issue 32: resume -> stop).
+
+At a stop the debugger reads the thread's top frame and depth, then that frame's locals, then previews of
+the objects they hold: three round trips, each waiting on the one before. Here they leave together, as the
+stop is being handled:
+
+- the frame id is predicted. HotSpot's JDWP agent numbers a frame `generation << 16 | depth` and bumps a
+  thread's generation each time it runs again, so the top frame of a thread's next stop is its last top
+  frame + 1 << 16. The prediction is used only once this VM has shown that pattern (`FrameIdGuess`), and
+  every read made with it is checked: its reply is taken only by a request for exactly the frame id the
+  Frames reply of the same burst names (on a miss the JVM answers INVALID_FRAMEID, or the reply is simply
+  never taken, and the values are read the usual way);
+- the slots come from the method's cached variable table, at the index the event names;
+- previews replay the reads the previous stop at the same place made for its locals' objects (`Recipes`):
+  an object still held by the same local is read again with the same request, which then finds its reply.
+
+A primed reply answers only the exact same read (same command, same arguments) asked during the same
+stop's handling: nothing can have changed the JVM in between (only reads are primed, and the store closes
+before anything else runs), so each answer is the one the request would have had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ...jdwp import (
+    ArrayReference,
+    Location,
+    ObjectReference,
+    StackFrame,
+    StringReference,
+    Tag,
+    ThreadReference,
+)
+
+GENERATION_STEP = 1 << 16  # HotSpot: frame id = (frame generation << 16) | depth
+RECIPE_LIMIT = 48  # reads replayed per stop place at most (previews are bounded: 10 items, 8 fields ...)
+RECIPES_KEPT = 256  # stop places remembered
+
+# Reads whose reply depends only on the JVM's state at the moment they run (and that change nothing).
+PRIMABLE = frozenset({ArrayReference.GetValues, ArrayReference.Length, ObjectReference.GetValues,
+                      ObjectReference.ReferenceType, StringReference.Value})
+
+
+def request_key(command: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A hashable key for one request (lists of slots or field ids become tuples)."""
+    return (command, *(tuple(a) if isinstance(a, list) else a for a in args))
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # a primed read nobody took (or that failed) logs no "exception never retrieved"
+
+
+class FrameIdGuess:
+    """Per thread, the id of the top frame at its last stop; predicts the next one once the VM has shown
+    (for any thread) that a thread run once between two looks has its top frame id + GENERATION_STEP."""
+
+    def __init__(self) -> None:
+        self._top: dict[int, int] = {}
+        self.confirmed = False
+
+    def learn(self, thread_id: int, top_frame_id: int) -> None:
+        last = self._top.get(thread_id)
+        if last is not None and top_frame_id == last + GENERATION_STEP and not top_frame_id % GENERATION_STEP:
+            self.confirmed = True
+        if len(self._top) > 4096:
+            self._top.clear()
+        self._top[thread_id] = top_frame_id
+
+    def predict(self, thread_id: int) -> int | None:
+        last = self._top.get(thread_id)
+        if not self.confirmed or last is None or last % GENERATION_STEP:
+            return None
+        return last + GENERATION_STEP
+
+    def forget(self, thread_id: int) -> None:
+        self._top.pop(thread_id, None)
+
+
+class Recipes:
+    """Per stop place (class, method, code index), the object reads the last stop there made for its
+    locals' previews, in order."""
+
+    def __init__(self) -> None:
+        self._by_place: dict[tuple[int, int, int], list[tuple[Any, tuple[Any, ...]]]] = {}
+
+    def get(self, location: Location) -> list[tuple[Any, tuple[Any, ...]]]:
+        return self._by_place.get((location.class_id, location.method_id, location.index), [])
+
+    def put(self, location: Location, reads: list[tuple[Any, tuple[Any, ...]]]) -> None:
+        if len(self._by_place) >= RECIPES_KEPT:
+            self._by_place.clear()
+        self._by_place[(location.class_id, location.method_id, location.index)] = reads[:RECIPE_LIMIT]
+
+
+class Primed:
+    """Replies to reads sent ahead, each taken at most once by the identical request (Vm.send asks here
+    while this store is open on the Vm). Also records the primable reads asked meanwhile (a recipe)."""
+
+    def __init__(self) -> None:
+        self._replies: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
+        self.recorded: list[tuple[Any, tuple[Any, ...]]] = []
+        self.taken = 0
+
+    def add(self, command: Any, args: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
+        future.add_done_callback(_retrieved)
+        self._replies.setdefault(request_key(command, args), future)
+
+    def take(self, command: Any, args: tuple[Any, ...]) -> asyncio.Future[Any] | None:
+        if command in PRIMABLE:
+            self.recorded.append((command, args))
+        if not self._replies:
+            return None
+        future = self._replies.pop(request_key(command, args), None)
+        if future is not None:
+            self.taken += 1
+        return future
+
+
+class Burst:
+    """What one stop's burst sent: the Frames and FrameCount futures, and the primed reads."""
+
+    def __init__(self, thread_id: int, location: Location, frames: asyncio.Future[Any],
+                 count: asyncio.Future[Any], primed: Primed, predicted: int | None) -> None:
+        self.thread_id = thread_id
+        self.location = location
+        self.frames = frames
+        self.count = count
+        self.primed = primed
+        self.predicted = predicted
+        frames.add_done_callback(_retrieved)
+        count.add_done_callback(_retrieved)
+
+
+def send_burst(conn: Any, thread_id: int, location: Location, predicted: int | None,
+               slots: list[tuple[int, int]] | None, with_this: bool,
+               recipe: list[tuple[Any, tuple[Any, ...]]]) -> Burst:
+    """Write the stop's first reads now, in one write: Frames(top) and FrameCount; with a predicted frame
+    id, that frame's values at `slots` (and `this`); then the previews' reads of the last stop here."""
+    primed = Primed()
+    frames = conn.send_nowait(ThreadReference.Frames, thread_id, 0, 1)
+    count = conn.send_nowait(ThreadReference.FrameCount, thread_id)
+    if predicted is not None:
+        if with_this:
+            primed.add(StackFrame.ThisObject, (thread_id, predicted),
+                       conn.send_nowait(StackFrame.ThisObject, thread_id, predicted))
+        if slots:
+            primed.add(StackFrame.GetValues, (thread_id, predicted, slots),
+                       conn.send_nowait(StackFrame.GetValues, thread_id, predicted, slots))
+    for command, args in recipe:
+        primed.add(command, args, conn.send_nowait(command, *args))
+    conn.flush()
+    return Burst(thread_id, location, frames, count, primed, predicted)
+
+
+def slot_request(slots: list[Any]) -> list[tuple[int, int]]:
+    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (as stack.py asks)."""
+    return [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]

@@ -1,0 +1,108 @@
+"""The reads a stop makes while it is handled (the top frame, its depth, its locals and their previews),
+sent as one burst (stop_burst.py) and taken from it: the same requests and answers as asked one after the
+other, one round trip instead of three.
+
+The burst is written before the stop is handed over; its replies may be taken after (`follow`). The JVM
+runs a connection's commands in the order they arrive, so they answer for the stop whatever is sent later;
+and everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
+(`settled`: Inspector._ready and snapshot, Session._send_release, the next event's handling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from ...jdwp import Location
+from ..model import Variable
+from .stop_burst import Burst, Primed, Recipes, send_burst, slot_request
+
+log = logging.getLogger(__name__)
+
+
+class StopReads:
+    def __init__(self) -> None:
+        self._at: dict[int, tuple[Any, Location]] = {}  # id(stop) -> (stop, the event's location)
+        self.recipes = Recipes()
+        # (for tests and benchmarks) bursts sent; stops that took a primed reply; frame id guesses right and
+        # wrong; the last stop's locals as noted ({name: text}), to compare with a fresh read
+        self.bursts = 0
+        self.values_taken = 0
+        self.guessed = 0
+        self.missed = 0
+        self.noted: tuple[Any, dict[str, str]] | None = None
+        self._following: asyncio.Task[None] | None = None  # a stop's locals still being read
+
+    def follow(self, reading: Any) -> None:
+        """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now."""
+        self._following = asyncio.ensure_future(_logged(reading))
+
+    async def settled(self) -> None:
+        """Wait until the last stop's locals are read (at once when they are)."""
+        task = self._following
+        if task is None or task is asyncio.current_task():
+            return
+        if not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(task)  # (a caller cancelled meanwhile does not cancel the reading)
+        if self._following is task:
+            self._following = None
+
+    def note(self, stop: Any, location: Location | None) -> None:
+        """The location the event of `stop` names (its thread's top frame, for breakpoints and steps)."""
+        if location is None or location.method_id == 0:
+            return
+        if len(self._at) > 64:
+            self._at.clear()
+        self._at[id(stop)] = (stop, location)
+
+    def forget(self) -> None:
+        self._at.clear()
+        self._following = None
+
+    async def send(self, vm: Any, frames: Any, stop: Any) -> Burst | None:
+        """Write the burst for `stop` (None when its event named no location)."""
+        noted = self._at.pop(id(stop), None)
+        if noted is None or noted[0] is not stop or not stop.thread_id:
+            return None
+        location = noted[1]
+        tid = stop.thread_id
+        predicted = frames.guess.predict(tid)
+        slots: list[tuple[int, int]] | None = None
+        with_this = False
+        if predicted is not None:
+            live, _ = await frames.live_slots(location)  # (cached after the first stop in the method)
+            slots = slot_request(live)
+            method = await vm.method(location.class_id, location.method_id)
+            with_this = not method.is_static and not method.is_native
+        self.bursts += 1
+        return send_burst(vm.conn, tid, location, predicted, slots, with_this, self.recipes.get(location))
+
+    async def variables(self, vm: Any, frames: Any, values: Any, thread_id: int, top: Any,
+                        burst: Burst | None) -> list[Variable]:
+        """The top frame's locals, their reads taken from the burst where it asked the same; the object
+        reads they made become the recipe for the next stop at this place."""
+        primed = burst.primed if burst is not None else Primed()
+        vm.primed = primed
+        try:
+            variables = await frames.variables(thread_id, top, values)
+        finally:
+            vm.primed = None
+        if primed.taken:
+            self.values_taken += 1
+        if burst is not None and burst.predicted is not None:
+            if top.frame_id == burst.predicted:
+                self.guessed += 1
+            else:
+                self.missed += 1
+        self.recipes.put(top.location, primed.recorded)
+        return variables
+
+
+async def _logged(reading: Any) -> None:
+    try:
+        await reading
+    except Exception as exc:  # noqa: BLE001 - e.g. the VM went away meanwhile: the stop stays, without locals
+        log.debug("reading a stop's locals failed: %s", exc)
