@@ -51,6 +51,6 @@ def capture_params() -> tuple[Param, ...]:
         Param("expressions", list[str] | None, None, 'Java expressions a capture also records, e.g. ["order.id"]'),
         Param("capture_limits", dict[str, float] | None, None,
               'raise or lower what a capture reads: {"depth": 2, "items": 20, "chars": 200, "fields": 20, '
-              '"frames": 3, "rate": 100} (levels opened, elements, string chars, fields, frames with locals, '
-              "captures/s)"),
+              '"frames": 1, "rate": 100} (levels opened, elements, string chars, fields, frames with locals: '
+              "more than 1 holds the thread at each capture, captures/s)"),
     )

@@ -44,7 +44,7 @@ from ..inspect.stack import Frames
 from ..instrument.naming import is_probe_class
 from ..model import Actor
 from ..secrets import is_secret_name
-from .model import Capture, CapturedFrame, CapturedValue, CaptureState
+from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut
 from .objects import field_memo, one_capture
 from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, read_value
 from .reader import CaptureRead
@@ -99,7 +99,7 @@ class InProbe:
             return copier.refusal() or "the in-JVM copy cannot serve in this JVM"
         if kind not in ("line", "method_entry"):
             return f"a {kind.replace('_', ' ')} point's capture is read with the thread held"
-        if getattr(state, "frames_asked", False) and state.limits.frames > 1:
+        if state.limits.frames > 1:
             return (f"capture_limits frames={state.limits.frames} asks for the callers' variables, which only a held "
                     "thread shows")
         other = [e for e in state.expressions if not NAME_ONLY.fullmatch(e)]
@@ -364,6 +364,8 @@ class InProbe:
                 frames = await self._frames(cur, classes)
                 capture.frames = [CapturedFrame(n, code) for n, (_, code) in enumerate(frames)]
                 capture.cuts = read.cuts
+                if cut := frames_cut(1, len(capture.frames)):
+                    read.cuts.append(cut)  # (first, as the round trip's reader says it)
                 if capture.frames:
                     COPIED.set(copied)
                     read.copied = copied
@@ -372,9 +374,6 @@ class InProbe:
                     names_at = await self._top(read, capture, by_slot, frames[0][0])
                     capture.expressions = [await self._expression(read, text, by_slot, names_at)
                                            for text in state.expressions]
-                if len(capture.frames) > 1:
-                    read.cuts.append(f"frames 1-{len(capture.frames) - 1}: arguments and locals not captured in the "
-                                     "JVM (the probe sees only its own caller's frame; a held thread shows them)")
         except CopyIncomplete as exc:
             capture.note = f"the in-JVM copy did not cover the capture: {exc}"
         finally:

@@ -15,8 +15,21 @@ class CaptureLimits(Model):
     items: int = 20  # elements or entries of a collection, map or array (its logical view, as `inspect`)
     chars: int = 200  # characters of a string
     fields: int = 20  # fields of an object
-    frames: int = 3  # top frames whose arguments and locals are read (`this` is opened in the top frame)
+    # Top frames whose arguments and locals are read (`this` is opened in the top frame). 1: the probe that
+    # takes a capture in the JVM sees only its own caller's variables, and a capture must read the same either
+    # way (in the JVM or by round trip); more reads the callers' too, with the thread held at each capture.
+    frames: int = 1
     values: int = 300  # values one capture reads at most, top frame first (a framework's objects fan out fast)
+
+
+def frames_cut(limit: int, count: int) -> str | None:
+    """The cut of a capture of `count` frames whose top `limit` have their variables read; the same text
+    whichever way the capture was taken."""
+    if count <= limit:
+        return None
+    first, last = limit, count - 1
+    span = f"frame {first}" if first == last else f"frames {first}-{last}"
+    return f"{span}: arguments and locals not captured (capture_limits frames={limit}; more holds the thread)"
 
 
 @dataclass

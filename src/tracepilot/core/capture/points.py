@@ -62,7 +62,6 @@ def capture_state(capture: bool | int | None, expressions: list[str] | str | Non
     if rate is not None and rate <= 0:
         raise InvalidArgument(f"capture_rate={rate!r}", f"captures a second: a number > 0 (default {DEFAULT_RATE:g})")
     state = CaptureState(limit=limit, rate=float(rate or DEFAULT_RATE), expressions=exprs, limits=limits)
-    state.frames_asked = frames is not None  # (the callers' variables asked for: a held thread shows them)
     return state
 
 

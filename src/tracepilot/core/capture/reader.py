@@ -21,7 +21,7 @@ from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Valu
 from ..instrument.naming import is_probe_class
 from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
-from .model import CapturedFrame, CapturedValue, CaptureLimits
+from .model import CapturedFrame, CapturedValue, CaptureLimits, frames_cut
 from .objects import CaptureObjects, field_memo
 from .prefetch import COPIED, COPY_ONLY, Copied, Copier, CopyIncomplete, copied_only, page
 
@@ -184,6 +184,8 @@ class CaptureRead:
         shown = [(f, loc) for f, loc in zip(raw, locations, strict=True) if not is_probe_class(loc.class_name)]
         out = [CapturedFrame(n, loc) for n, (_, loc) in enumerate(shown)]
         top = shown[:self.limits.frames]
+        if cut := frames_cut(self.limits.frames, len(shown)):
+            self.cuts.append(cut)
         # The top frames' raw values in one burst; then opened one frame after another, the top frame first:
         # it gets the value budget.
         raws = await asyncio.gather(*(self.frames_reader.raw_values(self.thread, f) for f, _ in top),
