@@ -133,3 +133,24 @@ async def test_a_capture_taken_just_before_the_program_exits_is_kept(jvm_factory
         assert "'items.size()' is evaluated with the thread held" in called.describe(), called.describe()
     finally:
         await d.close()
+
+
+async def test_a_point_in_a_loop_that_never_returns_captures_every_hit_it_is_asked_for(jvm_factory, line_of) -> None:
+    """Set while the program runs, on a line in a thread's endless loop: the point cannot move into the JVM
+    where that call returns (it never does). Its hits are still captured, by round trip, exactly as
+    --no-instrument takes them: consecutive hits, none let by while a move waits."""
+    d = Debugger()
+    try:
+        jvm = jvm_factory("fixtures.Ticker", suspend=False)
+        await d.attach(jvm.address, timeout=10)
+        bp = await d.breakpoint_set(f"fixtures.Ticker:{line_of('ticker-helper')}", capture=3,
+                                    capture_limits={"rate": 10_000})  # (the loop runs ~200 times a second)
+        found = await d.captures(bp.id, wait=10)
+        while len(found) < 3:
+            more = await d.captures(bp.id, wait=10, since=found[-1].seq if found else 0)
+            assert more, (found, bp.describe())
+            found += more
+        assert [cap.hit for cap in found] == [1, 2, 3], [(cap.hit, cap.via, cap.note) for cap in found]
+        assert not [r for r in d.history.since(0) if r.kind == "stop"]
+    finally:
+        await d.close()

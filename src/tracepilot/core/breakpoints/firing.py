@@ -74,9 +74,9 @@ class Firing(TrackerBase):
         # (A capture point moves too: the move holds every thread once, for one redefinition; its captures are
         # then taken in the JVM without holding any, see capture/in_probe.py.)
         if bp.info.mode is not None and bp.info.mode != "in-JVM":
+            # Until the move is done (where the hitting call returns: maybe never, in an endless loop) every hit
+            # is taken as --no-instrument takes it: none goes by uncaptured or unchecked.
             await self.in_jvm.maybe_upgrade(bp, event)
-            if bp.info.capture is not None and self.in_jvm.upgrade_pending(bp):
-                return None  # moving into the JVM: the few hits meanwhile go by (round trips would slow them)
         kind = type(event).KIND
         if kind == EventKind.EXCEPTION and await self._caught_in_probe(event):
             return None  # thrown while an in-JVM probe evaluated: the round trip never shows those either

@@ -70,6 +70,7 @@ from .method_probes import (
 from .naming import probe_name, session_token
 from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
+from .reach import old_calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
 from .skip import skip_once, waiting
@@ -278,9 +279,13 @@ class InJvm:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
-            if not at_prepare and not self._may_leave_old_frames(bp, record) and \
-                    await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
-                return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
+            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
+                if not self._may_leave_old_frames(bp, record):
+                    return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
+                if await old_calls_may_reach(vm, record.type_id, record.data,
+                                             probe_places(record.data, spec.line, spec.at, spec.methods)):
+                    return (f"{LOADED_BEFORE} and a call running now could still reach the line on the original "
+                            "code, where no capture would take its hit")
             for placed in result.probes:
                 if placed.probe.class_name not in record.probe_types:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
