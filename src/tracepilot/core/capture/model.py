@@ -17,6 +17,9 @@ class CaptureLimits(Model):
     fields: int = 20  # fields of an object
     frames: int = 3  # top frames whose arguments and locals are read (`this` is opened in the top frame)
     values: int = 300  # values one capture reads at most, top frame first (a framework's objects fan out fast)
+    # Open the fields of JDK classes no logical view covers (a ClassLoader's, a Thread's, a lock's): closed to
+    # the in-JVM copy, so such captures hold the thread. Off: they are one cut (capture/jdk_fields.py).
+    jdk_internals: bool = False
 
 
 @dataclass

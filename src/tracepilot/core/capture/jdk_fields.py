@@ -1,0 +1,77 @@
+"""The capture rule for JDK internals: a capture does not open the instance fields a class declares in, or
+inherits from, a JDK class -- a class of a named module whose name starts with `java.` or `jdk.` -- beyond
+those its logical view reads (a box's or an atomic's value, an enum's name and ordinal). java.base keeps such
+fields closed to reflection (a ClassLoader's are even hidden from it), so the in-JVM copy cannot read them
+while JDWP can: both paths leave them out and say so as one cut, and the capture taken in the JVM is the one a
+held thread would show. `capture_limits jdk_internals=true` opens them again (those captures hold the thread).
+The copier (java/CaptureCopy3__TracepilotProbe.java, `jdkModule`) applies the same rule in the JVM."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from ...jdwp import ModuleReference, ReferenceType
+from ..evaluator.types import BOXES
+
+JDK_MODULES = ("java.", "jdk.")
+# JDK classes whose fields a capture shows: what their logical view reads (and what the copier copies).
+SHOWN = frozenset(BOXES.values()) | {
+    "java.lang.Enum", "java.util.Optional", "java.util.concurrent.atomic.AtomicInteger",
+    "java.util.concurrent.atomic.AtomicLong", "java.util.concurrent.atomic.AtomicBoolean",
+    "java.util.concurrent.atomic.AtomicReference"}
+
+
+class JdkFields:
+    """Per JVM: which classes are JDK classes, and which of a class's instance fields a capture leaves closed
+    (class, module and fields never change: asked once per class)."""
+
+    def __init__(self, vm: Any) -> None:
+        self.vm = vm
+        self._jdk: dict[int, bool] = {}  # type id -> in a java.*/jdk.* module
+        self._closed: dict[int, tuple[tuple[str, ...], frozenset[int]]] = {}  # type id -> (JDK classes, field ids)
+
+    async def is_jdk(self, type_id: int) -> bool:
+        found = self._jdk.get(type_id)
+        if found is None:
+            module = (await self.vm.send(ReferenceType.Module, type_id)).module
+            name = (await self.vm.send(ModuleReference.Name, module)).name if module else ""
+            found = self._jdk[type_id] = bool(name) and name.startswith(JDK_MODULES)
+        return found
+
+    async def closed(self, type_id: int) -> tuple[tuple[str, ...], frozenset[int]]:
+        """The JDK classes (base first) whose instance fields an object of `type_id` has and a capture leaves
+        closed, and those fields' ids; ((), ()) when a capture shows all its fields."""
+        found = self._closed.get(type_id)
+        if found is None:
+            names: list[str] = []
+            ids: set[int] = set()
+            for t in reversed(await self.vm.hierarchy(type_id)):
+                fields = [f for f in await self.vm.fields(t) if not f.is_static]
+                if not fields:
+                    continue
+                name = (await self.vm.type(t)).name
+                if name not in SHOWN and await self.is_jdk(t):
+                    names.append(name)
+                    ids.update(f.id for f in fields)
+            found = self._closed[type_id] = (tuple(names), frozenset(ids))
+        return found
+
+    async def cut(self, type_id: int) -> str | None:
+        """The cut a capture shows for an object of `type_id` (None: nothing closed)."""
+        names, ids = await self.closed(type_id)
+        if not names:
+            return None
+        return (f"{len(ids)} field{'s' if len(ids) != 1 else ''} of {', '.join(names)} not captured: JDK internals "
+                "(capture_limits jdk_internals=true opens them, with the thread held)")
+
+
+_BY_VM: weakref.WeakKeyDictionary[Any, JdkFields] = weakref.WeakKeyDictionary()
+
+
+def jdk_fields(vm: Any) -> JdkFields:
+    """The JVM's JdkFields (one per VM object: what it learns is kept for the session)."""
+    found = _BY_VM.get(vm)
+    if found is None:
+        found = _BY_VM[vm] = JdkFields(vm)
+    return found
