@@ -38,3 +38,16 @@ def test_the_embedded_take_class_is_its_source_built_for_java_11() -> None:
     source = (SOURCE.parent / "CaptureTake2__TracepilotProbe.java").read_text()
     assert "public static int take(int point, String kinds, Object[] values)" in source
     assert is_probe_class(take_bytes.NAME)
+
+
+def test_the_copiers_jdk_views_are_the_debuggers() -> None:
+    """The JDK classes the copier lacks rather than cut as JDK internals are those the debugger shows by a view
+    read from their fields (capture/jdk_fields.py): else one path would cut what the other shows."""
+    import re
+
+    from tracepilot.core.capture.jdk_fields import VIEWED
+
+    source = SOURCE.read_text()
+    listed = source[source.index("String[] VIEWED = {"):]
+    listed = listed[:listed.index("};")]
+    assert set(re.findall(r'"([^"]+)"', listed)) == VIEWED

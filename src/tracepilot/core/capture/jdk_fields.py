@@ -13,6 +13,7 @@ from typing import Any
 
 from ...jdwp import ModuleReference, ReferenceType
 from ..evaluator.types import BOXES
+from ..inspect import collections as _collections
 
 JDK_MODULES = ("java.", "jdk.")
 # JDK classes whose fields a capture shows: what their logical view reads (and what the copier copies).
@@ -20,6 +21,16 @@ SHOWN = frozenset(BOXES.values()) | {
     "java.lang.Enum", "java.util.Optional", "java.util.concurrent.atomic.AtomicInteger",
     "java.util.concurrent.atomic.AtomicLong", "java.util.concurrent.atomic.AtomicBoolean",
     "java.util.concurrent.atomic.AtomicReference"}
+
+# JDK classes (by exact name) `inspect` shows by a view it reads from their fields: their summaries are not JDK
+# internals to cut, and the copier, which does not copy them, lacks them (a capture of one holds the thread).
+# The copier's VIEWED list is this one (tests/capture/test_copier_class.py).
+VIEWED = frozenset(_collections._ELEMENT_READERS) | frozenset(_collections._ENTRY_READERS) | frozenset(
+    _collections._DELEGATES) | frozenset(_collections._KEY_SETS) | {
+    "java.util.Optional", "java.lang.StringBuilder", "java.lang.StringBuffer", "java.math.BigDecimal",
+    "java.math.BigInteger", "java.util.UUID", "java.time.LocalDate", "java.time.LocalTime", "java.time.LocalDateTime",
+    "java.time.OffsetDateTime", "java.time.ZonedDateTime", "java.time.ZoneOffset", "java.time.ZoneRegion",
+    "java.time.Instant", "java.util.Date", "java.sql.Timestamp", "java.sql.Date", "java.time.Duration"}
 
 
 class JdkFields:

@@ -447,10 +447,34 @@ public final class CaptureCopy3__TracepilotProbe {
     /** Does the debugger show this JDK object by a view it reads from the object's fields (a collection or a map
      * the copy does not list, a text, a number, a date, an Optional)? Those are not JDK internals to cut. */
     private static boolean hasLogicalView(Object o, String name) {
-        return o instanceof Collection || o instanceof Map || o instanceof CharSequence || o instanceof Number
-            || o instanceof java.util.Date || o instanceof java.util.UUID || o instanceof java.util.Optional
-            || name.startsWith("java.time.") || name.startsWith("java.util.concurrent.atomic.");
+        return listed(VIEWED, name) || name.startsWith("java.util.concurrent.atomic.");
     }
+
+    // The JDK classes the debugger shows by such a view, by exact name (core/capture/jdk_fields.py's VIEWED).
+    private static final String[] VIEWED = {
+        "java.lang.StringBuffer", "java.lang.StringBuilder", "java.math.BigDecimal", "java.math.BigInteger",
+        "java.sql.Date", "java.sql.Timestamp", "java.time.Duration", "java.time.Instant", "java.time.LocalDate",
+        "java.time.LocalDateTime", "java.time.LocalTime", "java.time.OffsetDateTime", "java.time.ZoneOffset",
+        "java.time.ZoneRegion", "java.time.ZonedDateTime", "java.util.ArrayDeque", "java.util.ArrayList",
+        "java.util.Arrays$ArrayList", "java.util.Collections$EmptyList", "java.util.Collections$EmptyMap",
+        "java.util.Collections$EmptySet", "java.util.Collections$SetFromMap", "java.util.Collections$SingletonList",
+        "java.util.Collections$SingletonMap", "java.util.Collections$SingletonSet",
+        "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedList",
+        "java.util.Collections$SynchronizedMap", "java.util.Collections$SynchronizedRandomAccessList",
+        "java.util.Collections$SynchronizedSet", "java.util.Collections$UnmodifiableCollection",
+        "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableMap",
+        "java.util.Collections$UnmodifiableNavigableMap", "java.util.Collections$UnmodifiableNavigableSet",
+        "java.util.Collections$UnmodifiableRandomAccessList", "java.util.Collections$UnmodifiableSet",
+        "java.util.Collections$UnmodifiableSortedMap", "java.util.Collections$UnmodifiableSortedSet",
+        "java.util.Date", "java.util.HashMap", "java.util.HashSet", "java.util.Hashtable",
+        "java.util.IdentityHashMap", "java.util.ImmutableCollections$List12", "java.util.ImmutableCollections$ListN",
+        "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN",
+        "java.util.ImmutableCollections$Set12", "java.util.ImmutableCollections$SetN", "java.util.LinkedHashMap",
+        "java.util.LinkedHashSet", "java.util.LinkedList", "java.util.Optional", "java.util.PriorityQueue",
+        "java.util.Properties", "java.util.Stack", "java.util.TreeMap", "java.util.TreeSet", "java.util.UUID",
+        "java.util.Vector", "java.util.WeakHashMap", "java.util.concurrent.ConcurrentHashMap",
+        "java.util.concurrent.ConcurrentSkipListSet", "java.util.concurrent.CopyOnWriteArrayList"};
+
 
     private static boolean isBox(Class<?> c) {
         return c == Integer.class || c == Long.class || c == Boolean.class || c == Byte.class || c == Short.class
