@@ -124,6 +124,22 @@ async def main() -> None:
             await jetty.wait()
 
 
+def where(capture, type_name: str) -> list[str]:  # noqa: ANN001
+    """The paths of a capture's values of class `type_name`."""
+    found: list[str] = []
+
+    def walk(value, path: str) -> None:  # noqa: ANN001
+        if value.type == type_name or type_name.rpartition(".")[2] in value.text:
+            found.append(path)
+        for child in value.children:
+            walk(child, f"{path}.{child.name}")
+
+    for frame in capture.frames:
+        for value in frame.locals or []:
+            walk(value, f"frame {frame.index}: {value.name}")
+    return found
+
+
 async def copy_check(d: Debugger, url: str, frames: int | None) -> None:
     """One request stopped at the point's place: its capture from the in-JVM copy alone, at depth 1 and 2."""
     stopper = await d.method_break(METHOD)
@@ -138,6 +154,9 @@ async def copy_check(d: Debugger, url: str, frames: int | None) -> None:
             print(f"depth {depth}: the in-JVM copy alone covers the capture")
         except CopyIncomplete as exc:
             print(f"depth {depth}: {exc} (such a capture needs the thread held)")
+            lacked = str(exc).rpartition(" a ")[2]
+            held = await captures.read(stop.stop.thread_id, limits, [])
+            print("  where: " + ", ".join(where(held, lacked)[:4]))
     await d.breakpoint_remove(stopper.id)
     await d.resume()
     await request

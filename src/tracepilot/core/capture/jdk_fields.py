@@ -25,8 +25,10 @@ SHOWN = frozenset(BOXES.values()) | {
 # JDK classes (by exact name) `inspect` shows by a view it reads from their fields: their summaries are not JDK
 # internals to cut, and the copier, which does not copy them, lacks them (a capture of one holds the thread).
 # The copier's VIEWED list is this one (tests/capture/test_copier_class.py).
-VIEWED = frozenset(_collections._ELEMENT_READERS) | frozenset(_collections._ENTRY_READERS) | frozenset(
-    _collections._DELEGATES) | frozenset(_collections._KEY_SETS) | {
+_SHOWN_AS = _collections.Collections(None)  # (its is_list_like / is_map_like: by name alone)
+VIEWED = frozenset(n for n in {*_collections._ELEMENT_READERS, *_collections._ENTRY_READERS, *_collections._DELEGATES,
+                               *_collections._KEY_SETS}
+                   if _SHOWN_AS.is_list_like(n) or _SHOWN_AS.is_map_like(n)) | {
     "java.util.Optional", "java.lang.StringBuilder", "java.lang.StringBuffer", "java.math.BigDecimal",
     "java.math.BigInteger", "java.util.UUID", "java.time.LocalDate", "java.time.LocalTime", "java.time.LocalDateTime",
     "java.time.OffsetDateTime", "java.time.ZonedDateTime", "java.time.ZoneOffset", "java.time.ZoneRegion",

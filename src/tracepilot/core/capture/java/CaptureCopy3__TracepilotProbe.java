@@ -166,10 +166,12 @@ public final class CaptureCopy3__TracepilotProbe {
                     CaptureCopy3__TracepilotProbe w =
                         new CaptureCopy3__TracepilotProbe(objects, depths, limits, index, needs, depth, limit, k,
                                                           lack, jdkInternals);
-                    if (depth > limit && !jdkModule(c) && !(o instanceof Enum)) {
-                        record.append('T'); // its class only: a summary beyond the levels copied
-                    } else if (!body(record, o, c, depth > limit ? Math.min(items, NESTED_ITEMS) : items,
-                                     maxFields, maxChars, budget, w)) {
+                    int need = needs.get(k);
+                    if ((depth > limit || need == SHORT) && !jdkModule(c) && !(o instanceof Enum)) {
+                        // its class only: shown as a short summary (Type @id), nothing it holds is shown
+                        record.append('T');
+                    } else if (!body(record, o, c, need == SHORT ? 0 : depth > limit ? Math.min(items, NESTED_ITEMS)
+                                     : items, maxFields, maxChars, budget, w)) {
                         if (!(o instanceof String)) { // (a long string's text never changes: JDWP reads it)
                             lack(lack, "a " + c.getName());
                         }
@@ -457,7 +459,7 @@ public final class CaptureCopy3__TracepilotProbe {
         "java.time.LocalDateTime", "java.time.LocalTime", "java.time.OffsetDateTime", "java.time.ZoneOffset",
         "java.time.ZoneRegion", "java.time.ZonedDateTime", "java.util.ArrayDeque", "java.util.ArrayList",
         "java.util.Arrays$ArrayList", "java.util.Collections$EmptyList", "java.util.Collections$EmptyMap",
-        "java.util.Collections$EmptySet", "java.util.Collections$SetFromMap", "java.util.Collections$SingletonList",
+        "java.util.Collections$EmptySet", "java.util.Collections$SingletonList",
         "java.util.Collections$SingletonMap", "java.util.Collections$SingletonSet",
         "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedList",
         "java.util.Collections$SynchronizedMap", "java.util.Collections$SynchronizedRandomAccessList",
