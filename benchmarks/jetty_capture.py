@@ -8,7 +8,8 @@ Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requ
 captures taken, how many show the request's URI, and the time each held its thread. `--frames N` reads the
 arguments and locals of the top N frames (capture_limits frames; 3 by default). `--copy-check` stops once at the
 same place afterwards and says whether the in-JVM copy alone covers the capture at depth 1 and 2 (copy_only: the
-rule a capture taken without holding the thread must keep), or the first value it lacks.
+rule a capture taken without holding the thread must keep) and equals the reading over JDWP alone, or the first
+value it lacks and where the capture shows it.
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ async def main() -> None:
             await jetty.wait()
 
 
+def plain(values: list) -> list:
+    """Captured values without what differs between readings (object handles)."""
+    return [(v.name, re.sub(r"@\d+", "@", v.text), v.kind, v.cut, plain(v.children)) for v in values]
+
+
 def where(capture, type_name: str) -> list[str]:  # noqa: ANN001
     """The paths of a capture's values of class `type_name`."""
     found: list[str] = []
@@ -150,8 +156,11 @@ async def copy_check(d: Debugger, url: str, frames: int | None) -> None:
     for depth in (1, 2):
         limits = CaptureLimits(depth=depth) if frames is None else CaptureLimits(depth=depth, frames=frames)
         try:
-            await captures.read(stop.stop.thread_id, limits, [], copy_only=True)
-            print(f"depth {depth}: the in-JVM copy alone covers the capture")
+            copied = await captures.read(stop.stop.thread_id, limits, [], copy_only=True)
+            alone = await captures.read(stop.stop.thread_id, limits, [])  # (over JDWP alone, as --no-instrument)
+            same = plain(copied.frames[0].locals) == plain(alone.frames[0].locals)
+            print(f"depth {depth}: the in-JVM copy alone covers the capture; the top frame's values "
+                  f"{'equal' if same else 'DIFFER from'} those read over JDWP alone")
         except CopyIncomplete as exc:
             print(f"depth {depth}: {exc} (such a capture needs the thread held)")
             lacked = str(exc).rpartition(" a ")[2]
