@@ -115,6 +115,8 @@ async def main() -> None:
                                  if not (c.copy or "").startswith("values copied in the JVM")})
                 print(f"values copied in the JVM by one call: {copied} of {len(found)} captures "
                       f"(TRACEPILOT_CAPTURE_COPY=0: over JDWP alone); e.g. {found[-1].copy}; the others: {others}")
+                jdk = [cut for cut in found[-1].cuts if "JDK internals" in cut]
+                print(f"cut as JDK internals in the last capture: {len(jdk)}" + (f", e.g. {jdk[0]}" if jdk else ""))
             listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
             print(listed.describe())
             if args.copy_check:

@@ -54,3 +54,13 @@ async def test_jdk_internals_opens_them_again_and_such_captures_hold_the_thread(
     assert found and all(c.via != NOT_HELD for c in found), [(c.via, c.note) for c in found]
     loader = next(v for v in found[0].frames[0].locals if v.name == "loader")
     assert "parent" in [c.name for c in loader.children] and "JDK internals" not in (loader.cut or ""), loader
+
+
+def test_jdk_internals_is_a_capture_limit() -> None:
+    from tracepilot.core.capture.points import capture_state, limits_arguments
+    from tracepilot.core.errors import DebuggerError
+
+    assert capture_state(1, **limits_arguments({"jdk_internals": True})).limits.jdk_internals is True
+    assert capture_state(1, **limits_arguments({"depth": 1.0})).limits.jdk_internals is False
+    with pytest.raises(DebuggerError, match="jdk_internals"):
+        capture_state(1, jdk_internals="yes")
