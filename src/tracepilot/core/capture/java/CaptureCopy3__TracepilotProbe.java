@@ -449,7 +449,7 @@ public final class CaptureCopy3__TracepilotProbe {
     /** Does the debugger show this JDK object by a view it reads from the object's fields (a collection or a map
      * the copy does not list, a text, a number, a date, an Optional)? Those are not JDK internals to cut. */
     private static boolean hasLogicalView(Object o, String name) {
-        return listed(VIEWED, name) || name.startsWith("java.util.concurrent.atomic.");
+        return listed(VIEWED, name);
     }
 
     // The JDK classes the debugger shows by such a view, by exact name (core/capture/jdk_fields.py's VIEWED).
