@@ -33,6 +33,7 @@ JETTY_HOME = Path("/usr/share/jetty9")
 WEBAPP = Path("/var/lib/jetty9/webapps/root")
 METHOD = "org.eclipse.jetty.server.handler.ContextHandler.doHandle"
 IN_JVM_US = re.compile(r"([\d,.]+) µs in the JVM")
+RING_MS = re.compile(r"read from the ring in ([\d.]+) ms")
 
 
 def free_port() -> int:
@@ -115,6 +116,10 @@ async def main() -> None:
                                  if not (c.copy or "").startswith("values copied in the JVM")})
                 print(f"values copied in the JVM by one call: {copied} of {len(found)} captures "
                       f"(TRACEPILOT_CAPTURE_COPY=0: over JDWP alone); e.g. {found[-1].copy}; the others: {others}")
+                rendered = [float(m.group(1)) for c in found if (m := RING_MS.search(c.copy or ""))]
+                if rendered:
+                    print(f"rendered from the ring: {statistics.mean(rendered):.1f} ms mean, "
+                          f"{statistics.median(rendered):.1f} ms median per capture (the debugger's CPU)")
                 jdk = [cut for cut in found[-1].cuts if "JDK internals" in cut]
                 print(f"cut as JDK internals in the last capture: {len(jdk)}" + (f", e.g. {jdk[0]}" if jdk else ""))
             listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)

@@ -88,7 +88,10 @@ class _CaptureValues(Values):
             asked = [(v, t, 2 if d == 1 else d, n) for v, t, d, n in asked]
         out: list[Any] = [self._short_view(v, d, n) for v, _, d, n in asked]
         missing = [i for i, view in enumerate(out) if view is None]
-        if missing:
+        if missing and COPY_ONLY.get():  # (from the copy: nothing to wait for, and no task each)
+            for i in missing:
+                out[i] = await self.view(*asked[i])
+        elif missing:
             got = await asyncio.gather(*(self.view(*asked[i]) for i in missing))
             for i, view in zip(missing, got, strict=True):
                 out[i] = view
