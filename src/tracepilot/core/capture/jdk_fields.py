@@ -8,6 +8,7 @@ The copier (java/CaptureCopy3__TracepilotProbe.java, `jdkModule`) applies the sa
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from typing import Any
 
@@ -57,15 +58,17 @@ class JdkFields:
         closed, and those fields' ids; ((), ()) when a capture shows all its fields."""
         found = self._closed.get(type_id)
         if found is None:
+            chain = list(reversed(await self.vm.hierarchy(type_id)))  # (each level's requests at once)
+            declared = await asyncio.gather(*(self.vm.fields(t) for t in chain))
+            levels = [(t, [f for f in fields if not f.is_static]) for t, fields in zip(chain, declared, strict=True)]
+            levels = [(t, fields) for t, fields in levels if fields]
+            infos, jdk = await asyncio.gather(asyncio.gather(*(self.vm.type(t) for t, _ in levels)),
+                                              asyncio.gather(*(self.is_jdk(t) for t, _ in levels)))
             names: list[str] = []
             ids: set[int] = set()
-            for t in reversed(await self.vm.hierarchy(type_id)):
-                fields = [f for f in await self.vm.fields(t) if not f.is_static]
-                if not fields:
-                    continue
-                name = (await self.vm.type(t)).name
-                if name not in SHOWN and await self.is_jdk(t):
-                    names.append(name)
+            for (_, fields), info, in_jdk in zip(levels, infos, jdk, strict=True):
+                if in_jdk and info.name not in SHOWN:
+                    names.append(info.name)
                     ids.update(f.id for f in fields)
             found = self._closed[type_id] = (tuple(names), frozenset(ids))
         return found
