@@ -30,6 +30,7 @@ import socket
 import statistics
 import subprocess
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -96,7 +97,9 @@ async def main() -> None:
             failed_without, without = await ab(url, args.requests)
             limits = {k: v for k, v in (("frames", args.frames), ("depth", args.depth)) if v is not None} or None
             bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"], capture_limits=limits)
+            cpu = time.process_time()
             failed_with, with_point = await ab(url, args.requests)
+            cpu = time.process_time() - cpu  # (the debugger's own CPU while ab ran: it shares the cores)
             found = await d.captures(bp.id, limit=args.captures)
             while len(found) < args.captures:  # (captures taken in the JVM may still be on their way from its ring)
                 more = await d.captures(bp.id, wait=10, limit=args.captures, since=found[-1].seq if found else 0)
@@ -106,6 +109,7 @@ async def main() -> None:
             uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
             held = [c.took_ms for c in found]
             print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
+            print(f"the debugger's CPU while ab ran with the point: {cpu:.2f} s")
             print(f"with capture={args.captures}{f', {limits}' if limits else ''}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
                   f"{failed_with} failed")
             if held:
@@ -127,7 +131,9 @@ async def main() -> None:
                 rendered = [float(m.group(1)) for c in found if (m := RING_MS.search(c.copy or ""))]
                 if rendered:
                     print(f"rendered from the ring: {statistics.mean(rendered):.1f} ms mean, "
-                          f"{statistics.median(rendered):.1f} ms median per capture (the debugger's CPU)")
+                          f"{statistics.median(rendered):.1f} ms median per capture (wall time in the debugger; the JVM runs on)")
+                notes = sorted({c.note for c in found if c.note})
+                print(f"captures with a note: {sum(1 for c in found if c.note)}" + (f", e.g. {notes[0]}" if notes else ""))
                 jdk = [cut for cut in found[-1].cuts if "JDK internals" in cut]
                 print(f"cut as JDK internals in the last capture: {len(jdk)}" + (f", e.g. {jdk[0]}" if jdk else ""))
             listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
