@@ -8,7 +8,16 @@ Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requ
 captures taken, how many show the request's URI, and the time each held its thread. `--frames N` reads the
 arguments and locals of the top N frames (capture_limits frames; 3 by default). `--copy-check` stops once at the
 same place afterwards and says whether the in-JVM copy alone covers the capture at depth 1 and 2 (copy_only: the
-rule a capture taken without holding the thread must keep), or the first value it lacks.
+rule a capture taken without holding the thread must keep) and equals the reading over JDWP alone, or the first
+value it lacks and where the capture shows it.
+
+At the default depth 2 every capture is taken in the JVM without holding the thread: the context's
+`WebAppClassLoader` shows its own fields and its ClassLoader fields as one cut ("N fields of
+java.lang.ClassLoader, ... not captured: JDK internals", core/capture/jdk_fields.py), the rule the reading
+over JDWP applies too. `capture_limits jdk_internals=true` would open them, and those captures would hold the
+thread (the copier cannot read them: java.base is not open to reflection). The throughput figure moves with
+the machine's load: the debugger renders each capture from the ring (printed, ms per capture) on the same
+cores as Jetty and `ab`.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import socket
 import statistics
 import subprocess
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -32,6 +42,7 @@ JETTY_HOME = Path("/usr/share/jetty9")
 WEBAPP = Path("/var/lib/jetty9/webapps/root")
 METHOD = "org.eclipse.jetty.server.handler.ContextHandler.doHandle"
 IN_JVM_US = re.compile(r"([\d,.]+) µs in the JVM")
+RING_MS = re.compile(r"read from the ring in ([\d.]+) ms")
 
 
 def free_port() -> int:
@@ -86,7 +97,9 @@ async def main() -> None:
             failed_without, without = await ab(url, args.requests)
             limits = {k: v for k, v in (("frames", args.frames), ("depth", args.depth)) if v is not None} or None
             bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"], capture_limits=limits)
+            cpu = time.process_time()
             failed_with, with_point = await ab(url, args.requests)
+            cpu = time.process_time() - cpu  # (the debugger's own CPU while ab ran: it shares the cores)
             found = await d.captures(bp.id, limit=args.captures)
             while len(found) < args.captures:  # (captures taken in the JVM may still be on their way from its ring)
                 more = await d.captures(bp.id, wait=10, limit=args.captures, since=found[-1].seq if found else 0)
@@ -96,6 +109,7 @@ async def main() -> None:
             uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
             held = [c.took_ms for c in found]
             print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
+            print(f"the debugger's CPU while ab ran with the point: {cpu:.2f} s")
             print(f"with capture={args.captures}{f', {limits}' if limits else ''}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
                   f"{failed_with} failed")
             if held:
@@ -114,6 +128,14 @@ async def main() -> None:
                                  if not (c.copy or "").startswith("values copied in the JVM")})
                 print(f"values copied in the JVM by one call: {copied} of {len(found)} captures "
                       f"(TRACEPILOT_CAPTURE_COPY=0: over JDWP alone); e.g. {found[-1].copy}; the others: {others}")
+                rendered = [float(m.group(1)) for c in found if (m := RING_MS.search(c.copy or ""))]
+                if rendered:
+                    print(f"rendered from the ring: {statistics.mean(rendered):.1f} ms mean, "
+                          f"{statistics.median(rendered):.1f} ms median per capture (wall time in the debugger; the JVM runs on)")
+                notes = sorted({c.note for c in found if c.note})
+                print(f"captures with a note: {sum(1 for c in found if c.note)}" + (f", e.g. {notes[0]}" if notes else ""))
+                jdk = [cut for cut in found[-1].cuts if "JDK internals" in cut]
+                print(f"cut as JDK internals in the last capture: {len(jdk)}" + (f", e.g. {jdk[0]}" if jdk else ""))
             listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
             print(listed.describe())
             if args.copy_check:
@@ -122,6 +144,27 @@ async def main() -> None:
             await d.close()
             jetty.kill()
             await jetty.wait()
+
+
+def plain(values: list) -> list:
+    """Captured values without what differs between readings (object handles)."""
+    return [(v.name, re.sub(r"@\d+", "@", v.text), v.kind, v.cut, plain(v.children)) for v in values]
+
+
+def where(capture, type_name: str) -> list[str]:  # noqa: ANN001
+    """The paths of a capture's values of class `type_name`."""
+    found: list[str] = []
+
+    def walk(value, path: str) -> None:  # noqa: ANN001
+        if value.type == type_name or type_name.rpartition(".")[2] in value.text:
+            found.append(path)
+        for child in value.children:
+            walk(child, f"{path}.{child.name}")
+
+    for frame in capture.frames:
+        for value in frame.locals or []:
+            walk(value, f"frame {frame.index}: {value.name}")
+    return found
 
 
 async def copy_check(d: Debugger, url: str, frames: int | None) -> None:
@@ -134,10 +177,16 @@ async def copy_check(d: Debugger, url: str, frames: int | None) -> None:
     for depth in (1, 2):
         limits = CaptureLimits(depth=depth) if frames is None else CaptureLimits(depth=depth, frames=frames)
         try:
-            await captures.read(stop.stop.thread_id, limits, [], copy_only=True)
-            print(f"depth {depth}: the in-JVM copy alone covers the capture")
+            copied = await captures.read(stop.stop.thread_id, limits, [], copy_only=True)
+            alone = await captures.read(stop.stop.thread_id, limits, [])  # (over JDWP alone, as --no-instrument)
+            same = plain(copied.frames[0].locals) == plain(alone.frames[0].locals)
+            print(f"depth {depth}: the in-JVM copy alone covers the capture; the top frame's values "
+                  f"{'equal' if same else 'DIFFER from'} those read over JDWP alone")
         except CopyIncomplete as exc:
             print(f"depth {depth}: {exc} (such a capture needs the thread held)")
+            lacked = str(exc).rpartition(" a ")[2]
+            held = await captures.read(stop.stop.thread_id, limits, [])
+            print("  where: " + ", ".join(where(held, lacked)[:4]))
     await d.breakpoint_remove(stopper.id)
     await d.resume()
     await request

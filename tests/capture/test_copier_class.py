@@ -8,7 +8,7 @@ from pathlib import Path
 from tracepilot.core.capture import copier_bytes
 from tracepilot.core.instrument.naming import is_probe_class
 
-SOURCE = Path(copier_bytes.__file__).parent / "java" / "CaptureCopy2__TracepilotProbe.java"
+SOURCE = Path(copier_bytes.__file__).parent / "java" / "CaptureCopy3__TracepilotProbe.java"
 
 
 def test_the_embedded_copier_is_its_source_built_for_java_11() -> None:
@@ -35,6 +35,19 @@ def test_the_embedded_take_class_is_its_source_built_for_java_11() -> None:
     assert take_bytes.INTERNAL == take_call.TAKE_CLASS and take_bytes.TAKE_SIGNATURE == take_call.TAKE_SIGNATURE
     for text in (take_bytes.INTERNAL, take_bytes.TAKE, take_bytes.TAKE_SIGNATURE, copier_bytes.NAME.replace(".", "/")):
         assert text.encode() in data, text
-    source = (SOURCE.parent / "CaptureTake1__TracepilotProbe.java").read_text()
+    source = (SOURCE.parent / "CaptureTake2__TracepilotProbe.java").read_text()
     assert "public static int take(int point, String kinds, Object[] values)" in source
     assert is_probe_class(take_bytes.NAME)
+
+
+def test_the_copiers_jdk_views_are_the_debuggers() -> None:
+    """The JDK classes the copier lacks rather than cut as JDK internals are those the debugger shows by a view
+    read from their fields (capture/jdk_fields.py): else one path would cut what the other shows."""
+    import re
+
+    from tracepilot.core.capture.jdk_fields import VIEWED
+
+    source = SOURCE.read_text()
+    listed = source[source.index("String[] VIEWED = {"):]
+    listed = listed[:listed.index("};")]
+    assert set(re.findall(r'"([^"]+)"', listed)) == VIEWED

@@ -26,8 +26,9 @@ async def test_the_watcher_lists_a_capture_and_opens_it_frozen(jvm_factory, java
     await host.start()
     remote = await RemoteDebugger.join(None, actor=Actor.PERSON)
     try:
+        # (the callers' variables asked for: a held capture, whose frames all have values to browse)
         await debugger.breakpoint_set(f"fixtures.Captured:{line}", condition="i == 1", capture=1,
-                                      capture_limits={"frames": 2})  # the caller's values too (held)
+                                      capture_limits={"frames": 3})
         await debugger.breakpoint_set(f"fixtures.Captured:{line}", condition="i == 3")
         app = WatchApp(remote, clock=False)
         async with app.run_test(size=(150, 42)) as pilot:

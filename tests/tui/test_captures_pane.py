@@ -26,8 +26,9 @@ async def test_captures_pane_fills_and_opens_a_frozen_view(jvm_factory, java_sou
 
     async def attach_and_set(app: TracepilotApp) -> None:
         await app.debugger.attach(target.address, 10.0)
+        # (the callers' variables asked for: a held capture, whose frames all have values to browse)
         await app.debugger.breakpoint_set(f"fixtures.Captured:{line}", condition="i == 1", capture=1,
-                                             capture_limits={"frames": 2})  # the caller's values too (held)
+                                          capture_limits={"frames": 3})
         await app.debugger.breakpoint_set(f"fixtures.Captured:{line}", condition="i == 3")
         await app.debugger.breakpoint_set(f"fixtures.Captured:{end}")
 

@@ -49,8 +49,10 @@ def capture_params() -> tuple[Param, ...]:
               "(Class.method:line), arguments and locals of the top frames with `this`'s fields, as they were at "
               "the hit; the program never stops (captures lists them)"),
         Param("expressions", list[str] | None, None, 'Java expressions a capture also records, e.g. ["order.id"]'),
-        Param("capture_limits", dict[str, float] | None, None,
+        Param("capture_limits", dict[str, float | bool] | None, None,
               'raise or lower what a capture reads: {"depth": 2, "items": 20, "chars": 200, "fields": 20, '
-              '"frames": 1, "rate": 100} (levels opened, elements, string chars, fields, frames with locals: '
-              "more than 1 holds the thread at each capture, captures/s)"),
+              '"frames": 1, "rate": 100, "jdk_internals": false} (levels opened, elements, string chars, fields, '
+              "frames with locals: more than 1 holds the thread at each capture, captures/s; jdk_internals: open "
+              "the fields of JDK classes such as a ClassLoader's, otherwise one cut -- those captures hold the "
+              "thread)"),
     )

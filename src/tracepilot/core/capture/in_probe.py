@@ -1,6 +1,6 @@
 """Captures taken inside the JVM by the probe, without holding the thread (issue 31, "In the JVM").
 
-A capture point bound in the JVM gets an id in the take class (java/CaptureTake1__TracepilotProbe.java,
+A capture point bound in the JVM gets an id in the take class (java/CaptureTake2__TracepilotProbe.java,
 defined once per JVM in the system class loader next to the copier) and its probe calls take(...) once its
 condition holds (instrument/take_call.py). take counts the point's captures and its rate in the JVM, copies the
 values with the copier (the same walk and limits as a held capture's copy), and when the copy covers everything
@@ -46,7 +46,7 @@ from ..model import Actor
 from ..secrets import is_secret_name
 from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut
 from .objects import field_memo, one_capture
-from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, read_value
+from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, copy_depth, read_value
 from .reader import CaptureRead
 from .take_bytes import NAME, class_bytes
 
@@ -197,7 +197,7 @@ class InProbe:
         self.bps[point] = bp
         state: CaptureState = bp.info.capture
         limits = state.limits
-        settings = [max(limits.depth, 1), max(limits.items, 20), max(limits.fields, 20), MAX_CHARS,
+        settings = [copy_depth(limits), max(limits.items, 20), max(limits.fields, 20), MAX_CHARS,
                     max(2 * limits.values, 200), min(int(state.rate * 1000), 2**31 - 1)]  # (the held copy's, prefetch.py)
         send = vm.send
         await asyncio.gather(

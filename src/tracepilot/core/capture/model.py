@@ -20,6 +20,9 @@ class CaptureLimits(Model):
     # way (in the JVM or by round trip); more reads the callers' too, with the thread held at each capture.
     frames: int = 1
     values: int = 300  # values one capture reads at most, top frame first (a framework's objects fan out fast)
+    # Open the fields of JDK classes no logical view covers (a ClassLoader's, a Thread's, a lock's): closed to
+    # the in-JVM copy, so such captures hold the thread. Off: they are one cut (capture/jdk_fields.py).
+    jdk_internals: bool = False
 
 
 def frames_cut(limit: int, count: int) -> str | None:

@@ -32,10 +32,11 @@ COPY_FROM_OBJECTS = 15  # objects a point's first capture read over JDWP from wh
 def capture_state(capture: bool | int | None, expressions: list[str] | str | None = None, *,
                   depth: int | None = None, items: int | None = None, chars: int | None = None,
                   fields: int | None = None, frames: int | None = None, values: int | None = None,
-                  rate: float | None = None) -> CaptureState | None:
+                  rate: float | None = None, jdk_internals: bool | None = None) -> CaptureState | None:
     """The capture settings a breakpoint_set (or method_break, ...) asks for; None: not a capture point."""
     if capture is None or capture is False or capture == 0:
-        if expressions or any(v is not None for v in (depth, items, chars, fields, frames, values, rate)):
+        if expressions or any(v is not None for v in (depth, items, chars, fields, frames, values, rate,
+                                                      jdk_internals)):
             raise InvalidArgument("capture limits and expressions belong to a capture point",
                                   "add capture=true (one capture) or capture=N (up to N captures)")
         return None
@@ -59,13 +60,18 @@ def capture_state(capture: bool | int | None, expressions: list[str] | str | Non
             raise InvalidArgument(f"capture_{name}={value!r}", f"use a whole number >= 0 (default "
                                   f"{getattr(CaptureLimits(), name)})")
         setattr(limits, name, value)
+    if jdk_internals is not None:
+        if not isinstance(jdk_internals, bool) and jdk_internals not in (0, 1):
+            raise InvalidArgument(f"capture_jdk_internals={jdk_internals!r}",
+                                  "use true (open the fields of JDK classes: captures hold the thread) or false")
+        limits.jdk_internals = bool(jdk_internals)
     if rate is not None and rate <= 0:
         raise InvalidArgument(f"capture_rate={rate!r}", f"captures a second: a number > 0 (default {DEFAULT_RATE:g})")
     state = CaptureState(limit=limit, rate=float(rate or DEFAULT_RATE), expressions=exprs, limits=limits)
     return state
 
 
-LIMIT_NAMES = ("depth", "items", "chars", "fields", "frames", "values", "rate")
+LIMIT_NAMES = ("depth", "items", "chars", "fields", "frames", "values", "rate", "jdk_internals")
 
 
 def limits_arguments(capture_limits: dict[str, Any] | None) -> dict[str, Any]:

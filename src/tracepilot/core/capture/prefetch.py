@@ -1,7 +1,7 @@
 """A capture's values copied in the JVM by one call: the hybrid path of issue 31.
 
 While the debugger holds the hitting thread it reads only the roots over JDWP (the frames, the top frames'
-variables, `this`), then calls the copier (java/CaptureCopy2__TracepilotProbe.java, defined once per JVM in
+variables, `this`), then calls the copier (java/CaptureCopy3__TracepilotProbe.java, defined once per JVM in
 the system class loader) on that thread with the roots: it hands back, in one String, an Object[] and a
 Class[], what reading the values object by object over JDWP would have fetched (~150 requests for a request
 object of a web server): fields of the program's objects, strings, arrays, and the logical view of the JDK
@@ -89,6 +89,14 @@ def page(found: tuple[int, list[Any]] | None, start: int, count: int) -> tuple[i
     return size, items[start:end]
 
 
+JDK_INTERNALS = 1 << 16  # in the copy's depth argument: capture_limits jdk_internals (the copier's JDK_INTERNALS)
+
+
+def copy_depth(limits: CaptureLimits) -> int:
+    """The copier's depth argument: the depth limit, and whether the fields of JDK classes are shown."""
+    return min(max(limits.depth, 1), JDK_INTERNALS - 1) | (JDK_INTERNALS if limits.jdk_internals else 0)
+
+
 class Copier:
     """The copier of one JVM: defined on first use, then one call per capture."""
 
@@ -126,7 +134,7 @@ class Copier:
         await self.define(thread)
         started = time.perf_counter()
         type_id, copy_all, copy8 = self.method
-        limits_args = [Value.int(deep), Value.int(max(limits.depth, 1)), Value.int(max(limits.items, 20)),
+        limits_args = [Value.int(deep), Value.int(copy_depth(limits)), Value.int(max(limits.items, 20)),
                        Value.int(max(limits.fields, 20)), Value.int(MAX_CHARS), Value.int(max(2 * limits.values, 200))]
         array = 0
         if len(roots) <= self.one_by_one:  # passed one by one: no array to make in the JVM first

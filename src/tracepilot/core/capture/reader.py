@@ -21,6 +21,7 @@ from ..inspect.values import NESTED_STRING, SUMMARY_FIELDS, SUMMARY_STRING, Valu
 from ..instrument.naming import is_probe_class
 from ..model import Inspection, ValueView, Variable
 from ..secrets import is_secret_name
+from .jdk_fields import JdkFields, jdk_fields
 from .model import CapturedFrame, CapturedValue, CaptureLimits, frames_cut
 from .objects import CaptureObjects, field_memo
 from .prefetch import COPIED, COPY_ONLY, Copied, Copier, CopyIncomplete, copied_only, page
@@ -41,7 +42,19 @@ _KNOWN: contextvars.ContextVar[tuple[int, Any] | None] = contextvars.ContextVar(
 
 class _CaptureValues(Values):
     """Values as a capture reads them: the same texts as `Values`, the requests of one level sent at once
-    (the summaries of an object's fields or a collection's elements side by side, not one after another)."""
+    (the summaries of an object's fields or a collection's elements side by side, not one after another).
+    The fields of JDK classes a capture leaves closed (jdk_fields.py) are left out of summaries and openings."""
+
+    jdk: JdkFields | None = None  # set by CaptureRead
+    jdk_internals = False  # capture_limits jdk_internals: show them anyway
+
+    async def open_fields(self, type_id: int, synthetic: bool) -> list[tuple[Any, str]]:
+        """The instance fields (with their type names) a capture shows of an object of `type_id`."""
+        typed = await self.objects.typed_fields(type_id, synthetic)
+        if self.jdk is None or self.jdk_internals or not typed:
+            return typed
+        _, closed = await self.jdk.closed(type_id)
+        return [pair for pair in typed if pair[0].id not in closed] if closed else typed
 
     async def view(self, value: Value | None, static_type: str | None = None, depth: int = 0,
                    name: str | None = None) -> Any:
@@ -75,7 +88,10 @@ class _CaptureValues(Values):
             asked = [(v, t, 2 if d == 1 else d, n) for v, t, d, n in asked]
         out: list[Any] = [self._short_view(v, d, n) for v, _, d, n in asked]
         missing = [i for i, view in enumerate(out) if view is None]
-        if missing:
+        if missing and COPY_ONLY.get():  # (from the copy: nothing to wait for, and no task each)
+            for i in missing:
+                out[i] = await self.view(*asked[i])
+        elif missing:
             got = await asyncio.gather(*(self.view(*asked[i]) for i in missing))
             for i, view in zip(missing, got, strict=True):
                 out[i] = view
@@ -92,9 +108,12 @@ class _CaptureValues(Values):
             _OPENING.reset(token)
 
     async def _plain_object(self, oid: int, type_name: str, handle: str, depth: int) -> Any:
-        typed = await self.objects.typed_fields(await self.objects.type_id(oid), False)
+        type_id = await self.objects.type_id(oid)
+        typed = await self.open_fields(type_id, False)
         if depth >= 2 or not typed:
-            return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(typed))
+            # (expandable: it has fields, shown or closed; opening a JDK object says what is closed)
+            has = bool(typed) or bool(await self.objects.typed_fields(type_id, False))
+            return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=has)
         record = await self._is_record(oid)
         shown = typed[:SUMMARY_FIELDS]
         values = await self.objects.field_values(oid, [f for f, _ in shown])
@@ -109,7 +128,7 @@ class _CaptureValues(Values):
                          "record" if record else "object", handle, expandable=True)
 
     async def _fields(self, result: Inspection, oid: int, start: int, count: int) -> Inspection:
-        typed = await self.objects.typed_fields(await self.objects.type_id(oid), True)
+        typed = await self.open_fields(await self.objects.type_id(oid), True)
         result.total = len(typed)
         page = typed[start:start + count]
         fields = [f for f, _ in page]
@@ -172,6 +191,7 @@ class CaptureRead:
             self.values.learner = SecretLearner(objects, self.values.collections, self.values.learner.book)
         # Collection node caches live for one "generation": each capture is its own (the program runs between).
         self.values.set_generation(generation)
+        self.values.jdk, self.values.jdk_internals = jdk_fields(self.vm), limits.jdk_internals
         self.frames_reader = Frames(self.vm)
         self.cuts: list[str] = []
         self.read = 0  # values read so far (limits.values)
@@ -285,6 +305,15 @@ class CaptureRead:
             captured.cut = f"not opened: {why}{size}"
             self.cuts.append(f"{path}: {captured.cut}")
             return
+        jdk_cut = None
+        if view.kind == "object" and not limits.jdk_internals:  # (JDK internals: one cut, see jdk_fields.py)
+            type_id = await self.values.objects.type_id(raw.value)
+            jdk_cut = await self.values.jdk.cut(type_id)
+            if jdk_cut is not None:
+                captured.cut = jdk_cut
+                self.cuts.append(f"{path}: {jdk_cut}")
+                if not await self.values.open_fields(type_id, True):
+                    return  # (nothing else to show: summarized, not opened)
         per_page = limits.fields if view.kind == "object" else limits.items
         try:
             ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name, known=view)
@@ -304,8 +333,9 @@ class CaptureRead:
         self.read += shown
         if ins.total is not None and ins.total > shown:
             what = "fields" if view.kind == "object" else ("entries" if view.kind == "map" else "elements")
-            captured.cut = f"{shown} of {ins.total} {what}"
-            self.cuts.append(f"{path}: {captured.cut}")
+            cut = f"{shown} of {ins.total} {what}"
+            captured.cut = f"{cut}; {jdk_cut}" if jdk_cut else cut
+            self.cuts.append(f"{path}: {cut}")
         # (A string its nested summary shows whole, within the limit, has nothing more to read.)
         whole = min(NESTED_STRING, limits.chars) if limits.chars >= NESTED_STRING else -1
         opened = [(c, v) for c, v in children if (v.kind == "string" and (v.size or 0) > whole)

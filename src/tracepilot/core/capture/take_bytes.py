@@ -1,8 +1,8 @@
-"""The class file of java/CaptureTake1__TracepilotProbe.java (a capture taken in the JVM by the probe, without
+"""The class file of java/CaptureTake2__TracepilotProbe.java (a capture taken in the JVM by the probe, without
 holding the thread: see in_probe.py), built with `javac --release 11 -g:none`. To rebuild after changing it:
 
     javac --release 11 -g:none -d OUT src/tracepilot/core/capture/java/*.java
-    python -m tracepilot.core.capture.take_bytes OUT/tracepilot/CaptureTake1__TracepilotProbe.class
+    python -m tracepilot.core.capture.take_bytes OUT/tracepilot/CaptureTake2__TracepilotProbe.class
 
 (A changed class gets a new number in its name: a JVM an older session left it in keeps the old one.)"""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import sys
 
-NAME = "tracepilot.CaptureTake1__TracepilotProbe"
+NAME = "tracepilot.CaptureTake2__TracepilotProbe"
 INTERNAL = NAME.replace(".", "/")
 TAKE = "take"
 TAKE_SIGNATURE = "(ILjava/lang/String;[Ljava/lang/Object;)I"
@@ -19,7 +19,7 @@ FALL_BACK = 1
 
 _DATA = """
 yv66vgAAADcBOgoAAgADBwAEDAAFAAYBABBqYXZhL2xhbmcvT2JqZWN0AQAGPGluaXQ+AQADKClWBwAIAQAXamF2YS9sYW5nL1N0
-cmluZ0J1aWxkZXIKAAcAAwkACwAMBwANDAAOAA8BACh0cmFjZXBpbG90L0NhcHR1cmVUYWtlMV9fVHJhY2VwaWxvdFByb2JlAQAG
+cmluZ0J1aWxkZXIKAAcAAwkACwAMBwANDAAOAA8BACh0cmFjZXBpbG90L0NhcHR1cmVUYWtlMl9fVHJhY2VwaWxvdFByb2JlAQAG
 ZnJhbWVzAQAZTGphdmEvbGFuZy9TdHJpbmdCdWlsZGVyOwcAEQEAE2phdmEvdXRpbC9BcnJheUxpc3QKABAAAwkACwAUDAAVABYB
 AAdjbGFzc2VzAQAVTGphdmEvdXRpbC9BcnJheUxpc3Q7CwAYABkHABoMABsAHAEAIGphdmEvbGFuZy9TdGFja1dhbGtlciRTdGFj
 a0ZyYW1lAQARZ2V0RGVjbGFyaW5nQ2xhc3MBABMoKUxqYXZhL2xhbmcvQ2xhc3M7CgAQAB4MAB8AIAEAA2FkZAEAFShMamF2YS9s
@@ -34,7 +34,7 @@ AAVTVEFNUAEAAltKCQALAFwMAF0AXgEABlRPS0VOUwEAAltECgBSAGAMAGEAVgEAA21pbgZBzc1lAAAA
 S0lQUEVECQALAGgMAGkAagEABEhFTEQBAAJbWgkACwBsDABtAG4BAAFOAQABSQkACwBwDABxAG4BAARSRUFECQALAHMMAHQAdQEA
 BUxBQ0tTAQATW0xqYXZhL2xhbmcvU3RyaW5nOwgAdwEAM3Jvb20gaW4gdGhlIHJpbmcgKHRoZSBkZWJ1Z2dlciBoYXMgbm90IHJl
 YWQgaXQgeWV0KQoAKQB5DAB6AHsBAAZjaGFyQXQBAAQoSSlDCgAQAH0MAH4AfwEAB3RvQXJyYXkBABUoKVtMamF2YS9sYW5nL09i
-amVjdDsKABAAgQwAggAtAQAEc2l6ZQoAhACFBwCGDACHAIgBACh0cmFjZXBpbG90L0NhcHR1cmVDb3B5Ml9fVHJhY2VwaWxvdFBy
+amVjdDsKABAAgQwAggAtAQAEc2l6ZQoAhACFBwCGDACHAIgBACh0cmFjZXBpbG90L0NhcHR1cmVDb3B5M19fVHJhY2VwaWxvdFBy
 b2JlAQAEY29weQEALihbTGphdmEvbGFuZy9PYmplY3Q7SUlJSUlJKVtMamF2YS9sYW5nL09iamVjdDsKACkAigwAiwCMAQAHaW5k
 ZXhPZgEABChJKUkKACkAjgwAjwCQAQALbGFzdEluZGV4T2YBAAUoSUkpSQoAKQCSDACTAJQBAAlzdWJzdHJpbmcBABYoSUkpTGph
 dmEvbGFuZy9TdHJpbmc7CgCWAJcHAJgMAJkAmgEAEWphdmEvbGFuZy9JbnRlZ2VyAQAIcGFyc2VJbnQBABUoTGphdmEvbGFuZy9T

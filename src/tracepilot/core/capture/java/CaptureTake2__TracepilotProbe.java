@@ -1,6 +1,6 @@
 // A capture taken inside the JVM without holding the thread (core/capture/in_probe.py): a capture point's probe
 // calls take(...) once its condition holds. take counts the point's captures and its rate in the JVM, copies the
-// values with the copier (CaptureCopy2__TracepilotProbe: the same walk, the same limits, its own verdict on
+// values with the copier (CaptureCopy3__TracepilotProbe: the same walk, the same limits, its own verdict on
 // whether the copy covers everything a capture shows), records the stack (StackWalker: class, method, bytecode
 // index; the debugger maps them through its own line tables) and puts the record in a ring the debugger drains
 // over JDWP while everything runs. It returns FALL_BACK when the copy is not complete (or anything failed): the
@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.function.Consumer;
 
-public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker.StackFrame> {
+public final class CaptureTake2__TracepilotProbe implements Consumer<StackWalker.StackFrame> {
     public static final int POINTS = 256;
     public static final int SLOTS = 512; // records the ring holds until the debugger reads them
     public static final int SETTINGS = 6; // per point: depth, items, fields, chars, objects (the copy's limits), rate
@@ -43,7 +43,7 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
     final StringBuilder frames = new StringBuilder();
     final ArrayList<Class<?>> classes = new ArrayList<>();
 
-    private CaptureTake1__TracepilotProbe() {
+    private CaptureTake2__TracepilotProbe() {
     }
 
     @Override
@@ -91,7 +91,7 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
                 }
             }
             int s = point * SETTINGS;
-            Object[] copied = CaptureCopy2__TracepilotProbe.copy(roots.toArray(), roots.size(), SETTING[s],
+            Object[] copied = CaptureCopy3__TracepilotProbe.copy(roots.toArray(), roots.size(), SETTING[s],
                                                                 SETTING[s + 1], SETTING[s + 2], SETTING[s + 3],
                                                                 SETTING[s + 4]);
             String head = (String) copied[0];
@@ -109,7 +109,7 @@ public final class CaptureTake1__TracepilotProbe implements Consumer<StackWalker
             for (int i = 0; i < values.length; i++) {
                 value(out, kinds.charAt(i), values[i], objects);
             }
-            CaptureTake1__TracepilotProbe walk = new CaptureTake1__TracepilotProbe();
+            CaptureTake2__TracepilotProbe walk = new CaptureTake2__TracepilotProbe();
             WALKER.forEach(walk);
             out.append(System.nanoTime() - started).append(';').append(walk.frames);
             Object[] record = {out.toString(), copied, walk.classes.toArray(new Class<?>[0]), Thread.currentThread()};

@@ -9,12 +9,18 @@
 // was given) has a record here, so that a capture rendered from it alone is the one read over JDWP -- the rule a
 // capture taken without holding the thread must keep. The first value it lacks is named (see `lack`).
 //
+// JDK internals (core/capture/jdk_fields.py, the debugger's side of the same rule): the fields a class declares in,
+// or inherits from, a class of a java.*/jdk.* module are not captured (java.base keeps them closed to
+// reflection; a capture shows them as one cut), but those of the logical views (boxes, atomics, enums). A JDK
+// object no logical view knows is recorded by its class alone. Bit JDK_INTERNALS of maxDepth asks for them
+// anyway: then a copy that cannot read them says it lacks them (and the debugger holds the thread).
+//
 // Rules: it runs no code of the program's classes (no toString, hashCode, equals, getters: fields by reflection,
 // JDK collections only through the JDK's own iterators, and only for the JDK classes listed below), it changes
 // nothing the program can see, and it never throws (an object it cannot copy simply has no record).
 //
-// Build (the bytes are embedded in copier_bytes.py): javac --release 11 -g:none -d OUT CaptureCopy2__TracepilotProbe.java, then
-// python -m tracepilot.core.capture.copier_bytes OUT/tracepilot/CaptureCopy2__TracepilotProbe.class
+// Build (the bytes are embedded in copier_bytes.py): javac --release 11 -g:none -d OUT CaptureCopy3__TracepilotProbe.java, then
+// python -m tracepilot.core.capture.copier_bytes OUT/tracepilot/CaptureCopy3__TracepilotProbe.class
 package tracepilot;
 
 import java.lang.reflect.Array;
@@ -26,7 +32,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.Map;
 
-public final class CaptureCopy2__TracepilotProbe {
+public final class CaptureCopy3__TracepilotProbe {
     // One walk's state (an instance: no nested class, the copier is one class file). Where the walk is: the
     // objects so far, and the depth (and its root's limit) of the object copied now.
     final ArrayList<Object> objects;
@@ -39,11 +45,13 @@ public final class CaptureCopy2__TracepilotProbe {
     final int k; // the object copied now, and what is read of it
     final int need;
     final String[] lack; // the first value shown that this copy has no record of (null: complete so far)
+    final boolean jdkInternals; // the fields of JDK classes are shown (capture_limits jdk_internals)
     boolean shown; // the value passed next is one the object's own summary shows (its first fields, its items)
 
-    private CaptureCopy2__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
+    private CaptureCopy3__TracepilotProbe(ArrayList<Object> objects, ArrayList<Integer> depths,
                                           ArrayList<Integer> limits, IdentityHashMap<Object, Integer> index,
-                                          ArrayList<Integer> needs, int depth, int limit, int k, String[] lack) {
+                                          ArrayList<Integer> needs, int depth, int limit, int k, String[] lack,
+                                          boolean jdkInternals) {
         this.objects = objects;
         this.depths = depths;
         this.limits = limits;
@@ -54,7 +62,11 @@ public final class CaptureCopy2__TracepilotProbe {
         this.k = k;
         this.need = needs.get(k);
         this.lack = lack;
+        this.jdkInternals = jdkInternals;
     }
+
+    /** In maxDepth: the fields of JDK classes are shown (else one cut the debugger says). */
+    public static final int JDK_INTERNALS = 1 << 16;
 
     // What the debugger reads of a program's object (capture/reader.py, inspect/values.py): all its shown fields
     // when it is opened (a top frame's root, and below it to the depth limit); the first SUMMARY_FIELDS when it
@@ -107,6 +119,8 @@ public final class CaptureCopy2__TracepilotProbe {
      */
     public static Object[] copy(Object[] roots, int deep, int maxDepth, int items, int maxFields, int maxChars,
                                 int maxObjects) {
+        boolean jdkInternals = (maxDepth & JDK_INTERNALS) != 0;
+        maxDepth &= JDK_INTERNALS - 1;
         StringBuilder out = new StringBuilder();
         ArrayList<Object> objects = new ArrayList<>();
         ArrayList<Integer> depths = new ArrayList<>();
@@ -149,13 +163,15 @@ public final class CaptureCopy2__TracepilotProbe {
                     }
                     record.append('R').append(k).append(';').append(ci).append(';');
                     int budget = Math.max(0, maxObjects - objects.size());
-                    CaptureCopy2__TracepilotProbe w =
-                        new CaptureCopy2__TracepilotProbe(objects, depths, limits, index, needs, depth, limit, k,
-                                                          lack);
-                    if (depth > limit && !isJdk(c.getName()) && !(o instanceof Enum)) {
-                        record.append('T'); // its class only: a summary beyond the levels copied
-                    } else if (!body(record, o, c, depth > limit ? Math.min(items, NESTED_ITEMS) : items,
-                                     maxFields, maxChars, budget, w)) {
+                    CaptureCopy3__TracepilotProbe w =
+                        new CaptureCopy3__TracepilotProbe(objects, depths, limits, index, needs, depth, limit, k,
+                                                          lack, jdkInternals);
+                    int need = needs.get(k);
+                    if ((depth > limit || need == SHORT) && !jdkModule(c) && !(o instanceof Enum)) {
+                        // its class only: shown as a short summary (Type @id), nothing it holds is shown
+                        record.append('T');
+                    } else if (!body(record, o, c, need == SHORT ? 0 : depth > limit ? Math.min(items, NESTED_ITEMS)
+                                     : items, maxFields, maxChars, budget, w)) {
                         if (!(o instanceof String)) { // (a long string's text never changes: JDWP reads it)
                             lack(lack, "a " + c.getName());
                         }
@@ -180,7 +196,7 @@ public final class CaptureCopy2__TracepilotProbe {
     }
 
     private static boolean body(StringBuilder r, Object o, Class<?> c, int items, int maxFields, int maxChars,
-                                int budget, CaptureCopy2__TracepilotProbe w) throws Throwable {
+                                int budget, CaptureCopy3__TracepilotProbe w) throws Throwable {
         if (o instanceof String) {
             String s = (String) o;
             if (s.length() > maxChars) {
@@ -272,8 +288,12 @@ public final class CaptureCopy2__TracepilotProbe {
             r.append('T'); // (a lock, a marker: no fields to show)
             return true;
         }
-        if (isJdk(name) && !(o instanceof Enum)) {
-            return false;
+        if (jdkModule(c) && !(o instanceof Enum)) {
+            if (w.jdkInternals || hasLogicalView(o, name)) {
+                return false; // (its fields, or what its view reads of them: read over JDWP, with the thread held)
+            }
+            r.append('T'); // its fields are JDK internals: its class only (the debugger says the cut)
+            return true;
         }
         // A program's object: its first instance fields, by level and name (its JDK superclasses' fields are
         // closed to reflection, but Enum's name and ordinal: those are read over JDWP when shown).
@@ -299,8 +319,8 @@ public final class CaptureCopy2__TracepilotProbe {
                 count += 2;
                 continue;
             }
-            if (isJdk(tn)) {
-                if (w.need != SHORT && !(o instanceof Enum) && hasFields(t)) {
+            if (jdkModule(t)) {
+                if (w.jdkInternals && w.need != SHORT && !(o instanceof Enum) && hasFields(t)) {
                     // its JDK superclass's fields are closed to reflection (or hidden from it): shown, not copied
                     lack(w.lack, "the fields " + name + " inherits from " + tn);
                 }
@@ -348,7 +368,7 @@ public final class CaptureCopy2__TracepilotProbe {
     }
 
     /** A value: N; null, rK; object K (added to the walk), or a primitive: its type letter and value. */
-    private static void value(StringBuilder r, Class<?> primitive, Object v, CaptureCopy2__TracepilotProbe w) {
+    private static void value(StringBuilder r, Class<?> primitive, Object v, CaptureCopy3__TracepilotProbe w) {
         if (v == null) {
             r.append("N;");
             return;
@@ -416,10 +436,47 @@ public final class CaptureCopy2__TracepilotProbe {
         return false;
     }
 
-    private static boolean isJdk(String name) {
-        return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
-            || name.startsWith("sun.") || name.startsWith("com.sun.");
+    /** Is `c` a JDK class: one of a named module whose name starts with java. or jdk.? */
+    private static boolean jdkModule(Class<?> c) {
+        Module m = c.getModule();
+        if (!m.isNamed()) {
+            return false;
+        }
+        String n = m.getName();
+        return n.startsWith("java.") || n.startsWith("jdk.");
     }
+
+    /** Does the debugger show this JDK object by a view it reads from the object's fields (a collection or a map
+     * the copy does not list, a text, a number, a date, an Optional)? Those are not JDK internals to cut. */
+    private static boolean hasLogicalView(Object o, String name) {
+        return listed(VIEWED, name);
+    }
+
+    // The JDK classes the debugger shows by such a view, by exact name (core/capture/jdk_fields.py's VIEWED).
+    private static final String[] VIEWED = {
+        "java.lang.StringBuffer", "java.lang.StringBuilder", "java.math.BigDecimal", "java.math.BigInteger",
+        "java.sql.Date", "java.sql.Timestamp", "java.time.Duration", "java.time.Instant", "java.time.LocalDate",
+        "java.time.LocalDateTime", "java.time.LocalTime", "java.time.OffsetDateTime", "java.time.ZoneOffset",
+        "java.time.ZoneRegion", "java.time.ZonedDateTime", "java.util.ArrayDeque", "java.util.ArrayList",
+        "java.util.Arrays$ArrayList", "java.util.Collections$EmptyList", "java.util.Collections$EmptyMap",
+        "java.util.Collections$EmptySet", "java.util.Collections$SingletonList",
+        "java.util.Collections$SingletonMap", "java.util.Collections$SingletonSet",
+        "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedList",
+        "java.util.Collections$SynchronizedMap", "java.util.Collections$SynchronizedRandomAccessList",
+        "java.util.Collections$SynchronizedSet", "java.util.Collections$UnmodifiableCollection",
+        "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableMap",
+        "java.util.Collections$UnmodifiableNavigableMap", "java.util.Collections$UnmodifiableNavigableSet",
+        "java.util.Collections$UnmodifiableRandomAccessList", "java.util.Collections$UnmodifiableSet",
+        "java.util.Collections$UnmodifiableSortedMap", "java.util.Collections$UnmodifiableSortedSet",
+        "java.util.Date", "java.util.HashMap", "java.util.HashSet", "java.util.Hashtable",
+        "java.util.IdentityHashMap", "java.util.ImmutableCollections$List12", "java.util.ImmutableCollections$ListN",
+        "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN",
+        "java.util.ImmutableCollections$Set12", "java.util.ImmutableCollections$SetN", "java.util.LinkedHashMap",
+        "java.util.LinkedHashSet", "java.util.LinkedList", "java.util.Optional", "java.util.PriorityQueue",
+        "java.util.Properties", "java.util.Stack", "java.util.TreeMap", "java.util.TreeSet", "java.util.UUID",
+        "java.util.Vector", "java.util.WeakHashMap", "java.util.concurrent.ConcurrentHashMap",
+        "java.util.concurrent.ConcurrentSkipListSet", "java.util.concurrent.CopyOnWriteArrayList"};
+
 
     private static boolean isBox(Class<?> c) {
         return c == Integer.class || c == Long.class || c == Boolean.class || c == Byte.class || c == Short.class
