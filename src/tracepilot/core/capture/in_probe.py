@@ -44,7 +44,7 @@ from ..inspect.stack import Frames
 from ..instrument.naming import is_probe_class
 from ..model import Actor
 from ..secrets import is_secret_name
-from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut
+from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut, in_order
 from .objects import field_memo, one_capture
 from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, copy_depth, read_value
 from .reader import CaptureRead
@@ -378,6 +378,7 @@ class InProbe:
             capture.note = f"the in-JVM copy did not cover the capture: {exc}"
         finally:
             COPY_ONLY.reset(only)
+        capture.cuts = in_order(capture.cuts)
         capture.took_ms = 0.0
         objects_copied = copied.objects if copied is not None else 0
         capture.copy = (f"taken in the JVM by the probe ({objects_copied} objects, {jvm_us:.0f} µs in the JVM), the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..model import CodeLocation, Model
@@ -23,6 +24,15 @@ class CaptureLimits(Model):
     # Open the fields of JDK classes no logical view covers (a ClassLoader's, a Thread's, a lock's): closed to
     # the in-JVM copy, so such captures hold the thread. Off: they are one cut (capture/jdk_fields.py).
     jdk_internals: bool = False
+
+
+def in_order(cuts: list[str]) -> list[str]:
+    """A capture's cuts in one order whichever way it was read (values are read concurrently): by frame, then
+    by what was cut; the expressions' after the frames'."""
+    def key(cut: str) -> tuple[int, int, str]:
+        found = re.match(r"frames? (\d+)", cut)
+        return (0, int(found.group(1)), cut) if found else (1, 0, cut)
+    return sorted(cuts, key=key)
 
 
 def frames_cut(limit: int, count: int) -> str | None:

@@ -17,7 +17,7 @@ from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
 from .in_probe import InProbe
-from .model import Capture, CaptureLimits, CaptureState
+from .model import Capture, CaptureLimits, CaptureState, in_order
 from .objects import CaptureObjects, field_memo, one_capture
 from .prefetch import COPY_ONLY, Copier
 from .reader import CaptureRead
@@ -208,7 +208,7 @@ class CapturePoints:
                 capture.expressions = [await read.expression(text, extra) for text in expressions]
                 if stats is not None:  # (objects whose fields were read: the copy's measure)
                     stats["objects"] = len(field_memo() or {})
-            capture.cuts = read.cuts
+            capture.cuts = in_order(read.cuts)
             capture.copy = _copy_said(read, self.copier)
         except (DebuggerError, JdwpError) as exc:
             capture.note = f"{note}; " if note else ""

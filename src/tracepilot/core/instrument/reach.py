@@ -94,9 +94,22 @@ async def old_calls_may_reach(vm: Any, type_id: int, data: bytes, places: dict[s
             if depth > 0 and start < len(code.code) and code.code[start] in _CALLS:
                 # A caller's frame stands at its call, which has begun: it goes on after it.
                 start += 5 if code.code[start] in (bc.INVOKEINTERFACE, bc.INVOKEDYNAMIC) else 3
-            if reaches(code, start, places[key]):
+            if depth == 0 and start in places[key]:
+                # Standing on the place: its breakpoint was posted there (JDWP reports it before the instruction
+                # runs, and a thread let go after it stands there until it runs on), so this hit is the round
+                # trip's. (Left: a thread the move's suspension caught on the place before its breakpoint was
+                # posted; JDWP cannot tell the two apart. Its one hit would be lost.)
+                if any(reaches(code, after, places[key]) for after in _successors(code, start)):
+                    return True
+            elif reaches(code, start, places[key]):
                 return True
     return False
+
+
+def _successors(code: Code, at: int) -> list[int]:
+    ins = next(i for i in bc.decode(code.code) if i.offset == at)
+    out = [*ins.targets, *(e.handler_pc for e in code.exceptions if e.start_pc <= at < e.end_pc)]
+    return out if ins.opcode in _NO_FALL_THROUGH else [*out, at + ins.length]
 
 
 def _codes(data: bytes) -> dict[str, Code]:
