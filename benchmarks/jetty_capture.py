@@ -6,7 +6,7 @@ expression), against the same load without it, in one run.
 
 Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requests/s of both runs, the
 captures taken, how many show the request's URI, and the time each held its thread. `--frames N` reads the
-arguments and locals of the top N frames (capture_limits frames; 3 by default). `--copy-check` stops once at the
+arguments and locals of the top N frames (capture_limits frames; 1 by default). `--copy-check` stops once at the
 same place afterwards and says whether the in-JVM copy alone covers the capture at depth 1 and 2 (copy_only: the
 rule a capture taken without holding the thread must keep) and equals the reading over JDWP alone, or the first
 value it lacks and where the capture shows it.
