@@ -94,7 +94,18 @@ KNOWN = {
     # probes and threads: issue 26 point 2). Until it is, every breakpoint of the threaded test logs (a
     # conditional logpoint does not stop), so it compares hits and lines, not stops.
     "threads_probe_stops_hang": True,
+    # Two in-JVM logpoints on neighbouring lines: each probe hands its lines over in batches of its own, so the
+    # history interleaves the two logpoints' lines by batch, not by when they were logged (the round trip logs
+    # them as they happen). Each logpoint's own lines, threads and order are the same. Found once capture
+    # points joined the actions (the sequences changed). Compared per logpoint until the lines carry one order.
+    "log_order_across_logpoints": True,
+    # A capture point whose condition fails (a variable not in scope yet at its line: `w % 2 == 0` at diff-name)
+    # counted 3 hits in the JVM and 0 by round trip in one run (what each then captures or says: not yet
+    # compared). Capture points get only conditions that cannot fail until that is settled.
+    "capture_condition_errors": True,
 }
+# Conditions that hold or not on every line of LINES, never fail (`i` is a variable of each method, `total` a field).
+SAFE_CONDITIONS = ["i % 4 == 1", "i > 20", "i % 3 == 0 && total > 50"]
 PROBE_METHODS = {"check", "skipped", "hit", "error", "handover", "count", "take", "log"}
 
 
@@ -176,6 +187,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 # (Not breakpoint_list once the JVM is gone: a probe's count of the hits its rule let pass by
                 # is read while the JVM runs; the hits after the last read die with it.)
                 self.both("log lines", self._logs, sorted(self.changed))
+                self.both("captures", self._captures)
             finally:
                 for side in self.sides:
                     self.run(side.debugger.close())
@@ -252,6 +264,20 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                                                       hit_count=hit_count, temporary=temporary)
             return info.id
 
+        async def _capture(self, side: Side, line: str, condition: str | None, times: int) -> Any:
+            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, capture=times,
+                                                      expressions=["name"], capture_limits={"rate": 100_000})
+            return info.id
+
+        async def _captures(self, side: Side) -> Any:
+            def shown(text: Any) -> Any:  # (an object's handle number is its session's: @5 here, @2 there)
+                return re.sub(r"@\d+", "@", text) if isinstance(text, str) else text
+
+            return [(c.breakpoint_id, c.number, c.hit, c.thread_name, [where(f.location) for f in c.frames],
+                     [None if f.locals is None else [(v.name, shown(v.text), v.cut) for v in f.locals]
+                      for f in c.frames], [(v.name, shown(v.text)) for v in c.expressions], c.cuts)
+                    for c in await side.debugger.captures(limit=10_000)]
+
         async def _update(self, side: Side, bp_id: str, options: dict[str, Any]) -> Any:
             info = await side.debugger.breakpoint_update(bp_id, **options)
             return (info.id, info.enabled, info.condition, info.log, info.hit_count, shown_hits(info))
@@ -279,6 +305,11 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         async def _logs(self, side: Side, left_out: list[str]) -> Any:
             records = [r for r in await side.debugger.events(kinds=["log"], limit=100_000)
                        if r.data.get("breakpoint") not in left_out]
+            if KNOWN.get("log_order_across_logpoints") and not KNOWN.get("log_order_and_thread"):
+                by_point: dict[str, list[tuple[str, str]]] = {}
+                for r in records:
+                    by_point.setdefault(r.data.get("breakpoint"), []).append((r.text, r.data.get("thread_name")))
+                return by_point
             if not KNOWN.get("log_order_and_thread"):
                 return [(r.data.get("breakpoint"), r.text, r.data.get("thread_name")) for r in records]
             per_breakpoint: dict[str, list[str]] = {}
@@ -326,6 +357,18 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 self.lines_used[answer] = line
                 if temporary:
                     self.temporary.add(answer)
+
+        @precondition(alive)
+        @rule(line=st.sampled_from(LINES), times=st.integers(1, 3), condition=st.none() | st.sampled_from(
+            SAFE_CONDITIONS if KNOWN.get("capture_condition_errors") else CONDITIONS))
+        def set_capture(self, line: str, condition: str | None, times: int) -> None:
+            """A capture point (issue 31): taken in the JVM without a hold, or held, as --no-instrument takes it."""
+            if KNOWN.get("one_breakpoint_per_line") and line in self.lines_used.values():
+                return
+            answer = self.both("capture_set", self._capture, line, condition, times)
+            if isinstance(answer, str):
+                self.bps.append(answer)
+                self.lines_used[answer] = line
 
         @precondition(may_change)
         @rule(which=st.integers(0, 30), change=st.sampled_from(["condition", "log", "hit_count", "enabled"]),

@@ -273,7 +273,8 @@ class InJvm:
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
                 if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             if bp.info.capture is not None:  # taken in the JVM by the probe, or (None) with the thread held
-                spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread))
+                spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread),
+                               take_names=tuple(bp.info.capture.expressions))
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)

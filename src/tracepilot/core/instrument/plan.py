@@ -34,6 +34,7 @@ class ProbeSpec:
     methods: tuple[str, ...] = ()  # a method breakpoint's methods: name + descriptor
     gate_first: bool = False  # read ANY before a pure condition too (probe.build_probe): a thread waits in SKIP
     take: int | None = None  # a capture point taken in the JVM (its id there): take_call.py
+    take_names: tuple[str, ...] = ()  # its expressions: each must be a variable at the line (or `this`)
 
 
 @dataclass
@@ -148,4 +149,13 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
                 message += exit_suffix(checker.capture(returned) if returned else None, checker.capture(SITE_CAPTURE))
     except (ExpressionSyntaxError, TemplateError) as exc:
         raise NotCompilable(f"does not parse: {exc}") from None
+    if spec.take is not None:
+        # The probe passes the line's variables and `this`; an expression that names anything else (a field, a
+        # variable not in scope here) is the evaluator's to resolve, with the thread held, as the round trip does.
+        known = {c.name for c in checker.captures if c.kind == "local"} | \
+            ({"this"} if any(c.kind == "this" for c in checker.captures) else set())
+        missing = [text for text in spec.take_names if text not in known]
+        if missing:
+            raise NotCompilable(f"the expression {missing[0]!r} is not a variable at the line: a capture reads it "
+                                "with the thread held")
     return build_probe(name, checker.captures, condition, message, spec.hit_rule, spec.gate_first, spec.take)
