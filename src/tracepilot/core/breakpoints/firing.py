@@ -74,9 +74,11 @@ class Firing(TrackerBase):
         # (A capture point moves too: the move holds every thread once, for one redefinition; its captures are
         # then taken in the JVM without holding any, see capture/in_probe.py.)
         if bp.info.mode is not None and bp.info.mode != "in-JVM":
-            await self.in_jvm.maybe_upgrade(bp, event)
+            # The hit that starts the move is captured (a method one request reaches once must not go by);
+            # the few hits while the move is pending go by (round trips would slow them).
             if bp.info.capture is not None and self.in_jvm.upgrade_pending(bp):
-                return None  # moving into the JVM: the few hits meanwhile go by (round trips would slow them)
+                return None
+            await self.in_jvm.maybe_upgrade(bp, event)
         kind = type(event).KIND
         if kind == EventKind.EXCEPTION and await self._caught_in_probe(event):
             return None  # thrown while an in-JVM probe evaluated: the round trip never shows those either
