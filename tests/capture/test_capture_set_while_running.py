@@ -36,3 +36,30 @@ async def test_the_first_hit_of_a_point_set_while_running_is_captured(jvm_factor
         assert not [r for r in d.history.since(0) if r.kind == "stop"]
     finally:
         await d.close()
+
+
+async def test_a_point_in_a_named_modules_class_says_its_captures_are_held(jvm_factory, tmp_path) -> None:
+    """jdk.jshell's or jdk.jartool's classes (the system class loader's, in a named module) cannot reach the
+    take class (its unnamed module): their captures are taken with the thread held, and the point says why,
+    instead of a probe whose every hit throws IllegalAccessError."""
+    requests = tmp_path / "requests"
+    requests.mkdir()
+    target = jvm_factory(MAIN, str(requests), suspend=False)
+    await asyncio.to_thread(target.wait_for_output, "ready")
+    d = Debugger()
+    try:
+        await d.attach(target.address, timeout=10)
+        point = await d.method_break("sun.tools.jar.JarToolProvider.run", capture=2, expressions=["args"])
+        for n in (1, 2):
+            (requests / "jar").touch()
+            await asyncio.to_thread(target.wait_for_output, f"handled jar #{n + 1}")
+        found = await d.captures(point.id, wait=10)
+        assert len(found) == 2, [(c.via, c.note) for c in found]
+        for capture in found:
+            assert not capture.note or "Error" not in capture.note, capture.note
+            assert "\"--version\"" in capture.expressions[0].text, capture.expressions[0].text
+        listed = next(b for b in await d.breakpoint_list() if b.id == point.id)
+        assert "module jdk.jartool" in listed.describe(), listed.describe()
+        assert "without holding the thread" not in listed.describe(), listed.describe()
+    finally:
+        await d.close()

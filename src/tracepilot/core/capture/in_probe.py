@@ -32,6 +32,7 @@ from ...jdwp import (
     EventRequest,
     JdwpError,
     JdwpTransportError,
+    ModuleReference,
     ReferenceType,
     StringReference,
     SuspendPolicy,
@@ -109,13 +110,15 @@ class InProbe:
             return f"{POINTS} capture points were taken in the JVM in this session already"
         return None
 
-    async def prepare(self, bp: Any, thread: int) -> int | None:
+    async def prepare(self, bp: Any, thread: int, type_id: int = 0) -> int | None:
         """The point's id in the take class, ready (its settings written) before its probe can run; None: its
-        captures are taken by round trip (the point's mode says why)."""
+        captures are taken by round trip (the point's mode says why). `type_id`: the class instrumented."""
         state: CaptureState = bp.info.capture
         why = self.refusal(state, bp.info.kind)
         if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
             why = "a thread or instance filter is the JVM's event request's to apply"
+        if why is None and type_id:
+            why = await self._module_refusal(type_id)
         if why is None:
             try:
                 point = await self._register(bp, thread)
@@ -125,6 +128,20 @@ class InProbe:
                 return point
         state.path = f"taken with the thread held: {why}"
         return None
+
+    async def _module_refusal(self, type_id: int) -> str | None:
+        """A class of a named module (jdk.jshell's, jdk.jartool's, a modular program's) does not read the
+        unnamed module the take class is defined in: its probe's call would throw IllegalAccessError."""
+        vm = self.session.require_vm()
+        try:
+            module = (await vm.send(ReferenceType.Module, type_id)).module
+            name = (await vm.send(ModuleReference.Name, module)).name if module else ""
+        except JdwpError:
+            return None
+        if not name:
+            return None
+        return (f"the class is in module {name}, which does not read the unnamed module the in-JVM capture's "
+                "class is defined in")
 
     def bound(self, bp: Any, point: int | None) -> None:
         """The point's probe is in place: its captures are taken in the JVM (or, `point` None, said why not)."""
