@@ -37,6 +37,25 @@ async def program_frame_height(vm: Vm, thread: int, filters: list[str] | tuple[s
     leave the frames above it first (its top frame is native or filtered, or, for a pause, library code);
     None when the step starts where the thread is (its top frame is the program's, or none of the first
     frames is)."""
+    return (await step_start(vm, thread, filters, paused))[0]
+
+
+async def step_start(vm: Vm, thread: int, filters: list[str] | tuple[str, ...],
+                     paused: bool) -> tuple[int | None, tuple[str, ...] | None]:
+    """program_frame_height's answer, and the filters the step keeps when it starts where the thread is
+    (None: all of them). A thread in filtered code with no frame of the program's own to step out to (a
+    breakpoint in jdk.jshell's JShell.eval, a java.util.Timer's thread) steps in that code: the filters
+    that match its top frame's class go for this step, or it would end nowhere (every place it could
+    end filtered)."""
+    height, top_class = await _height(vm, thread, filters, paused)
+    if height is None and top_class is not None:
+        return None, tuple(p for p in filters if not filtered(top_class, [p]))
+    return height, None
+
+
+async def _height(vm: Vm, thread: int, filters: list[str] | tuple[str, ...],
+                  paused: bool) -> tuple[int | None, str | None]:
+    """(the height, or None; the top frame's class when it is filtered and no program frame was found)."""
 
     async def foreign(location: Location) -> tuple[bool, bool]:
         """(not the program's to step in, the program's own code with lines) for a frame's location."""
@@ -52,10 +71,15 @@ async def program_frame_height(vm: Vm, thread: int, filters: list[str] | tuple[s
     with contextlib.suppress(JdwpError):
         top = (await vm.send(ThreadReference.Frames, thread, 0, 1)).frames
         if not top or not (await foreign(top[0].location))[0]:
-            return None  # (the common case, every step from the program's code: one frame read)
+            return None, None  # (the common case, every step from the program's code: one frame read)
         total = (await vm.send(ThreadReference.FrameCount, thread)).frame_count
         frames = (await vm.send(ThreadReference.Frames, thread, 0, min(total, MAX_FRAMES))).frames
         for index, frame in enumerate(frames[1:], 1):
             if (await foreign(frame.location))[1]:
-                return total - index
-    return None
+                return total - index, None
+        location = top[0].location
+        if location.method_id and not (await vm.line_table(location.class_id, location.method_id)).is_native:
+            name = (await vm.type(location.class_id)).name
+            if filtered(name, filters) and total <= MAX_FRAMES:
+                return None, name
+    return None, None
