@@ -34,6 +34,10 @@ async def test_the_first_hit_of_a_point_set_while_running_is_captured(jvm_factor
         assert [c.expressions[0].text for c in more] == ['"second"'], [(c.via, c.note) for c in more]
         assert more[0].via == "in-JVM (not held)" and more[0].hit == 2, (more[0].via, more[0].hit)
         assert not [r for r in d.history.since(0) if r.kind == "stop"]
+        await d.session.breakpoints.captures.settled()
+        listed = next(b for b in await d.breakpoint_list() if b.id == point.id).describe()
+        # Done: its requests and probe are gone, so neither "pending" (a class not loaded yet) nor a mode.
+        assert "capture 2/2 done" in listed and "pending" not in listed and "in-JVM" not in listed, listed
     finally:
         await d.close()
 
