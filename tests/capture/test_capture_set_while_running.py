@@ -67,3 +67,28 @@ async def test_a_point_in_a_named_modules_class_says_its_captures_are_held(jvm_f
         assert "without holding the thread" not in listed.describe(), listed.describe()
     finally:
         await d.close()
+
+
+async def test_captures_answers_with_every_capture_the_jvm_took_before_the_call(jvm_factory, line_of, tmp_path) -> None:
+    """captures reads the probe's ring first, as events does: captures taken in the JVM before the call are
+    in its answer, not left for the next poll (Jetty: five requests done, `captures` answered two)."""
+    requests = tmp_path / "requests"
+    requests.mkdir()
+    target = jvm_factory(MAIN, str(requests), suspend=False)
+    await asyncio.to_thread(target.wait_for_output, "ready")
+    d = Debugger()
+    try:
+        await d.attach(target.address, timeout=10)
+        point = await d.breakpoint_set(f"{MAIN}:{line_of('on-demand')}", capture=10, expressions=["name"])
+        (requests / "first").touch()  # (its round trip moves the point into the JVM)
+        await asyncio.to_thread(target.wait_for_output, "handled first")
+        assert len(await d.captures(point.id, wait=10)) == 1
+        for name in ("r1", "r2", "r3", "r4"):
+            (requests / name).touch()
+        await asyncio.to_thread(target.wait_for_output, "#6")  # (all four handled: 3 before, in file order)
+        found = await d.captures(point.id)
+        assert sorted(c.expressions[0].text for c in found[1:]) == ['"r1"', '"r2"', '"r3"', '"r4"'], \
+            [(c.via, c.expressions[0].text) for c in found]
+        assert {c.via for c in found[1:]} == {"in-JVM (not held)"}, [(c.via, c.note) for c in found]
+    finally:
+        await d.close()
