@@ -92,3 +92,43 @@ async def test_captures_answers_with_every_capture_the_jvm_took_before_the_call(
         assert {c.via for c in found[1:]} == {"in-JVM (not held)"}, [(c.via, c.note) for c in found]
     finally:
         await d.close()
+
+
+async def test_records_an_earlier_session_left_in_the_ring_are_not_this_sessions(jvm_factory, line_of, tmp_path,
+                                                                                   free_port) -> None:
+    """The take class stays defined after a detach, with the records taken after that session's last read
+    (hits in flight at the detach, or a tracepilot killed). A new session's point reuses id 0: it must not
+    book them as its own (Jetty: a new session's captures showed the old session's requests)."""
+    requests = tmp_path / "requests"
+    requests.mkdir()
+    target = jvm_factory(MAIN, str(requests), suspend=False, port=free_port())  # (the same port after a detach)
+    await asyncio.to_thread(target.wait_for_output, "ready")
+    line = f"{MAIN}:{line_of('on-demand')}"
+    first = Debugger()
+    await first.attach(target.address, timeout=10)
+    point = await first.breakpoint_set(line, capture=10, expressions=["name"])
+    (requests / "move").touch()  # (its round trip moves the point into the JVM)
+    assert len(await first.captures(point.id, wait=10)) == 1
+    await asyncio.to_thread(target.wait_for_output, "handled move")
+    in_probe = first.session.breakpoints.captures.in_probe
+
+    async def unread() -> None:  # (this session reads its ring no more, as one killed would)
+        return None
+
+    in_probe.drain = unread
+    in_probe._poller.cancel()
+    for name in ("old1", "old2"):
+        (requests / name).touch()
+    await asyncio.to_thread(target.wait_for_output, "handled old2")
+    await first.close()
+    second = Debugger()
+    try:
+        await second.attach(target.address, timeout=10)
+        point = await second.breakpoint_set(line, capture=3, expressions=["name"])
+        for name in ("new1", "new2", "new3"):
+            (requests / name).touch()
+            await asyncio.to_thread(target.wait_for_output, f"handled {name}")
+        names = [c.expressions[0].text for c in await second.captures(point.id, wait=10)]
+        assert names == ['"new1"', '"new2"', '"new3"'], names
+    finally:
+        await second.close()

@@ -162,9 +162,22 @@ class InProbe:
                 self.ids, self.bps, self.next_id = {}, {}, 0
                 self.type_id, self.fields = type_id, fields
                 self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
+                await self._discard_earlier(vm)
                 self.vm = vm
                 await self._hold_death(vm)
         return vm
+
+    async def _discard_earlier(self, vm: Any) -> None:
+        """A take class an earlier session left defined (it stays after a detach) may hold its records: hits
+        taken after that session's last read (in flight at its detach, or a tracepilot killed). This session
+        numbers its points from 0 again: those records are not its captures. Dropped, and every earlier point
+        switched off (a probe of a class left instrumented takes nothing more)."""
+        n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
+                                 [self.fields["N"], self.fields["READ"]])).values
+        await vm.send(ArrayReference.SetValues, self.arrays["LIMIT"], 0, [Value.int(0)] * POINTS)
+        if n.value != read.value:
+            await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * SLOTS)
+            await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n.value))])
 
     async def _hold_death(self, vm: Any) -> None:
         """Captures still in the ring when the program ends are read before the VM goes: a VM_DEATH request
