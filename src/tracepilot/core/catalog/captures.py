@@ -12,13 +12,16 @@ CAPTURE_OPTIONS = (*BREAK_OPTIONS, "times", "show")
 
 
 def parse_capture(rest: str) -> dict[str, Any]:
-    """`[at] LOCATION [times N] [if EXPR] [hit N] [thread T] [show "EXPR; EXPR"]`."""
+    """`[at|in] LOCATION [times N] [if EXPR] [hit N] [thread T] [show "EXPR; EXPR"]`."""
     from .breakpoints import parse_break  # noqa: PLC0415  (its option words, shared)
 
     words = rest.split(None, 1)
-    if words and words[0] == "at":
+    if words and words[0] in ("at", "in"):  # (`in Class.method` as jdb's `stop in`: a method-entry point)
         rest = words[1] if len(words) > 1 else ""
     head, options = keyword_split(rest, CAPTURE_OPTIONS)
+    if len(head.split()) > 1 and "(" not in head:
+        raise CommandError(f"unexpected {head.split(None, 1)[1]!r} after the location",
+                           "options are: times, if, hit, thread, show")
     times = options.pop("times", None)
     show = options.pop("show", None)
     text = head + "".join(f" {k} {v}" for k, v in options.items())
@@ -38,7 +41,7 @@ def parse_capture(rest: str) -> dict[str, Any]:
 
 
 @cmd("capture", "Capture the stack and values at a line without stopping (once, or `times N`).",
-     aliases=("capture at",), category="breakpoints", mutates=True, parser=parse_capture,
+     aliases=("capture at", "capture in"), category="breakpoints", mutates=True, parser=parse_capture,
      syntax='capture [at] LOCATION [times N] [if EXPR] [hit N] [thread T] [show "EXPR; EXPR"]',
      examples=("capture at Worker.handle:42 times 3 if items.size() > 2", 'capture Foo:12 show "order.id; total"'))
 async def _capture(ctx: Context, location: str, **options: Any) -> CommandResult:
