@@ -31,3 +31,21 @@ async def test_a_step_where_every_frame_is_the_jdks_ends_in_that_code(jvm_factor
         assert out.stopped and out.stop.kind is StopKind.STEP and out.stop.location.class_name == "java.util.TimerThread", out
     finally:
         await d.close()
+
+
+async def test_a_step_from_a_pause_in_native_jdk_code_with_no_program_frame_ends(jvm_factory) -> None:
+    """A pause puts the Timer's thread in Object.wait (native, under TimerThread.mainLoop, no frame of the
+    program's own): a step there steps out to the first frame with code, then steps as asked there
+    (jshell's main thread, paused at its prompt, is the same)."""
+    target = jvm_factory("TimerTicks", suspend=False)
+    await asyncio.to_thread(target.wait_for_output, "ticking")
+    d = Debugger()
+    try:
+        await d.attach(target.address, timeout=10)
+        paused = await d.pause()
+        assert paused.stopped, paused
+        over = await d.step("over", thread="ticks", timeout=5)
+        assert over.stopped and over.stop.kind is StopKind.STEP, over
+        assert over.stop.location.class_name.startswith("java.util."), over.stop.location
+    finally:
+        await d.close()

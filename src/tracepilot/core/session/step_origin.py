@@ -46,16 +46,17 @@ async def step_start(vm: Vm, thread: int, filters: list[str] | tuple[str, ...],
     (None: all of them). A thread in filtered code with no frame of the program's own to step out to (a
     breakpoint in jdk.jshell's JShell.eval, a java.util.Timer's thread) steps in that code: the filters
     that match its top frame's class go for this step, or it would end nowhere (every place it could
-    end filtered)."""
-    height, top_class = await _height(vm, thread, filters, paused)
-    if height is None and top_class is not None:
-        return None, tuple(p for p in filters if not filtered(top_class, [p]))
+    end filtered). Under native frames (a pause in Object.wait), the first frame with code is that frame."""
+    height, code_class = await _height(vm, thread, filters, paused)
+    if code_class is not None:
+        return height, tuple(p for p in filters if not filtered(code_class, [p]))
     return height, None
 
 
 async def _height(vm: Vm, thread: int, filters: list[str] | tuple[str, ...],
                   paused: bool) -> tuple[int | None, str | None]:
-    """(the height, or None; the top frame's class when it is filtered and no program frame was found)."""
+    """(the height, or None; with no program frame found, the class of the first frame with code, whose
+    filters the step drops)."""
 
     async def foreign(location: Location) -> tuple[bool, bool]:
         """(not the program's to step in, the program's own code with lines) for a frame's location."""
@@ -77,9 +78,15 @@ async def _height(vm: Vm, thread: int, filters: list[str] | tuple[str, ...],
         for index, frame in enumerate(frames[1:], 1):
             if (await foreign(frame.location))[1]:
                 return total - index, None
-        location = top[0].location
-        if location.method_id and not (await vm.line_table(location.class_id, location.method_id)).is_native:
-            name = (await vm.type(location.class_id)).name
-            if filtered(name, filters) and total <= MAX_FRAMES:
-                return None, name
+        if total > MAX_FRAMES:
+            return None, None
+        # No frame of the program's own: the step goes on from the first frame with code (above it, native
+        # frames: stepped out of first), in that frame's code even when filtered.
+        for index, frame in enumerate(frames):
+            location = frame.location
+            if location.method_id and not (await vm.line_table(location.class_id, location.method_id)).is_native:
+                name = (await vm.type(location.class_id)).name
+                if not filtered(name, filters) and index == 0:
+                    return None, None
+                return (total - index if index else None), name
     return None, None
