@@ -132,3 +132,25 @@ async def test_records_an_earlier_session_left_in_the_ring_are_not_this_sessions
         assert names == ['"new1"', '"new2"', '"new3"'], names
     finally:
         await second.close()
+
+
+async def test_a_point_in_a_boot_class_says_so_when_set_and_never_tries_to_move(jvm_factory) -> None:
+    """A class of the boot class loader (java.util's) is never instrumented: set while the program runs, the
+    point says so at once, instead of promising a move "once the method returns" that holds every thread
+    once and then fails."""
+    target = jvm_factory("TimerTicks", suspend=False)
+    await asyncio.to_thread(target.wait_for_output, "ticking")
+    d = Debugger()
+    try:
+        await d.attach(target.address, timeout=10)
+        point = await d.method_break("java.util.TaskQueue.rescheduleMin", capture=2)
+        assert "boot class loader" in point.describe(), point.describe()
+        found = await d.captures(point.id, wait=10)
+        while len(found) < 2:
+            found += await d.captures(point.id, wait=10, since=found[-1].seq)
+        assert [c.via for c in found] == ["round trip", "round trip"], [(c.via, c.note) for c in found]
+        assert not [r for r in d.history.since(0) if r.kind in ("stop", "breakpoint_changed")], \
+            [r.text for r in d.history.since(0)]
+        assert not d.session.breakpoints.in_jvm._upgrades, d.session.breakpoints.in_jvm._upgrades
+    finally:
+        await d.close()

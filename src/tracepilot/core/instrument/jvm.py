@@ -246,6 +246,8 @@ class InJvm:
         vm = self.session.require_vm()
         at_prepare = thread is None and EVENT_THREAD.get() is not None
         thread = thread or EVENT_THREAD.get()
+        if info.id not in self.classes and not (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader:
+            return "the class belongs to the boot class loader"  # (said now: no move is ever tried)
         if thread is None:
             stop = getattr(self.session, "stop", None)
             if stop is None or stop.kind is StopKind.PAUSE or not stop.thread_id:
