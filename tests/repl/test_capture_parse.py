@@ -20,3 +20,11 @@ def test_an_unknown_word_lists_captures_options() -> None:
         parse_capture("at a.B.m bogus 3")
     said = str(error.value) + " " + str(getattr(error.value, "hint", "") or "")
     assert "'bogus 3'" in said and "times" in said and "show" in said and "log" not in said, said
+
+
+def test_captures_takes_since_as_the_tool_does() -> None:
+    """`captures wait 5` answers at once while any capture is there; `since SEQ` (the captures tool's) makes
+    it wait for the next one."""
+    from tracepilot.core.catalog.captures import parse_captures
+
+    assert parse_captures("bp-2 wait 5 since 3") == {"id": "bp-2", "wait": 5.0, "since": 3}

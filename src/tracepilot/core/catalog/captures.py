@@ -51,26 +51,28 @@ async def _capture(ctx: Context, location: str, **options: Any) -> CommandResult
 
 
 def parse_captures(rest: str) -> dict[str, Any]:
-    """`[bp-N] [wait SECONDS] [limit N]`."""
+    """`[bp-N] [wait SECONDS] [limit N] [since SEQ]`."""
     args: dict[str, Any] = {}
     items = rest.split()
     while items:
         word = items.pop(0)
-        if word in ("wait", "limit") and items:
+        if word in ("wait", "limit", "since") and items:
             try:
                 number = float(items.pop(0))
             except ValueError:
                 raise CommandError(f"`{word}` needs a number") from None
-            args[word] = number if word == "wait" else max(1, int(number))
+            args[word] = number if word == "wait" else max(0 if word == "since" else 1, int(number))
         elif "id" not in args:
             args["id"] = word
         else:
-            raise CommandError(f"unexpected {word!r}", "usage: captures [bp-N] [wait SECONDS] [limit N]")
+            raise CommandError(f"unexpected {word!r}", "usage: captures [bp-N] [wait SECONDS] [limit N] [since SEQ]")
     return args
 
 
-@cmd("captures", "What capture points took, oldest first (`captures bp-3`, `captures wait 5`).",
-     category="observation", parser=parse_captures, syntax="captures [bp-N] [wait SECONDS] [limit N]")
-async def _captures(ctx: Context, id: str | None = None, wait: float = 0.0, limit: int = 20) -> CommandResult:  # noqa: A002
-    found = await ctx.debugger.captures(id, wait, limit)
+@cmd("captures", "What capture points took, oldest first (`captures bp-3`, `captures wait 5`; `since SEQ`: only "
+     "those after capture seq SEQ, so `wait` waits for the next one).",
+     category="observation", parser=parse_captures, syntax="captures [bp-N] [wait SECONDS] [limit N] [since SEQ]")
+async def _captures(ctx: Context, id: str | None = None, wait: float = 0.0, limit: int = 20,  # noqa: A002
+                    since: int = 0) -> CommandResult:
+    found = await ctx.debugger.captures(id, wait, limit, since)
     return ok(render_captures(found), found)
