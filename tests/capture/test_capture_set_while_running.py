@@ -154,3 +154,22 @@ async def test_a_point_in_a_boot_class_says_so_when_set_and_never_tries_to_move(
         assert not d.session.breakpoints.in_jvm._upgrades, d.session.breakpoints.in_jvm._upgrades
     finally:
         await d.close()
+
+
+async def test_a_point_whose_captures_were_held_does_not_list_as_taken_without_holding(jvm_factory, line_of) -> None:
+    """Its probe is in the JVM, but the copy of its one hit fell short (an unmodifiable wrapper): that capture
+    was taken with the thread held, and the listing says so (Ant's Echo, Jetty at depth 2: every capture held
+    while breakpoint_list said "taken in the JVM without holding the thread")."""
+    main = "fixtures.CapturedPlain"
+    d = Debugger()
+    try:
+        await d.attach(jvm_factory(main).address, timeout=10)
+        point = await d.breakpoint_set(f"{main}:{line_of('plain-line')}", condition="i == 3", capture=1)
+        await d.breakpoint_set(f"{main}:{line_of('plain-end')}")
+        assert (await d.resume(timeout=30)).stopped
+        found = await d.captures(point.id)
+        assert len(found) == 1 and found[0].via == "in-JVM", [(c.via, c.note) for c in found]
+        listed = next(b for b in await d.breakpoint_list() if b.id == point.id).describe()
+        assert "taken in the JVM without holding" not in listed and "taken with the thread held" in listed, listed
+    finally:
+        await d.close()

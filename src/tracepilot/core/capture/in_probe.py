@@ -267,6 +267,11 @@ class InProbe:
         except JdwpError:
             return None
         self.short[point] = self.short.get(point, 0) + 1
+        bp = self.bps.get(point)
+        if bp is not None and self.short[point] < HELD_AFTER:  # (the point's path says how its captures went)
+            bp.info.capture.path = (f"taken with the thread held for its last {self.short[point]} hit(s): the "
+                                    f"in-JVM copy lacks {text} (a hit whose copy is complete is taken in the JVM, "
+                                    "not held)")
         if self.short[point] == HELD_AFTER:  # (a class whose fields the copy cannot read: every copy falls short)
             bp = self.bps.get(point)
             if bp is not None:
@@ -357,6 +362,8 @@ class InProbe:
         if state.taken >= state.limit:
             return
         capture = await self._render(header, copy_v.value, classes_v.value, thread_v.value, state)
+        if self.short.get(point):
+            state.path = "taken in the JVM without holding the thread"  # (again: this copy was complete)
         self.short[point] = 0
         state.taken += 1
         number = state.taken
