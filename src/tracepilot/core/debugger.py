@@ -399,6 +399,7 @@ class Debugger:
         with none there yet, wait up to `wait` seconds for the next."""
         points = self.session.breakpoints
         bp_id = points.get(id).info.id if id else None
+        await points.captures.in_probe.drain_quietly()  # (what the JVM took before this call is in the answer)
         found = points.captures.book.select(bp_id, since, limit)
         if not found and wait > 0:
             await points.captures.book.wait(wait)

@@ -262,7 +262,9 @@ class BreakpointInfo(Model):
 
     def describe(self) -> str:
         state = "enabled" if self.enabled else "disabled"
-        state += ", verified" if self.verified else ", pending"
+        done = self.capture is not None and self.capture.done  # (its requests or probe are gone: neither applies)
+        if not done:
+            state += ", verified" if self.verified else ", pending"
         if not self.armed:
             state += f", waits for {self.after}"
         opts = []
@@ -284,7 +286,7 @@ class BreakpointInfo(Model):
             opts.append(f"throttled: {'logs' if self.log else 'evaluates'} 1 hit in {self.sampled}")
         if self.capture is not None:
             opts.append(self.capture.describe())
-        if self.mode:
+        if self.mode and not done:
             opts.append(self.mode)
         where = ", ".join(str(loc) for loc in self.locations[:2])
         if len(self.locations) > 2:

@@ -32,6 +32,7 @@ from ...jdwp import (
     EventRequest,
     JdwpError,
     JdwpTransportError,
+    ModuleReference,
     ReferenceType,
     StringReference,
     SuspendPolicy,
@@ -109,13 +110,15 @@ class InProbe:
             return f"{POINTS} capture points were taken in the JVM in this session already"
         return None
 
-    async def prepare(self, bp: Any, thread: int) -> int | None:
+    async def prepare(self, bp: Any, thread: int, type_id: int = 0) -> int | None:
         """The point's id in the take class, ready (its settings written) before its probe can run; None: its
-        captures are taken by round trip (the point's mode says why)."""
+        captures are taken by round trip (the point's mode says why). `type_id`: the class instrumented."""
         state: CaptureState = bp.info.capture
         why = self.refusal(state, bp.info.kind)
         if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
             why = "a thread or instance filter is the JVM's event request's to apply"
+        if why is None and type_id:
+            why = await self._module_refusal(type_id)
         if why is None:
             try:
                 point = await self._register(bp, thread)
@@ -125,6 +128,20 @@ class InProbe:
                 return point
         state.path = f"taken with the thread held: {why}"
         return None
+
+    async def _module_refusal(self, type_id: int) -> str | None:
+        """A class of a named module (jdk.jshell's, jdk.jartool's, a modular program's) does not read the
+        unnamed module the take class is defined in: its probe's call would throw IllegalAccessError."""
+        vm = self.session.require_vm()
+        try:
+            module = (await vm.send(ReferenceType.Module, type_id)).module
+            name = (await vm.send(ModuleReference.Name, module)).name if module else ""
+        except JdwpError:
+            return None
+        if not name:
+            return None
+        return (f"the class is in module {name}, which does not read the unnamed module the in-JVM capture's "
+                "class is defined in")
 
     def bound(self, bp: Any, point: int | None) -> None:
         """The point's probe is in place: its captures are taken in the JVM (or, `point` None, said why not)."""
@@ -145,9 +162,22 @@ class InProbe:
                 self.ids, self.bps, self.next_id = {}, {}, 0
                 self.type_id, self.fields = type_id, fields
                 self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
+                await self._discard_earlier(vm)
                 self.vm = vm
                 await self._hold_death(vm)
         return vm
+
+    async def _discard_earlier(self, vm: Any) -> None:
+        """A take class an earlier session left defined (it stays after a detach) may hold its records: hits
+        taken after that session's last read (in flight at its detach, or a tracepilot killed). This session
+        numbers its points from 0 again: those records are not its captures. Dropped, and every earlier point
+        switched off (a probe of a class left instrumented takes nothing more)."""
+        n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
+                                 [self.fields["N"], self.fields["READ"]])).values
+        await vm.send(ArrayReference.SetValues, self.arrays["LIMIT"], 0, [Value.int(0)] * POINTS)
+        if n.value != read.value:
+            await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * SLOTS)
+            await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n.value))])
 
     async def _hold_death(self, vm: Any) -> None:
         """Captures still in the ring when the program ends are read before the VM goes: a VM_DEATH request
@@ -237,6 +267,11 @@ class InProbe:
         except JdwpError:
             return None
         self.short[point] = self.short.get(point, 0) + 1
+        bp = self.bps.get(point)
+        if bp is not None and self.short[point] < HELD_AFTER:  # (the point's path says how its captures went)
+            bp.info.capture.path = (f"taken with the thread held for its last {self.short[point]} hit(s): the "
+                                    f"in-JVM copy lacks {text} (a hit whose copy is complete is taken in the JVM, "
+                                    "not held)")
         if self.short[point] == HELD_AFTER:  # (a class whose fields the copy cannot read: every copy falls short)
             bp = self.bps.get(point)
             if bp is not None:
@@ -327,6 +362,8 @@ class InProbe:
         if state.taken >= state.limit:
             return
         capture = await self._render(header, copy_v.value, classes_v.value, thread_v.value, state)
+        if self.short.get(point):
+            state.path = "taken in the JVM without holding the thread"  # (again: this copy was complete)
         self.short[point] = 0
         state.taken += 1
         number = state.taken

@@ -247,6 +247,8 @@ class InJvm:
         vm = self.session.require_vm()
         at_prepare = thread is None and EVENT_THREAD.get() is not None
         thread = thread or EVENT_THREAD.get()
+        if info.id not in self.classes and not (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader:
+            return "the class belongs to the boot class loader"  # (said now: no move is ever tried)
         if thread is None:
             stop = getattr(self.session, "stop", None)
             if stop is None or stop.kind is StopKind.PAUSE or not stop.thread_id:
@@ -273,7 +275,7 @@ class InJvm:
             spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
                 if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
             if bp.info.capture is not None:  # taken in the JVM by the probe, or (None) with the thread held
-                spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread),
+                spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread, info.id),
                                take_names=tuple(bp.info.capture.expressions))
             specs = {**record.specs, bp.info.id: spec}
             try:
@@ -668,6 +670,9 @@ class InJvm:
                                           request.method)
         if bp.info.capture is not None:  # a capture point: read below the probe's frames, which stay (no stop)
             extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+            if message is not None and not bp.info.condition:  # (no condition threw: the probe's own call did)
+                message = f"the in-JVM probe threw {message.removeprefix('condition error, stopped: threw ')}: " \
+                    "taken with the thread held"
             await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
             return None
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.

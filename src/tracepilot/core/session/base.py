@@ -86,6 +86,9 @@ class StepState:
     # A step from native or filtered code (a pause in Thread.sleep) first steps out until the thread's frame
     # count is this, the program's frame the person sees (step_origin.py); 0 once there (or never needed).
     leave_to: int = 0
+    # The step filters this step keeps (None: the session's): fewer when it starts in filtered code with no
+    # program frame to step out to (step_origin.step_start).
+    filters: tuple[str, ...] | None = None
 
 
 NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",

@@ -36,7 +36,7 @@ from ..states import session_move
 from ..threads import Release, stop_label
 from .base import SessionBase, StepState
 from .blocked import blocked_by_suspended
-from .step_origin import program_frame_height
+from .step_origin import step_start
 
 log = logging.getLogger(__name__)
 
@@ -388,7 +388,8 @@ class Execution(SessionBase):
             self._step.seen_exit = await self._frame0_method(tid)
         if size is StepSize.LINE:
             paused = record.stop is None or record.stop.kind is StopKind.PAUSE
-            self._step.leave_to = await program_frame_height(self.require_vm(), tid, self.step_filters, paused) or 0
+            height, self._step.filters = await step_start(self.require_vm(), tid, self.step_filters, paused)
+            self._step.leave_to = height or 0
         await self._request_step(self._step, StepDepth.OUT if self._step.leave_to else None)
         await self._request_return_values(self._step)
         self.history.add("step", f"step {kind}" + (f" x{count}" if count > 1 else ""), actor, thread=tid,
@@ -423,7 +424,8 @@ class Execution(SessionBase):
         vm = self.require_vm()
         await self._clear_step_request(step)
         mods = [Mod.Step(step.thread_id, step.size, depth if depth is not None else step.depth)]
-        mods += [Mod.ClassExclude(p) for p in (*self.step_filters, PROBE_EXCLUDE)]
+        filters = self.step_filters if step.filters is None else step.filters
+        mods += [Mod.ClassExclude(p) for p in (*filters, PROBE_EXCLUDE)]
         mods.append(Mod.Count(1))
         policy = SuspendPolicy.ALL if step.vm_wide else SuspendPolicy.EVENT_THREAD
         reply = await vm.send(EventRequest.Set, EventKind.SINGLE_STEP, policy, mods)
@@ -436,7 +438,8 @@ class Execution(SessionBase):
         if step.size is not StepSize.LINE:  # (JDWP 1.6+, every JVM this debugger attaches to, has the event)
             return
         # Never the in-JVM probes' methods: a step over a line with a probe reports the program's calls only.
-        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in (*self.step_filters, PROBE_EXCLUDE)]
+        filters = self.step_filters if step.filters is None else step.filters
+        mods = [Mod.ThreadOnly(step.thread_id)] + [Mod.ClassExclude(p) for p in (*filters, PROBE_EXCLUDE)]
         with contextlib.suppress(JdwpError):
             reply = await vm.send(EventRequest.Set, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SuspendPolicy.NONE, mods)
             step.exit_request_id = reply.request_id
