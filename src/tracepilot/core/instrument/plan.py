@@ -152,7 +152,8 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
     if spec.take is not None:
         # The probe passes the line's variables and `this`; an expression that names anything else (a field, a
         # variable not in scope here) is the evaluator's to resolve, with the thread held, as the round trip does.
-        known = {c.name for c in checker.captures if c.kind == "local"} | \
+        site = checker.site
+        known = {name for name, (slot, _) in site.locals.items() if site.is_static or slot != 0} | \
             ({"this"} if any(c.kind == "this" for c in checker.captures) else set())
         missing = [text for text in spec.take_names if text not in known]
         if missing:
