@@ -8,8 +8,9 @@ holding the thread: see in_probe.py), built with `javac --release 11 -g:none`. T
 
 from __future__ import annotations
 
-import base64
 import sys
+
+from .embedded import decode, rewrite
 
 NAME = "tracepilot.CaptureTake2__TracepilotProbe"
 INTERNAL = NAME.replace(".", "/")
@@ -97,19 +98,8 @@ ABoAAwAYAK0BMwYJAQEArQE0QBkBNQE3ATkAGQ==
 
 
 def class_bytes() -> bytes:
-    return base64.b64decode("".join(_DATA.split()))
-
-
-def _rewrite(path: str) -> None:
-    with open(path, "rb") as f:
-        data = base64.b64encode(f.read()).decode()
-    lines = "\n".join(data[i:i + 100] for i in range(0, len(data), 100))
-    with open(__file__, encoding="utf-8") as f:
-        source = f.read()
-    start, end = source.index('_DATA = """\n') + len('_DATA = """\n'), source.index('\n"""\n\n\ndef class_bytes')
-    with open(__file__, "w", encoding="utf-8") as f:
-        f.write(source[:start] + lines + source[end:])
+    return decode(_DATA)
 
 
 if __name__ == "__main__":
-    _rewrite(sys.argv[1])
+    rewrite(__file__, sys.argv[1])
