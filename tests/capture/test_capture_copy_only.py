@@ -5,27 +5,19 @@ and nothing is rendered from a guess."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tracepilot.core.capture.model import CaptureLimits
 from tracepilot.core.capture.prefetch import CopyIncomplete
 from tracepilot.core.debugger import Debugger
 
+from .views import frames
+
 MAIN = "fixtures.CapturedPlain"
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def plain(value) -> object:  # noqa: ANN001
-    return (value.name, re.sub(r"@\d+", "@", value.text), value.kind, value.cut,
-            [plain(c) for c in value.children])
-
-
-def frames(capture) -> list:  # noqa: ANN001
-    return [(f.location.class_name, f.location.method, f.location.line,
-             None if f.locals is None else [plain(v) for v in f.locals]) for f in capture.frames]
 
 
 async def test_a_capture_from_the_copy_alone_equals_the_jdwp_reading_or_says_what_it_lacks(

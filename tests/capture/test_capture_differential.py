@@ -12,6 +12,8 @@ from tracepilot.core.capture.model import CaptureLimits
 from tracepilot.core.capture.prefetch import CopyIncomplete
 from tracepilot.core.debugger import Debugger
 
+from .views import frames, plain
+
 MAIN = "fixtures.Captured"
 CONDITION = "i == 3"
 EXPRESSIONS = ["chain.next.label", "round + i"]
@@ -19,15 +21,6 @@ EXPRESSIONS = ["chain.next.label", "round + i"]
 pytestmark = pytest.mark.timeout(120)
 
 
-def plain(value) -> object:  # noqa: ANN001
-    """A captured value without what differs between runs (object handles)."""
-    return (value.name, re.sub(r"@\d+", "@", value.text), value.kind, value.cut,
-            [plain(c) for c in value.children])
-
-
-def frames(capture) -> list:  # noqa: ANN001
-    return [(f.location.class_name, f.location.method, f.location.line,
-             None if f.locals is None else [plain(v) for v in f.locals]) for f in capture.frames]
 
 
 async def one_mode(jvm_factory, line: int, end_line: int, in_jvm: bool) -> tuple:  # noqa: ANN001

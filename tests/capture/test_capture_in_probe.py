@@ -5,21 +5,17 @@ Differential: the same hits captured with --no-instrument (round trip) show the 
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tracepilot.core.debugger import Debugger
+
+from .views import plain
 
 MAIN = "fixtures.CapturedPlain"
 NOT_HELD = "in-JVM (not held)"
 
 pytestmark = pytest.mark.timeout(60)
 
-
-def plain(value) -> object:  # noqa: ANN001
-    return (value.name, re.sub(r"@\d+", "@", value.text), value.kind, value.cut,
-            [plain(c) for c in value.children])
 
 
 def top_and_places(capture) -> tuple:  # noqa: ANN001
