@@ -139,27 +139,8 @@ async def _resume_to_stop(bench: Any, run: Any) -> list[Any]:
 def _raw_breakpoint_loop(run: Any, port: int, line: int) -> Any:
     """A blocking-socket JDWP client stopped at `line` of BenchTarget's loop; returns one floor turn: the
     seconds from writing Resume to having its reply and the next Breakpoint event (as row 2 measures)."""
-    from tracepilot.jdwp import (
-        EventKind,
-        EventRequest,
-        Method,
-        Mod,
-        ReferenceType,
-        SuspendPolicy,
-        VirtualMachine,
-    )
-    from tracepilot.jdwp.wire import Location
-
     raw = run.RawJdwp(port)
-    while not (found := raw.request(VirtualMachine.ClassesBySignature, "LBenchTarget;").classes):
-        time.sleep(0.01)  # the agent listens before the main class is loaded
-    cls = found[0]
-    main = next(m for m in raw.request(ReferenceType.Methods, cls.type_id).declared if m.name == "main")
-    table = raw.request(Method.LineTable, cls.type_id, main.method_id)
-    index = min(e.line_code_index for e in table.lines if e.line_number == line)
-    location = Location(cls.ref_type_tag, cls.type_id, main.method_id, index)
-    raw.request(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.ALL, [Mod.LocationOnly(location)])
-    raw.wait_event()
+    raw.stop_at_bench_line(line)
     resume = struct.pack(">IIBBB", 11, 0x7100_0000, 0, 1, 9)
 
     def turn() -> float:

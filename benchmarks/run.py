@@ -264,6 +264,29 @@ class RawJdwp:
             times.append(time.perf_counter() - t0)
         return statistics.median(times)
 
+    def stop_at_bench_line(self, line: int) -> None:
+        """Set a suspend-all breakpoint at `line` of BenchTarget.main and wait until it is hit (untimed setup)."""
+        from tracepilot.jdwp import (
+            EventKind,
+            EventRequest,
+            Method,
+            Mod,
+            ReferenceType,
+            SuspendPolicy,
+            VirtualMachine,
+        )
+        from tracepilot.jdwp.wire import Location
+
+        while not (found := self.request(VirtualMachine.ClassesBySignature, "LBenchTarget;").classes):
+            time.sleep(0.01)  # the agent listens before the main class is loaded
+        cls = found[0]
+        main = next(m for m in self.request(ReferenceType.Methods, cls.type_id).declared if m.name == "main")
+        table = self.request(Method.LineTable, cls.type_id, main.method_id)
+        index = min(e.line_code_index for e in table.lines if e.line_number == line)
+        loc = Location(cls.ref_type_tag, cls.type_id, main.method_id, index)
+        self.request(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.ALL, [Mod.LocationOnly(loc)])
+        self.wait_event()
+
     def close(self) -> None:
         self.sock.close()
 
@@ -330,31 +353,12 @@ class Bench:
 
     # 2 ------------------------------------------------------------------------------------------------
     async def breakpoint_round_trip(self) -> list[Row]:
-        from tracepilot.jdwp import (
-            EventKind,
-            EventRequest,
-            Method,
-            Mod,
-            ReferenceType,
-            SuspendPolicy,
-            VirtualMachine,
-        )
-        from tracepilot.jdwp.wire import Location
-
         k = 50 if self.quick else 500
         line = self.lines["loop"]
         # Floor: Resume + its reply + the Breakpoint composite, on a blocking socket.
         with target(self.classes, "BenchTarget", "loop", suspend=False) as t:
             raw = RawJdwp(t.port)
-            while not (found := raw.request(VirtualMachine.ClassesBySignature, "LBenchTarget;").classes):
-                time.sleep(0.01)  # the agent listens before the main class is loaded
-            cls = found[0]
-            main = next(m for m in raw.request(ReferenceType.Methods, cls.type_id).declared if m.name == "main")
-            table = raw.request(Method.LineTable, cls.type_id, main.method_id)
-            index = min(e.line_code_index for e in table.lines if e.line_number == line)
-            loc = Location(cls.ref_type_tag, cls.type_id, main.method_id, index)
-            raw.request(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.ALL, [Mod.LocationOnly(loc)])
-            raw.wait_event()
+            raw.stop_at_bench_line(line)
             resume = struct.pack(">IIBBB", 11, 0x7100_0000, 0, 1, 9)
             floor = []
             for i in range(k):
