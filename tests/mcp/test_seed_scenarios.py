@@ -140,46 +140,6 @@ async def _scenario_8_already_stopped(s, jvm_factory, line_of) -> None:
     assert again.data["waited_ms"] < 100
 
 
-async def test_scenario_1_basic_breakpoint_hit(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_1_basic_breakpoint_hit(s, jvm_factory, line_of)
-
-
-async def test_scenario_2_step_operations(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_2_step_operations(s, jvm_factory, line_of)
-
-
-async def test_scenario_3_wait_for_stop(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_3_wait_for_stop(s, jvm_factory, line_of)
-
-
-async def test_scenario_4_wait_for_stop_timeout(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_4_wait_for_stop_timeout(s, jvm_factory, line_of)
-
-
-async def test_scenario_5_exception_breakpoint(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_5_exception_breakpoint(s, jvm_factory, line_of)
-
-
-async def test_scenario_6_watchpoint_hit(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_6_watchpoint_hit(s, jvm_factory, line_of)
-
-
-async def test_scenario_7_monitor_events_do_not_stop(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_7_monitor_events_do_not_stop(s, jvm_factory, line_of)
-
-
-async def test_scenario_8_already_stopped(mcp_session, jvm_factory, line_of):
-    async with mcp_session("memory") as s:
-        await _scenario_8_already_stopped(s, jvm_factory, line_of)
-
-
 SCENARIOS = [
     _scenario_1_basic_breakpoint_hit,
     _scenario_2_step_operations,
@@ -190,6 +150,12 @@ SCENARIOS = [
     _scenario_7_monitor_events_do_not_stop,
     _scenario_8_already_stopped,
 ]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__.removeprefix("_"))
+async def test_scenario_in_memory(mcp_session, jvm_factory, line_of, scenario):
+    async with mcp_session("memory") as s:
+        await scenario(s, jvm_factory, line_of)
 
 
 @pytest.mark.timeout(240)
