@@ -15,11 +15,17 @@ MAIN = "fixtures.OnDemand"
 pytestmark = pytest.mark.timeout(60)
 
 
-async def test_the_first_hit_of_a_point_set_while_running_is_captured(jvm_factory, line_of, tmp_path) -> None:
+async def on_demand(jvm_factory, tmp_path, **options):  # noqa: ANN001, ANN201
+    """OnDemand started and serving: (the JVM, the directory whose new files are its requests)."""
     requests = tmp_path / "requests"
     requests.mkdir()
-    target = jvm_factory(MAIN, str(requests), suspend=False)
-    target.wait_for_output("ready")
+    target = jvm_factory(MAIN, str(requests), suspend=False, **options)
+    await asyncio.to_thread(target.wait_for_output, "ready")
+    return target, requests
+
+
+async def test_the_first_hit_of_a_point_set_while_running_is_captured(jvm_factory, line_of, tmp_path) -> None:
+    target, requests = await on_demand(jvm_factory, tmp_path)
     d = Debugger()
     try:
         await d.attach(target.address, timeout=10)
@@ -46,10 +52,7 @@ async def test_a_point_in_a_named_modules_class_says_its_captures_are_held(jvm_f
     """jdk.jshell's or jdk.jartool's classes (the system class loader's, in a named module) cannot reach the
     take class (its unnamed module): their captures are taken with the thread held, and the point says why,
     instead of a probe whose every hit throws IllegalAccessError."""
-    requests = tmp_path / "requests"
-    requests.mkdir()
-    target = jvm_factory(MAIN, str(requests), suspend=False)
-    await asyncio.to_thread(target.wait_for_output, "ready")
+    target, requests = await on_demand(jvm_factory, tmp_path)
     d = Debugger()
     try:
         await d.attach(target.address, timeout=10)
@@ -72,10 +75,7 @@ async def test_a_point_in_a_named_modules_class_says_its_captures_are_held(jvm_f
 async def test_captures_answers_with_every_capture_the_jvm_took_before_the_call(jvm_factory, line_of, tmp_path) -> None:
     """captures reads the probe's ring first, as events does: captures taken in the JVM before the call are
     in its answer, not left for the next poll (Jetty: five requests done, `captures` answered two)."""
-    requests = tmp_path / "requests"
-    requests.mkdir()
-    target = jvm_factory(MAIN, str(requests), suspend=False)
-    await asyncio.to_thread(target.wait_for_output, "ready")
+    target, requests = await on_demand(jvm_factory, tmp_path)
     d = Debugger()
     try:
         await d.attach(target.address, timeout=10)
@@ -99,10 +99,7 @@ async def test_records_an_earlier_session_left_in_the_ring_are_not_this_sessions
     """The take class stays defined after a detach, with the records taken after that session's last read
     (hits in flight at the detach, or a tracepilot killed). A new session's point reuses id 0: it must not
     book them as its own (Jetty: a new session's captures showed the old session's requests)."""
-    requests = tmp_path / "requests"
-    requests.mkdir()
-    target = jvm_factory(MAIN, str(requests), suspend=False, port=free_port())  # (the same port after a detach)
-    await asyncio.to_thread(target.wait_for_output, "ready")
+    target, requests = await on_demand(jvm_factory, tmp_path, port=free_port())  # (the same port after a detach)
     line = f"{MAIN}:{line_of('on-demand')}"
     first = Debugger()
     await first.attach(target.address, timeout=10)
