@@ -456,7 +456,7 @@ class InProbe:
                 read.cuts.append(f"frame 0: {slot.name} not captured in the JVM (the probe was not passed it)")
                 continue
             jobs.append(read.value(slot.name, value, slot.type_name, "frame 0"))
-        capture.frames[0].locals = list(await asyncio.gather(*jobs))
+        capture.frames[0].locals = await read.in_order(jobs)
         return {slot.name: str(slot.slot) for slot in slots}
 
     async def _expression(self, read: CaptureRead, text: str, by_slot: dict[str, Value], names_at: dict[str, str]
@@ -468,5 +468,5 @@ class InProbe:
             return CapturedValue(text, "?", f"<not captured in the JVM: {text} is not a variable at the line>",
                                  "error")
         secret = text if is_secret_name(text) else None
-        return await read.value(text, value, None, "expressions", name_for_redaction=secret)
+        return (await read.in_order([read.value(text, value, None, "expressions", name_for_redaction=secret)]))[0]
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import re
+from collections import deque
+from collections.abc import Awaitable
 from typing import Any
 
 from ...jdwp import JdwpError, Tag, ThreadReference, Value
@@ -195,6 +197,20 @@ class CaptureRead:
         self.frames_reader = Frames(self.vm)
         self.cuts: list[str] = []
         self.read = 0  # values read so far (limits.values)
+        self._later: deque[tuple[Any, ...]] | None = None  # openings waiting their turn (in_order)
+
+    async def in_order(self, jobs: list[Awaitable[CapturedValue]]) -> list[CapturedValue]:
+        """The values of `jobs` (value() calls), each read in turn and opened breadth first: the order in
+        which gather's tasks read them when nothing waits on the JVM (a capture rendered from its in-JVM
+        copy), so the same values count against limits.values, without a task for each value opened."""
+        self._later = deque()
+        try:
+            out = [await job for job in jobs]
+            while self._later:
+                await self._fill(*self._later.popleft())
+        finally:
+            self._later = None
+        return out
 
     async def frames(self) -> list[CapturedFrame]:
         """Every frame's place; arguments and locals of the top `limits.frames` frames."""
@@ -338,9 +354,12 @@ class CaptureRead:
             self.cuts.append(f"{path}: {cut}")
         # (A string its nested summary shows whole, within the limit, has nothing more to read.)
         whole = min(NESTED_STRING, limits.chars) if limits.chars >= NESTED_STRING else -1
-        opened = [(c, v) for c, v in children if (v.kind == "string" and (v.size or 0) > whole)
-                  or (v.kind in OPENED_KINDS and v.expandable)]
-        await asyncio.gather(*(self._fill(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in opened))
+        opened = [(c, self._raw(v), v, f"{path}.{c.name}", level + 1) for c, v in children
+                  if (v.kind == "string" and (v.size or 0) > whole) or (v.kind in OPENED_KINDS and v.expandable)]
+        if self._later is not None:
+            self._later.extend(opened)  # (read after the values queued before them: see in_order)
+            return
+        await asyncio.gather(*(self._fill(*args) for args in opened))
 
     def _raw(self, view: Any) -> Value | None:
         """The object behind a summary shown with a handle (`@12`), to open it one level further."""
