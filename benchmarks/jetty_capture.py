@@ -99,22 +99,28 @@ async def main() -> None:
             bp = await d.method_break(METHOD, capture=args.captures, expressions=["target"], capture_limits=limits)
             cpu = time.process_time()
             failed_with, with_point = await ab(url, args.requests)
-            cpu = time.process_time() - cpu  # (the debugger's own CPU while ab ran: it shares the cores)
+            cpu_ab = time.process_time() - cpu  # (the debugger's own CPU while ab ran: it shares the cores)
             found = await d.captures(bp.id, limit=args.captures)
             while len(found) < args.captures:  # (captures taken in the JVM may still be on their way from its ring)
                 more = await d.captures(bp.id, wait=10, limit=args.captures, since=found[-1].seq if found else 0)
                 if not more:
                     break
                 found += more
+            cpu = time.process_time() - cpu  # (... and until every capture was booked: the point's whole cost)
             uris = sum(1 for c in found if any(v.text == '"/index.html"' for v in c.expressions))
+            lacking = [c for c in found if not any(v.text == '"/index.html"' for v in c.expressions)]
             held = [c.took_ms for c in found]
             print(f"without the point: {without:,.0f} requests/s, {failed_without} failed")
-            print(f"the debugger's CPU while ab ran with the point: {cpu:.2f} s")
+            print(f"the debugger's CPU while ab ran with the point: {cpu_ab:.2f} s; until every capture was booked: "
+                  f"{cpu:.2f} s, {cpu / max(len(found), 1) * 1000:.1f} ms per capture")
             print(f"with capture={args.captures}{f', {limits}' if limits else ''}: {with_point:,.0f} requests/s ({with_point / without:.2f}x), "
                   f"{failed_with} failed")
             if held:
                 print(f"captures: {len(found)}, {uris} show the request's URI; thread held "
                       f"{statistics.mean(held) * 1000:,.0f} µs mean, {statistics.median(held) * 1000:,.0f} µs median")
+                if lacking:
+                    c = lacking[0]
+                    print(f"  e.g. capture #{c.number} ({c.via}) shows {[v.text for v in c.expressions]}; note: {c.note}")
                 in_probe = [float(m.group(1)) for c in found if (m := IN_JVM_US.search(c.copy or ""))]
                 held_ones = [c.took_ms for c in found if not IN_JVM_US.search(c.copy or "")]
                 print(f"taken in the JVM without holding the thread: {len(in_probe)} of {len(found)}"

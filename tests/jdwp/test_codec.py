@@ -114,6 +114,40 @@ def test_array_region_replies_decode_primitive_and_object_regions():
         assert ArrayReference.GetValues.decode(Reader(bytes(w.buf), SIZES)).values == values
 
 
+_REGION_ELEMENTS = {
+    Tag.BYTE: st.integers(-128, 127), Tag.SHORT: st.integers(-(2**15), 2**15 - 1),
+    Tag.INT: st.integers(-(2**31), 2**31 - 1), Tag.LONG: st.integers(-(2**63), 2**63 - 1),
+    Tag.CHAR: st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)), Tag.BOOLEAN: st.booleans(),
+    Tag.FLOAT: st.floats(width=32, allow_nan=False), Tag.DOUBLE: st.floats(allow_nan=False),
+    Tag.OBJECT: st.integers(0, 2**63), Tag.STRING: st.integers(0, 2**63)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_array_regions_of_every_tag_decode_in_one_piece(data):
+    """array_region reads a region with one unpack: every tag, any length, the same values (and the reader's
+    position after it, for what follows)."""
+    from tracepilot.jdwp.commands import ArrayReference
+
+    tag = data.draw(st.sampled_from(sorted(_REGION_ELEMENTS)))
+    values = [Value(tag, v) for v in data.draw(st.lists(_REGION_ELEMENTS[tag], max_size=40))]
+    w = Writer(SIZES)
+    w.array_region(values)
+    reader = Reader(bytes(w.buf) + b"\x07", SIZES)
+    assert ArrayReference.GetValues.decode(reader).values == values
+    assert reader.byte() == 7
+
+
+def test_a_truncated_array_region_is_a_protocol_error():
+    from tracepilot.jdwp.commands import ArrayReference
+
+    for values in ([Value(Tag.INT, 1), Value(Tag.INT, 2)], [Value(Tag.STRING, 5), Value(Tag.OBJECT, 6)]):
+        w = Writer(SIZES)
+        w.array_region(values)
+        with pytest.raises(ProtocolError):
+            ArrayReference.GetValues.decode(Reader(bytes(w.buf)[:-1], SIZES))
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_composite_events_round_trip(data):

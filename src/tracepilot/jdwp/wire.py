@@ -245,9 +245,39 @@ class Reader:
             raise ProtocolError(f"unknown array region tag {raw_tag}") from None
         n = self.count()
         if tag in OBJECT_TAGS:
-            return [self.value() for _ in range(n)]
-        read = _UNTAGGED_READERS[tag]
-        return [Value(tag, read(self)) for _ in range(n)]
+            return self._object_region(n)
+        code = _REGION_CODES.get(tag)
+        if code is None or n == 0:
+            read = _UNTAGGED_READERS[tag]
+            return [Value(tag, read(self)) for _ in range(n)]
+        # One unpack for the whole region (a class file read as a byte[] is tens of thousands of values).
+        fmt = struct.Struct(f">{n}{code}")
+        try:
+            items = fmt.unpack_from(self.data, self.pos)
+        except struct.error:
+            raise ProtocolError(f"packet truncated: {n} array values announced at offset {self.pos}") from None
+        self.pos += fmt.size
+        if tag == Tag.CHAR:
+            return [Value(tag, chr(v)) for v in items]
+        if tag == Tag.BOOLEAN:
+            return [Value(tag, v != 0) for v in items]
+        return [Value(tag, v) for v in items]
+
+    def _object_region(self, n: int) -> list[Value]:
+        """n tagged object ids (each its own tag), without a call per element."""
+        size = self.sizes.object
+        record = struct.Struct(f">B{_UNSIGNED_BY_SIZE[size].format[-1]}")
+        end = self.pos + n * record.size
+        if end > len(self.data):
+            raise ProtocolError(f"packet truncated: {n} array values announced at offset {self.pos}")
+        out = []
+        for raw_tag, object_id in record.iter_unpack(self.data[self.pos:end]):
+            tag = _OBJECT_TAG_OF.get(raw_tag)
+            if tag is None:
+                raise ProtocolError(f"expected an object value in an object array, got tag {raw_tag}")
+            out.append(Value(tag, object_id))
+        self.pos = end
+        return out
 
     def at_end(self) -> bool:
         return self.pos >= len(self.data)
@@ -265,6 +295,12 @@ _UNTAGGED_READERS = {
     Tag.VOID: lambda r: None,
     **{tag: Reader.object_id for tag in OBJECT_TAGS},
 }
+
+
+# struct codes of the primitive array regions read in one unpack (array_region)
+_REGION_CODES = {Tag.BYTE: "b", Tag.CHAR: "H", Tag.FLOAT: "f", Tag.DOUBLE: "d", Tag.INT: "i", Tag.LONG: "q",
+                 Tag.SHORT: "h", Tag.BOOLEAN: "B"}
+_OBJECT_TAG_OF = {int(tag): tag for tag in OBJECT_TAGS}
 
 
 class Writer:
