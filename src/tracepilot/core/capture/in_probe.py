@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import re
 import time
@@ -83,6 +84,7 @@ class InProbe:
         self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
         self._last: asyncio.Task[None] | None = None
         self._reads = 0
+        self._places: dict[tuple[int, str, str, int], tuple[Any, tuple[Any, ...], Location, Any]] = {}  # (_place)
 
     @property
     def session(self) -> Any:
@@ -436,10 +438,27 @@ class InProbe:
             info = await vm.type(type_id, tag)
             if is_probe_class(info.name):
                 continue
-            method = next(m for m in await vm.methods(type_id) if m.name == name and m.signature == descriptor)
-            location = Location(tag, type_id, method.id, bci)
-            out.append((location, await vm.code_location(location)))
+            out.append(await self._place(vm, info, tag, name, descriptor, bci))
         return out
+
+    async def _place(self, vm: Any, info: Any, tag: int, name: str, descriptor: str, bci: int
+                     ) -> tuple[Location, Any]:
+        """A frame's (location, code location): worked out once per place (a server's stack is the same
+        at every capture), again when the class was redefined or its inserted code moved."""
+        type_id = info.id
+        key = (type_id, name, descriptor, bci)
+        found = self._places.get(key)
+        if found is not None:
+            known, inserted, location, code = found
+            if known is info and tuple(vm.inserted.get((type_id, location.method_id), ())) == inserted:
+                return location, copy.copy(code)
+        method = next(m for m in await vm.methods(type_id) if m.name == name and m.signature == descriptor)
+        location = Location(tag, type_id, method.id, bci)
+        code = await vm.code_location(location)
+        if len(self._places) > 20_000:
+            self._places.clear()
+        self._places[key] = (info, tuple(vm.inserted.get((type_id, method.id), ())), location, code)
+        return location, copy.copy(code)
 
     async def _top(self, read: CaptureRead, capture: Capture, by_slot: dict[str, Value],
                    location: Location) -> dict[str, str]:
