@@ -32,6 +32,7 @@ class EventHistory:
         self._ring: deque[EventRecord] = deque(maxlen=capacity)
         self._seq = 0
         self._listeners: list[Listener] = []
+        self._internal: set[int] = set()  # ids of listeners that only keep the debugger's books (subscribe)
         self.dropped = 0  # records pushed out of the ring
         self._read_up_to: dict[str, int] = {}  # reader -> last sequence number it was given
 
@@ -74,12 +75,23 @@ class EventHistory:
     def clear(self) -> None:
         self._ring.clear()
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    @property
+    def followed(self) -> bool:
+        """Someone follows the records as they come (a TUI, REPL, DAP or share front end subscribed)."""
+        return any(id(listener) not in self._internal for listener in self._listeners)
+
+    def subscribe(self, listener: Listener, follows: bool = True) -> Callable[[], None]:
+        """`follows` False: the debugger's own bookkeeping, not a reader of the records as they come (the
+        capture ring is read at once only for those, see capture/in_probe.py)."""
         self._listeners.append(listener)
+        if not follows:
+            self._internal.add(id(listener))
 
         def unsubscribe() -> None:
             if listener in self._listeners:
                 self._listeners.remove(listener)
+            if listener not in self._listeners:
+                self._internal.discard(id(listener))
 
         return unsubscribe
 

@@ -120,7 +120,7 @@ class Targets(BreakpointsOverTargets):
         self._pinned = False  # a person selected it (`target NAME`): it stays current until the next stop
         # Breakpoints set without a target: how to set them again in a target added later (id -> calls).
         self._everywhere: dict[str, list[tuple[str, tuple[Any, ...], dict[str, Any]]]] = {}
-        self.history.subscribe(self._on_record)
+        self.history.subscribe(self._on_record, follows=False)
 
     def _on_record(self, record: Any) -> None:
         """A stop while the current target has none makes its target current (as a thread's stop becomes the
@@ -408,7 +408,7 @@ class Targets(BreakpointsOverTargets):
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
         wake = asyncio.Event()
-        unsubscribe = self.history.subscribe(lambda record: wake.set())
+        unsubscribe = self.history.subscribe(lambda record: wake.set(), follows=False)
         try:
             while True:
                 for target in self._rotation():

@@ -34,6 +34,11 @@ class CaptureBook:
                 waiter.set_result(None)
         self._waiters.clear()
 
+    @property
+    def waited_on(self) -> bool:
+        """A reader waits for the next capture (captures wait=...)."""
+        return any(not waiter.done() for waiter in self._waiters)
+
     def select(self, bp_id: str | None = None, since: int = 0, limit: int | None = None) -> list[Capture]:
         found = [c for c in self._captures if c.seq > since and (bp_id is None or c.breakpoint_id == bp_id)]
         return found[:limit] if limit is not None else found

@@ -24,6 +24,7 @@ import copy
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ...jdwp import (
@@ -55,6 +56,12 @@ from .take_bytes import NAME, class_bytes
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.05
+# While nobody follows the history or waits for a capture, records stay in the JVM's ring (the thread is never
+# held for them) and are read and rendered when someone asks -- captures, events, breakpoint_list, a stop, a
+# detach all drain the ring first -- or once the ring is half full, or its oldest record waited this long.
+# Rendering is the debugger's CPU, on the cores the program runs on: not spent while the program is under load
+# and nobody looks.
+DEFER_SECONDS = 5.0
 POINTS = 256  # ids the take class has room for (its arrays)
 SLOTS = 512  # records its ring holds
 SETTINGS = 6
@@ -84,6 +91,10 @@ class InProbe:
         self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
         self._last: asyncio.Task[None] | None = None
         self._reads = 0
+        self._waiting_since: float | None = None  # (monotonic) since when records wait in the ring (_due)
+        # Held captures booked once the ring's records taken before them are: (N at their hit, booking)
+        self._after: list[tuple[int, Callable[[], None]]] = []
+        self._kicks: set[asyncio.Task[None]] = set()
         self._places: dict[tuple[int, str, str, int], tuple[Any, tuple[Any, ...], Location, Any]] = {}  # (_place)
 
     @property
@@ -294,7 +305,8 @@ class InProbe:
             if vm is None or vm.conn is None or vm.conn.is_closed:
                 return  # (the session let go of the VM: a new one starts its own poll)
             try:
-                await self.drain()
+                if self.session.history.followed or self.points.book.waited_on or await self._due():
+                    await self.drain()
             except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
                 log.debug("reading the capture ring: %s", exc)
                 return
@@ -302,18 +314,65 @@ class InProbe:
                 log.exception("reading the capture ring failed")
                 return
 
+    async def _due(self) -> bool:
+        """Records wait in the ring and nobody asks: read them all the same when the ring is half full (a full
+        ring hands hits to the round trip, which holds the thread) or the oldest waited DEFER_SECONDS."""
+        vm = self.vm
+        n, read = (await vm.send(ReferenceType.GetValues, self.type_id, [self.fields["N"], self.fields["READ"]])).values
+        if n.value == read.value:
+            self._waiting_since = None
+            return False
+        now = time.monotonic()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        return n.value - read.value >= SLOTS // 2 or now - self._waiting_since >= DEFER_SECONDS
+
+    async def waiting_mark(self) -> int | None:
+        """At a held hit: the ring's record count N when records taken before it wait there (being read, or
+        left for later while nobody asks), else None (the held capture is booked at once)."""
+        vm = self.vm
+        if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
+            return None
+        try:
+            n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
+                                     [self.fields["N"], self.fields["READ"]])).values
+        except (JdwpError, JdwpTransportError, ConnectionError):
+            return None
+        return n.value if n.value != read.value else None
+
+    def book_after(self, mark: int, booking: Callable[[], None]) -> None:
+        """Book a held capture after the ring's first `mark` records; they are read now, the thread running."""
+        self._after.append((mark, booking))
+        task = asyncio.get_running_loop().create_task(self.drain_quietly())
+        self._kicks.add(task)
+        task.add_done_callback(self._kicks.discard)
+
+    def _book_held(self, upto: int | None) -> None:
+        """The held captures whose hit came after the ring's first `upto` records (None: all), in hit order."""
+        if not self._after:
+            return
+        due = [booking for mark, booking in self._after if upto is None or mark <= upto]
+        self._after = [(mark, booking) for mark, booking in self._after if upto is not None and mark > upto]
+        for booking in due:
+            try:
+                booking()
+            except Exception:
+                log.exception("booking a held capture failed")
+
     async def drain_quietly(self) -> None:
         """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""
         try:
             await self.drain()
         except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
             log.debug("reading the capture ring: %s", exc)
+            self._book_held(None)  # (held captures are not lost with the ring)
 
     async def drain(self) -> None:
         """Every record the ring holds, rendered and booked; then its slots are cleared and READ moves on (the
         JVM writes only slots the debugger has read). Nothing is suspended."""
         vm = self.vm
         if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
+            self._book_held(None)
             return
         async with self._draining:
             n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
@@ -325,7 +384,8 @@ class InProbe:
                 records = (await vm.send(ArrayReference.GetValues, self.arrays["RING"], first, head)).values
                 if count > head:
                     records += (await vm.send(ArrayReference.GetValues, self.arrays["RING"], 0, count - head)).values
-                for record in records:
+                for i, record in enumerate(records):
+                    self._book_held(read + i)  # (held captures whose hits came before this record's)
                     try:
                         await self._book(record.value)
                     except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
@@ -334,6 +394,8 @@ class InProbe:
                 if count > head:
                     await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * (count - head))
                 await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n))])
+            self._book_held(n)
+            self._waiting_since = None
             await self._skipped()
 
     async def _skipped(self) -> None:

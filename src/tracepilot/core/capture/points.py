@@ -131,8 +131,10 @@ class CapturePoints:
         state: CaptureState = bp.info.capture
         # A hit the probe handed over (its copy fell short): counted and rate-limited in the JVM already.
         in_probe = via == "in-JVM" and self.in_probe.serves(bp.info.id)
+        # Captures the probe took before this hit and are still in the JVM's ring come first: this one is booked
+        # after them, once they are read -- after the thread runs again, not while it is held (None: none wait).
+        mark = await self.in_probe.waiting_mark()
         if in_probe:
-            await self.in_probe.drain_quietly()  # (the captures the probe took before this hit come first)
             why = await self.in_probe.fell_back(bp.info.id)
             note = f"{note}; {why}" if note and why else (why or note)
         if state.done or state.taken >= state.limit:
@@ -145,10 +147,15 @@ class CapturePoints:
                     "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} captures/s: "
                     "the hits beyond are not captured (counted as skipped)", Actor.TARGET, breakpoint=bp.info.id)
             return
-        state.taken += 1  # taken now: hits of other threads handled meanwhile see the count
-        number = state.taken
-        if state.taken >= state.limit:
-            state.done = True
+        # (A point in the JVM counts its captures there: this one's number follows those of its captures still in
+        # the ring, so it is given when booked.)
+        numbered_when_booked = in_probe and mark is not None
+        number = 0
+        if not numbered_when_booked:
+            state.taken += 1  # taken now: hits of other threads handled meanwhile see the count
+            number = state.taken
+            if state.taken >= state.limit:
+                state.done = True
         # The point's first capture is read over JDWP alone; when it had many objects to read (a web server's
         # request, say), its later captures are copied in the JVM by one call: the call costs a dozen requests,
         # which a handful of small values does not repay.
@@ -160,13 +167,27 @@ class CapturePoints:
             self._copy_pays[bp.info.id] = stats.get("objects", 0) >= COPY_FROM_OBJECTS
         if via == "round trip" and (bp.info.mode or "").startswith("round trip (the class was loaded before"):
             await self.in_probe.define_ahead(bp, thread)  # (it moves into the JVM when this hit returns)
-        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
-        capture.skipped = state.skipped
-        self.book.add(capture)
-        self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
-                                 breakpoint=bp.info.id, capture=capture.seq, thread=thread)
-        if state.done:
-            self._finish_later(bp)
+
+        def book() -> None:
+            if numbered_when_booked:
+                state.taken += 1
+                capture.number = state.taken
+                if state.taken >= state.limit:
+                    state.done = True
+            else:
+                capture.number = number
+            capture.breakpoint_id, capture.hit, capture.via = bp.info.id, bp.info.hits, via
+            capture.skipped = state.skipped
+            self.book.add(capture)
+            self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
+                                     breakpoint=bp.info.id, capture=capture.seq, thread=thread)
+            if state.done:
+                self._finish_later(bp)
+
+        if mark is None:
+            book()
+        else:
+            self.in_probe.book_after(mark, book)
 
     def tokens(self, bp: Any) -> float:
         """What the point's rate limit has left now (the JVM carries on from it when the point moves there)."""
