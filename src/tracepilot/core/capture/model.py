@@ -30,9 +30,12 @@ def in_order(cuts: list[str]) -> list[str]:
     """A capture's cuts in one order whichever way it was read (values are read concurrently): by frame, then
     by what was cut; the expressions' after the frames'."""
     def key(cut: str) -> tuple[int, int, str]:
-        found = re.match(r"frames? (\d+)", cut)
+        found = _FRAME_CUT.match(cut)
         return (0, int(found.group(1)), cut) if found else (1, 0, cut)
     return sorted(cuts, key=key)
+
+
+_FRAME_CUT = re.compile(r"frames? (\d+)")
 
 
 def frames_cut(limit: int, count: int) -> str | None:

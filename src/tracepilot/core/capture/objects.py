@@ -37,6 +37,9 @@ class CaptureObjects(Objects):
         self._constants: dict[tuple[int, str], Value] = {}  # (object id, field) -> what never changes
         self._names: dict[int, str] = {}  # type id -> its name
         self._supers: dict[int, list[str]] = {}  # type id -> its class and superclasses' names
+        # type id -> (name, simple name, has fields) of a class whose objects a nested summary shows as `Name @12`,
+        # () when its objects have a view of their own (reader.py, _CaptureValues._short_view)
+        self.short_shapes: dict[int, tuple[Any, ...]] = {}
 
     async def type_id(self, object_id: int) -> int:
         known = self._type_of.get(object_id)

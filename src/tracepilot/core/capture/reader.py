@@ -73,16 +73,25 @@ class _CaptureValues(Values):
         if depth < 2 or value is None or value.tag != Tag.OBJECT or not value.value or self.redact:
             return None
         objects = self.objects
-        known = objects.known_class(value.value) if isinstance(objects, CaptureObjects) else None
-        if known is None:
+        if not isinstance(objects, CaptureObjects):
             return None
-        type_name, supers, typed = known
-        if type_name.startswith("java.") or type_name.endswith("[]") or "java.lang.Enum" in supers \
-                or self.collections.is_list_like(type_name) or self.collections.is_map_like(type_name):
-            return None  # (java.*: strings, boxes, dates, collections... have views of their own)
         oid = value.value
+        type_id = objects._type_of.get(oid)  # noqa: SLF001 - (the class of an object already seen)
+        shape = objects.short_shapes.get(type_id) if type_id is not None else None
+        if shape is None:
+            known = objects.known_class(oid)
+            if known is None:
+                return None
+            type_name, supers, typed = known
+            shown = not (type_name.startswith("java.") or type_name.endswith("[]") or "java.lang.Enum" in supers
+                         or self.collections.is_list_like(type_name) or self.collections.is_map_like(type_name))
+            # (java.*: strings, boxes, dates, collections... have views of their own; a class's are for good)
+            shape = objects.short_shapes[type_id] = (type_name, simple(type_name), bool(typed)) if shown else ()
+        if not shape:
+            return None
+        type_name, short, expandable = shape
         handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
-        return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(typed))
+        return ValueView(type_name, f"{short} {handle}", "object", handle, expandable=expandable)
 
     async def _views(self, asked: list[tuple[Value | None, str | None, int, str | None]]) -> list[Any]:
         """Several summaries side by side; the short ones that need no request are made at once."""
@@ -365,8 +374,5 @@ class CaptureRead:
         """The object behind a summary shown with a handle (`@12`), to open it one level further."""
         if not view.handle:
             return None
-        try:
-            held = self.session.inspector.handles.get(view.handle)
-        except DebuggerError:
-            return None
-        return Value(held.tag, held.object_id)
+        held = self.values.handles.held(view.handle)
+        return Value(held.tag, held.object_id) if held is not None else None

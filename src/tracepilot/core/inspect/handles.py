@@ -89,6 +89,11 @@ class HandleTable:
                            hint="handles come from values shown at a stop (e.g. @3); they are dropped on reset")
         return held
 
+    def held(self, name: str) -> Held | None:
+        """The handle named `name` exactly as shown (`@12`), or None: `get` without its forgiving parse."""
+        number = name[1:]
+        return self._by_number.get(int(number)) if name[:1] == "@" and number.isdigit() else None
+
     def by_object(self, object_id: int) -> Held | None:
         return self._by_object.get(object_id)
 
