@@ -168,16 +168,17 @@ class CapturePoints:
         if via == "round trip" and (bp.info.mode or "").startswith("round trip (the class was loaded before"):
             await self.in_probe.define_ahead(bp, thread)  # (it moves into the JVM when this hit returns)
 
+        hit, skipped = bp.info.hits, state.skipped  # (as of this hit: other hits may count on before booking)
+
         def book() -> None:
-            if numbered_when_booked:
+            if numbered_when_booked:  # (after its captures the ring held: their hits came first)
                 state.taken += 1
-                capture.number = state.taken
+                capture.number, capture.hit, capture.skipped = state.taken, bp.info.hits, state.skipped
                 if state.taken >= state.limit:
                     state.done = True
             else:
-                capture.number = number
-            capture.breakpoint_id, capture.hit, capture.via = bp.info.id, bp.info.hits, via
-            capture.skipped = state.skipped
+                capture.number, capture.hit, capture.skipped = number, hit, skipped
+            capture.breakpoint_id, capture.via = bp.info.id, via
             self.book.add(capture)
             self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
                                      breakpoint=bp.info.id, capture=capture.seq, thread=thread)
