@@ -16,8 +16,10 @@ At the default depth 2 every capture is taken in the JVM without holding the thr
 java.lang.ClassLoader, ... not captured: JDK internals", core/capture/jdk_fields.py), the rule the reading
 over JDWP applies too. `capture_limits jdk_internals=true` would open them, and those captures would hold the
 thread (the copier cannot read them: java.base is not open to reflection). The throughput figure moves with
-the machine's load: the debugger renders each capture from the ring (printed, ms per capture) on the same
-cores as Jetty and `ab`.
+the machine's load. Nobody follows the history here, so the captures wait in the JVM's ring while `ab` runs
+and are rendered when the benchmark asks for them (core/capture/in_probe.py): the debugger's CPU is printed
+both while `ab` ran and until every capture was booked (per capture: the rendering's cost with the point's
+one-offs, its move into the JVM and its first capture by round trip).
 """
 
 from __future__ import annotations
