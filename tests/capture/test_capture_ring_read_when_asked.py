@@ -20,10 +20,13 @@ pytestmark = pytest.mark.timeout(60)
 
 
 async def taken_in_the_jvm(d: Debugger, bp_id: str, count: int) -> None:
-    """Until the JVM counted `count` captures of the point (its own counter, read without draining the ring)."""
+    """Until the JVM counted `count` captures of the point (its own counter, read without draining the ring;
+    the ones taken by round trip before the point moved there count from its start)."""
     probe = d.session.breakpoints.captures.in_probe
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
+        if d.session.breakpoints.get(bp_id).info.capture.taken >= count:
+            return  # (all by round trip: none waits in the ring)
         point = probe.ids.get(bp_id)
         if point is not None:
             got = (await probe.vm.send(ArrayReference.GetValues, probe.arrays["TAKEN"], point, 1)).values[0].value
@@ -67,5 +70,11 @@ async def test_captures_wait_in_the_ring_until_asked_and_come_at_once_to_a_follo
         await asyncio.wait_for(both.wait(), 20)
         unsubscribe()
         assert all(f"capture {followed.id} #" in text for text in arrived), arrived
+        # A point removed while its captures wait in the ring keeps them.
+        removed = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 10 == 5", capture=3)
+        await taken_in_the_jvm(d, removed.id, 3)
+        await d.breakpoint_remove(removed.id)
+        kept = [c for c in await d.captures() if c.breakpoint_id == removed.id]
+        assert [c.number for c in kept] == [1, 2, 3], [(c.number, c.via) for c in kept]
     finally:
         await d.close()

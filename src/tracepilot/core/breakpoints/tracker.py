@@ -438,6 +438,7 @@ class TrackerBase:
         targets = [b for b in self.by_id.values() if not b.internal] if bp_id == "all" else [self.get(bp_id)]
         removed = []
         for bp in targets:
+            await self.captures.settle(bp.info.id)  # (what it took in the JVM, not read yet, is kept)
             await self._uninstall(bp)
             self.by_id.pop(bp.info.id, None)
             self.captures.forget(bp.info.id)

@@ -261,6 +261,11 @@ class CapturePoints:
         if self._finishing:
             await asyncio.gather(*list(self._finishing), return_exceptions=True)
 
+    async def settle(self, bp_id: str) -> None:
+        """Before point `bp_id` goes: its captures still in the JVM's ring are read (they are kept)."""
+        if self.in_probe.serves(bp_id):
+            await self.in_probe.drain_quietly()
+
     def forget(self, bp_id: str) -> None:
         self.in_probe.forget(bp_id)
         self._buckets.pop(bp_id, None)
