@@ -5,7 +5,8 @@ defined once per JVM in the system class loader next to the copier) and its prob
 condition holds (instrument/take_call.py). take counts the point's captures and its rate in the JVM, copies the
 values with the copier (the same walk and limits as a held capture's copy), and when the copy covers everything
 the capture shows, puts {header, copy, the stack's classes, the thread} in a ring. This side drains the ring
-over JDWP without suspending anything (every POLL_SECONDS while a point is served) and renders each record with
+over JDWP without suspending anything (every POLL_SECONDS while someone follows, else when asked: see
+DEFER_SECONDS) and renders each record with
 the reader a held capture uses, from the copy alone (copy_only: what changes is never read over JDWP). What the
 copy does not cover falls back: take returns FALL_BACK, the probe calls hit(), and that capture is read with the
 thread held (the round trip), saying why.
