@@ -42,7 +42,10 @@ class ResourceNotifier:
         self.published = 0
 
     def attach(self, debugger: Debugger) -> None:
-        debugger.history.subscribe(self._on_event)
+        # Not a follower: an agent reads with `captures`, `events` or a stop answer, each of which reads the
+        # capture ring first, so in-JVM captures may wait in the JVM (rendered when asked, not while the
+        # program is under load; a resource subscriber hears of them within the ring's 5 s: capture/in_probe.py).
+        debugger.history.subscribe(self._on_event, follows=False)
 
     def _on_event(self, record: EventRecord) -> None:
         uris = {EVENTS_URI, SESSION_URI}
