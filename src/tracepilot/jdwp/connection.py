@@ -43,6 +43,7 @@ class JdwpConnection:
         self._parser = PacketParser(max_packet)
         self._pending: dict[int, tuple[Command, asyncio.Future[Any]]] = {}
         self._outgoing: list[bytes] = []
+        self._flush_scheduled = False
         self._events: deque[Any] = deque()
         self._events_ready = asyncio.Event()
         self._closed = asyncio.Event()
@@ -151,17 +152,29 @@ class JdwpConnection:
         """Write a request now and return the future of its reply (for pipelining)."""
         if self._closed.is_set():
             raise self._disconnected()
-        packet_id, data = self.codec.encode_request(command, args, kwargs)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self._pending[packet_id] = (command, future)
-        future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
+        future = self.send_queued(command, *args, **kwargs)
         # Requests written in one turn of the event loop leave in one write (one syscall, one segment):
         # a burst such as frames + values + resume costs the VM one read instead of three.
-        if not self._outgoing:
-            loop.call_soon(self._flush)
+        self._schedule_flush()
+        return future
+
+    def send_queued(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
+        """As send_nowait, but the request waits for the next write: `flush()`, or the end of the event-loop
+        turn of any later send_nowait. Requests sent later still leave after it, so it is answered first.
+        (A stop's first reads are queued before the stop is handed over and written after: core/inspect.)"""
+        if self._closed.is_set():
+            raise self._disconnected()
+        packet_id, data = self.codec.encode_request(command, args, kwargs)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[packet_id] = (command, future)
+        future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
         self._outgoing.append(data)
         return future
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
 
     def send_raw(self, set_id: int, cmd_id: int, data: bytes) -> asyncio.Future[ReplyPacket]:
         """Write a request whose body is already encoded; the future gets the undecoded `ReplyPacket`
@@ -170,15 +183,14 @@ class JdwpConnection:
         if self._closed.is_set():
             raise self._disconnected()
         packet_id, packet = self.codec.encode_raw(set_id, cmd_id, data)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (RAW, future)
-        if not self._outgoing:
-            loop.call_soon(self._flush)
         self._outgoing.append(packet)
+        self._schedule_flush()
         return future
 
     def _flush(self) -> None:
+        self._flush_scheduled = False
         if not self._outgoing:
             return
         data = b"".join(self._outgoing) if len(self._outgoing) > 1 else self._outgoing[0]

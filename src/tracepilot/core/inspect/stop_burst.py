@@ -137,22 +137,34 @@ class Burst:
 def send_burst(conn: Any, thread_id: int, location: Location, predicted: int | None,
                slots: list[tuple[int, int]] | None, with_this: bool,
                recipe: list[tuple[Any, tuple[Any, ...]]]) -> Burst:
-    """Write the stop's first reads now, in one write: Frames(top) and FrameCount; with a predicted frame
-    id, that frame's values at `slots` (and `this`); then the previews' reads of the last stop here."""
+    """Queue the stop's first reads, to leave in one write: Frames(top) and FrameCount; with a predicted
+    frame id, that frame's values at `slots` (and `this`); then the previews' reads of the last stop here.
+
+    They are queued now, ahead of any request made once the stop is known (so they answer for the stop as
+    it is), and written just after the stop is handed over (`write_after_handover`): the write costs a
+    system call that wakes the JVM (~0.1 ms on a busy machine), which the stop itself does not need."""
     primed = Primed()
-    frames = conn.send_nowait(ThreadReference.Frames, thread_id, 0, 1)
-    count = conn.send_nowait(ThreadReference.FrameCount, thread_id)
+    frames = conn.send_queued(ThreadReference.Frames, thread_id, 0, 1)
+    count = conn.send_queued(ThreadReference.FrameCount, thread_id)
     if predicted is not None:
         if with_this:
             primed.add(StackFrame.ThisObject, (thread_id, predicted),
-                       conn.send_nowait(StackFrame.ThisObject, thread_id, predicted))
+                       conn.send_queued(StackFrame.ThisObject, thread_id, predicted))
         if slots:
             primed.add(StackFrame.GetValues, (thread_id, predicted, slots),
-                       conn.send_nowait(StackFrame.GetValues, thread_id, predicted, slots))
+                       conn.send_queued(StackFrame.GetValues, thread_id, predicted, slots))
     for command, args in recipe:
-        primed.add(command, args, conn.send_nowait(command, *args))
-    conn.flush()
+        primed.add(command, args, conn.send_queued(command, *args))
+    write_after_handover(conn)
     return Burst(thread_id, location, frames, count, primed, predicted)
+
+
+def write_after_handover(conn: Any) -> None:
+    """Write the queued requests one event-loop turn from now. The stop is handed over in this turn (the
+    waiting call is woken as its handling ends), so the woken call runs first; anything it sends meanwhile
+    is queued behind these and written with them."""
+    loop = asyncio.get_running_loop()
+    loop.call_soon(loop.call_soon, conn.flush)
 
 
 def slot_request(slots: list[Any]) -> list[tuple[int, int]]:

@@ -248,11 +248,11 @@ class Execution(SessionBase):
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
         futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
         conn.flush()
-        for future in futures:  # (awaited in turn: the replies come in order, no gather task per resume)
-            try:
-                await future
-            except Exception as exc:  # noqa: BLE001 - as gather(return_exceptions=True) did: nothing raised here
-                log.debug("resume: %s", exc)
+        # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
+        # sends next is handled after them, and a failed resume was only ever logged. Waiting for them put one
+        # more event-loop turn between the Breakpoint event's arrival and its handling (issue 32, resume -> stop).
+        for future in futures:
+            future.add_done_callback(_log_release_failure)
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
@@ -471,6 +471,11 @@ class Execution(SessionBase):
             result.message = (result.message + "; " if result.message else "") + f"run to {location} is still armed"
         return result
 
+
+
+def _log_release_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.debug("resume: %s", future.exception())
 
 
 def waits_for_class(message: str | None) -> bool:
