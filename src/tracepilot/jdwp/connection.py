@@ -42,8 +42,9 @@ class JdwpConnection:
         self.codec = Codec()
         self._parser = PacketParser(max_packet)
         self._pending: dict[int, tuple[Command, asyncio.Future[Any]]] = {}
-        self._outgoing: list[bytes] = []
+        self._outgoing: list[Any] = []  # encoded requests (bytes) and places held for some (HeldPlace)
         self._flush_scheduled = False
+        self._held = 0  # places in _outgoing still held (hold_place)
         self._events: deque[Any] = deque()
         self._events_ready = asyncio.Event()
         self._closed = asyncio.Event()
@@ -150,25 +151,30 @@ class JdwpConnection:
 
     def send_nowait(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
         """Write a request now and return the future of its reply (for pipelining)."""
-        if self._closed.is_set():
-            raise self._disconnected()
-        future = self.send_queued(command, *args, **kwargs)
+        future = self._request(command, args, kwargs, self._outgoing)
         # Requests written in one turn of the event loop leave in one write (one syscall, one segment):
         # a burst such as frames + values + resume costs the VM one read instead of three.
         self._schedule_flush()
         return future
 
-    def send_queued(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
-        """As send_nowait, but the request waits for the next write: `flush()`, or the end of the event-loop
-        turn of any later send_nowait. Requests sent later still leave after it, so it is answered first.
-        (A stop's first reads are queued before the stop is handed over and written after: core/inspect.)"""
+    def hold_place(self) -> HeldPlace:
+        """Hold a place in the write queue for requests made later: whatever is sent after this leaves after
+        them (the JVM answers in that order), and waits until the place is released. (A stop's first reads
+        hold their place before the stop is handed over and are made and written just after: core/inspect.)"""
+        place = HeldPlace(self)
+        self._outgoing.append(place)
+        self._held += 1
+        return place
+
+    def _request(self, command: Command, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 into: list[Any]) -> asyncio.Future[Any]:
         if self._closed.is_set():
             raise self._disconnected()
         packet_id, data = self.codec.encode_request(command, args, kwargs)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (command, future)
         future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
-        self._outgoing.append(data)
+        into.append(data)
         return future
 
     def _schedule_flush(self) -> None:
@@ -191,11 +197,20 @@ class JdwpConnection:
 
     def _flush(self) -> None:
         self._flush_scheduled = False
-        if not self._outgoing:
+        queued = self._outgoing
+        if not queued:
             return
-        data = b"".join(self._outgoing) if len(self._outgoing) > 1 else self._outgoing[0]
-        self._outgoing.clear()
-        if self._closed.is_set():
+        if self._held:  # written up to the first place still held; the rest waits for its release
+            cut = next(i for i, item in enumerate(queued) if isinstance(item, HeldPlace) and item.held)
+            queued, self._outgoing = queued[:cut], queued[cut:]
+        else:
+            self._outgoing = []
+        if len(queued) == 1 and isinstance(queued[0], bytes):
+            data = queued[0]
+        else:
+            data = b"".join(part for item in queued
+                            for part in (item.requests if isinstance(item, HeldPlace) else (item,)))
+        if not data or self._closed.is_set():
             return
         self._writer.write(data)
         if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
@@ -373,6 +388,31 @@ class JdwpConnection:
             return
         self._events.append(composite)
         self._events_ready.set()
+
+
+class HeldPlace:
+    """A place in a connection's write queue (JdwpConnection.hold_place): its requests are made later, and
+    leave before everything sent after the place was taken."""
+
+    __slots__ = ("_conn", "held", "requests")
+
+    def __init__(self, conn: JdwpConnection) -> None:
+        self._conn = conn
+        self.held = True
+        self.requests: list[bytes] = []
+
+    def send_nowait(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
+        """A request at this place; it leaves when the place is released."""
+        if not self.held:
+            raise RuntimeError("this place in the write queue was released: use the connection's send_nowait")
+        return self._conn._request(command, args, kwargs, self.requests)  # noqa: SLF001
+
+    def release(self) -> None:
+        """Write this place's requests now, and whatever waited behind them (up to another held place)."""
+        if self.held:
+            self.held = False
+            self._conn._held -= 1  # noqa: SLF001
+            self._conn.flush()
 
 
 class _PacketProtocol(asyncio.Protocol):

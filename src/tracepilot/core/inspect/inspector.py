@@ -171,12 +171,19 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         watches = [w for w in self.watchers.all() if w.applies(ids)]
         generation = self.session.stop_generation
         try:
-            burst = await self.stop_reads.send(p.vm, p.frames, stop)
+            plan = await self.stop_reads.plan(p.vm, p.frames, stop)
         except (DebuggerError, JdwpError):
-            burst = None
-        if burst is not None and not watches:
-            self.stop_reads.follow(self._note_locals(p, stop, burst, generation))
+            plan = None
+        if plan is not None and not watches:
+            # The reads hold their place in the write queue now (they answer for the stop as it is, before
+            # anything asked once it is known) and are made just after the hand-over.
+            place = p.vm.conn.hold_place()
+            self.stop_reads.follow(self._note_locals_after_handover(p, stop, plan, place, generation))
             return
+        burst = None
+        if plan is not None:
+            burst = self.stop_reads.send(p.vm.conn, plan)
+            p.vm.conn.flush()
         await self._note_locals(p, stop, burst, generation)
         seq = self.session.history.last_seq + 1
         for watch in watches:
@@ -187,6 +194,16 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
                 watch.record(None, str(exc), seq)
             if watch.changed:
                 self.changed.append(watch.expression)
+
+    async def _note_locals_after_handover(self, p: _Parts, stop: Any, plan: Any, place: Any, generation: int) -> None:
+        try:
+            # The stop is handed over in this event-loop turn (the waiting call is woken as its handling ends):
+            # the woken call runs first, the reads are made and written in the next turn.
+            await asyncio.sleep(0)
+            burst = self.stop_reads.send(place, plan)
+        finally:
+            place.release()
+        await self._note_locals(p, stop, burst, generation)
 
     async def _note_locals(self, p: _Parts, stop: Any, burst: Any, generation: int) -> None:
         """Read the stop's top frame and its locals (taking what `burst` asked ahead) and note which locals

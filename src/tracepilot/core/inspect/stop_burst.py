@@ -134,37 +134,40 @@ class Burst:
         count.add_done_callback(_retrieved)
 
 
-def send_burst(conn: Any, thread_id: int, location: Location, predicted: int | None,
-               slots: list[tuple[int, int]] | None, with_this: bool,
-               recipe: list[tuple[Any, tuple[Any, ...]]]) -> Burst:
-    """Queue the stop's first reads, to leave in one write: Frames(top) and FrameCount; with a predicted
-    frame id, that frame's values at `slots` (and `this`); then the previews' reads of the last stop here.
+class Plan:
+    """What a stop's burst will read, decided while the stop is handled (it needs the method's tables,
+    cached after the first stop there); the requests themselves are made just after the hand-over."""
 
-    They are queued now, ahead of any request made once the stop is known (so they answer for the stop as
-    it is), and written just after the stop is handed over (`write_after_handover`): the write costs a
-    system call that wakes the JVM (~0.1 ms on a busy machine), which the stop itself does not need."""
+    __slots__ = ("location", "predicted", "recipe", "slots", "thread_id", "with_this")
+
+    def __init__(self, thread_id: int, location: Location, predicted: int | None,
+                 slots: list[tuple[int, int]] | None, with_this: bool,
+                 recipe: list[tuple[Any, tuple[Any, ...]]]) -> None:
+        self.thread_id = thread_id
+        self.location = location
+        self.predicted = predicted
+        self.slots = slots
+        self.with_this = with_this
+        self.recipe = recipe
+
+
+def send_burst(place: Any, plan: Plan) -> Burst:
+    """Make the stop's first reads at `place` (a JdwpConnection.hold_place, or the connection itself), to
+    leave in one write: Frames(top) and FrameCount; with a predicted frame id, that frame's values at the
+    plan's slots (and `this`); then the previews' reads of the last stop here."""
     primed = Primed()
-    frames = conn.send_queued(ThreadReference.Frames, thread_id, 0, 1)
-    count = conn.send_queued(ThreadReference.FrameCount, thread_id)
+    tid, predicted = plan.thread_id, plan.predicted
+    frames = place.send_nowait(ThreadReference.Frames, tid, 0, 1)
+    count = place.send_nowait(ThreadReference.FrameCount, tid)
     if predicted is not None:
-        if with_this:
-            primed.add(StackFrame.ThisObject, (thread_id, predicted),
-                       conn.send_queued(StackFrame.ThisObject, thread_id, predicted))
-        if slots:
-            primed.add(StackFrame.GetValues, (thread_id, predicted, slots),
-                       conn.send_queued(StackFrame.GetValues, thread_id, predicted, slots))
-    for command, args in recipe:
-        primed.add(command, args, conn.send_queued(command, *args))
-    write_after_handover(conn)
-    return Burst(thread_id, location, frames, count, primed, predicted)
-
-
-def write_after_handover(conn: Any) -> None:
-    """Write the queued requests one event-loop turn from now. The stop is handed over in this turn (the
-    waiting call is woken as its handling ends), so the woken call runs first; anything it sends meanwhile
-    is queued behind these and written with them."""
-    loop = asyncio.get_running_loop()
-    loop.call_soon(loop.call_soon, conn.flush)
+        if plan.with_this:
+            primed.add(StackFrame.ThisObject, (tid, predicted), place.send_nowait(StackFrame.ThisObject, tid, predicted))
+        if plan.slots:
+            primed.add(StackFrame.GetValues, (tid, predicted, plan.slots),
+                       place.send_nowait(StackFrame.GetValues, tid, predicted, plan.slots))
+    for command, args in plan.recipe:
+        primed.add(command, args, place.send_nowait(command, *args))
+    return Burst(tid, plan.location, frames, count, primed, predicted)
 
 
 def slot_request(slots: list[Any]) -> list[tuple[int, int]]:

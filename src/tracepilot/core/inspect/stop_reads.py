@@ -17,7 +17,7 @@ from typing import Any
 
 from ...jdwp import Location
 from ..model import Variable
-from .stop_burst import Burst, Primed, Recipes, send_burst, slot_request
+from .stop_burst import Burst, Plan, Primed, Recipes, send_burst, slot_request
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +62,8 @@ class StopReads:
         self._at.clear()
         self._following = None
 
-    async def send(self, vm: Any, frames: Any, stop: Any) -> Burst | None:
-        """Write the burst for `stop` (None when its event named no location)."""
+    async def plan(self, vm: Any, frames: Any, stop: Any) -> Plan | None:
+        """What the burst for `stop` reads (None when its event named no location); nothing is sent yet."""
         noted = self._at.pop(id(stop), None)
         if noted is None or noted[0] is not stop or not stop.thread_id:
             return None
@@ -77,8 +77,12 @@ class StopReads:
             slots = slot_request(live)
             method = await vm.method(location.class_id, location.method_id)
             with_this = not method.is_static and not method.is_native
+        return Plan(tid, location, predicted, slots, with_this, self.recipes.get(location))
+
+    def send(self, place: Any, plan: Plan) -> Burst:
+        """Make the burst's requests at `place` (a held place in the write queue, or the connection)."""
         self.bursts += 1
-        return send_burst(vm.conn, tid, location, predicted, slots, with_this, self.recipes.get(location))
+        return send_burst(place, plan)
 
     async def variables(self, vm: Any, frames: Any, values: Any, thread_id: int, top: Any,
                         burst: Burst | None) -> list[Variable]:
