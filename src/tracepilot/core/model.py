@@ -54,7 +54,10 @@ def to_dict(obj: Any) -> Any:
         result = {}
         for name, omit_none in shown:
             value = getattr(obj, name)
-            if not (omit_none and value is None):
+            if type(value) in _PLAIN:  # most fields (and every None): no call (a stop is recorded on every hit)
+                if not (omit_none and value is None):
+                    result[name] = value
+            else:
                 result[name] = to_dict(value)
         return result
     if kind in _PLAIN:  # the common leaves, answered before the isinstance tests below
@@ -193,25 +196,7 @@ class StopReason(Model):
         if self.kind is StopKind.VM_DEATH:
             return f"EXITED{named} — the VM terminated"
         where = f" at {self.location}" if self.location else ""
-        if self.kind is StopKind.BREAKPOINT and self.breakpoint_id is None and self.run_to:
-            breakpoint = f"run to {self.run_to}"
-        else:
-            breakpoint = f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else "")
-            if self.run_to:
-                breakpoint += f"; run to {self.run_to} reached"
-        why = {
-            StopKind.BREAKPOINT: breakpoint,
-            StopKind.STEP: "step" + (f"; {self.returned()}" if self.returned_from else ""),
-            StopKind.EXCEPTION: "exception "
-            + (f"{self.exception.class_name}" + (f": {self.exception.message}" if self.exception and self.exception.message else "") if self.exception else ""),
-            StopKind.WATCHPOINT_ACCESS: f"read of {self.field}",
-            StopKind.WATCHPOINT_MODIFY: f"write of {self.field}"
-            + (f" ({self.old_value} -> {self.new_value})" if self.new_value is not None else ""),
-            StopKind.METHOD_ENTRY: f"method entry ({self.breakpoint_id})",
-            StopKind.METHOD_EXIT: f"method exit ({self.breakpoint_id})" + (f", returning {self.return_value}" if self.return_value else ""),
-            StopKind.VM_START: "VM start (nothing has run yet)",
-            StopKind.PAUSE: "paused",
-        }.get(self.kind, self.kind.value)
+        why = self._why()
         if self.kind is StopKind.EXCEPTION and self.breakpoint_id:
             why += f" ({self.breakpoint_id})"
         if self.kind in (StopKind.WATCHPOINT_ACCESS, StopKind.WATCHPOINT_MODIFY) and self.breakpoint_id:
@@ -219,6 +204,32 @@ class StopReason(Model):
         thread = f", thread {self.thread_name}" if self.thread_name else ""
         extra = f" ({self.message})" if self.message else ""
         return f"STOPPED{named}{where} — {why}{thread}{extra}"
+
+    def _why(self) -> str:
+        kind = self.kind  # (only this kind's text is made: a stop's headline is recorded on every hit)
+        if kind is StopKind.BREAKPOINT:
+            if self.breakpoint_id is None and self.run_to:
+                return f"run to {self.run_to}"
+            breakpoint = f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else "")
+            return breakpoint + (f"; run to {self.run_to} reached" if self.run_to else "")
+        if kind is StopKind.STEP:
+            return "step" + (f"; {self.returned()}" if self.returned_from else "")
+        if kind is StopKind.EXCEPTION:
+            if not self.exception:
+                return "exception "
+            message = f": {self.exception.message}" if self.exception.message else ""
+            return f"exception {self.exception.class_name}{message}"
+        if kind is StopKind.WATCHPOINT_ACCESS:
+            return f"read of {self.field}"
+        if kind is StopKind.WATCHPOINT_MODIFY:
+            return f"write of {self.field}" + (f" ({self.old_value} -> {self.new_value})"
+                                               if self.new_value is not None else "")
+        if kind is StopKind.METHOD_ENTRY:
+            return f"method entry ({self.breakpoint_id})"
+        if kind is StopKind.METHOD_EXIT:
+            return f"method exit ({self.breakpoint_id})" + (f", returning {self.return_value}"
+                                                            if self.return_value else "")
+        return {StopKind.VM_START: "VM start (nothing has run yet)", StopKind.PAUSE: "paused"}.get(kind, kind.value)
 
     def returned(self) -> str:
         """'discount() returned 659' after a step that left a method (or over a call)."""

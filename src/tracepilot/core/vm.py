@@ -284,6 +284,15 @@ class Vm:
             info.methods = [MethodInfo(type_id, m.method_id, m.name, m.signature, m.mod_bits) for m in reply.declared]
         return info.methods
 
+    def known_method(self, type_id: int, method_id: int) -> MethodInfo | None:
+        """The method when its class's methods are cached (no request made), else None."""
+        if method_id == OBSOLETE_METHOD_ID:
+            return obsolete_method(type_id)
+        if method_id in self._replaced_methods:
+            return self._replaced_methods[method_id]
+        info = self.types.get(type_id)
+        return next((m for m in info.methods if m.id == method_id), None) if info and info.methods else None
+
     async def method(self, type_id: int, method_id: int) -> MethodInfo:
         if method_id == OBSOLETE_METHOD_ID:
             return obsolete_method(type_id)

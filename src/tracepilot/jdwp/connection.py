@@ -307,6 +307,7 @@ class JdwpConnection:
 
     async def close(self) -> None:
         if not self._closed.is_set():
+            self._flush()  # requests queued in this turn (a last resume) still leave
             self._shutdown(VMDisconnected("connection closed by the debugger"))
         await asyncio.sleep(0)  # let the transport finish closing
 

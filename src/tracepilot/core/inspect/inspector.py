@@ -170,16 +170,13 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
         watches = [w for w in self.watchers.all() if w.applies(ids)]
         generation = self.session.stop_generation
-        try:
-            plan = await self.stop_reads.plan(p.vm, p.frames, stop)
-        except (DebuggerError, JdwpError):
-            plan = None
-        if plan is not None and not watches:
+        if not watches and self.stop_reads.noted_for(stop):
             # The reads hold their place in the write queue now (they answer for the stop as it is, before
-            # anything asked once it is known) and are made just after the hand-over.
+            # anything asked once it is known); they are planned, made and written just after the hand-over.
             place = p.vm.conn.hold_place()
-            self.stop_reads.follow(self._note_locals_after_handover(p, stop, plan, place, generation))
+            self.stop_reads.follow(self._note_locals_after_handover(p, stop, place, generation))
             return
+        plan = self.stop_reads.plan(p.vm, p.frames, stop)
         burst = None
         if plan is not None:
             burst = self.stop_reads.send(p.vm.conn, plan)
@@ -195,12 +192,13 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             if watch.changed:
                 self.changed.append(watch.expression)
 
-    async def _note_locals_after_handover(self, p: _Parts, stop: Any, plan: Any, place: Any, generation: int) -> None:
+    async def _note_locals_after_handover(self, p: _Parts, stop: Any, place: Any, generation: int) -> None:
         try:
             # The stop is handed over in this event-loop turn (the waiting call is woken as its handling ends):
-            # the woken call runs first, the reads are made and written in the next turn.
+            # the woken call runs first, the reads are planned, made and written in the next turn.
             await asyncio.sleep(0)
-            burst = self.stop_reads.send(place, plan)
+            plan = self.stop_reads.plan(p.vm, p.frames, stop)
+            burst = self.stop_reads.send(place, plan) if plan is not None else None
         finally:
             place.release()
         await self._note_locals(p, stop, burst, generation)

@@ -50,6 +50,11 @@ class StopReads:
         if self._following is task:
             self._following = None
 
+    def noted_for(self, stop: Any) -> bool:
+        """Is there an event location for `stop` (so a burst can be planned)?"""
+        noted = self._at.get(id(stop))
+        return noted is not None and noted[0] is stop and bool(stop.thread_id)
+
     def note(self, stop: Any, location: Location | None) -> None:
         """The location the event of `stop` names (its thread's top frame, for breakpoints and steps)."""
         if location is None or location.method_id == 0:
@@ -62,8 +67,10 @@ class StopReads:
         self._at.clear()
         self._following = None
 
-    async def plan(self, vm: Any, frames: Any, stop: Any) -> Plan | None:
-        """What the burst for `stop` reads (None when its event named no location); nothing is sent yet."""
+    def plan(self, vm: Any, frames: Any, stop: Any) -> Plan | None:
+        """What the burst for `stop` reads (None when its event named no location); nothing is sent. The
+        values are read ahead only when the method's tables are cached (they are from its first stop on):
+        a request for them would wait behind the burst's held place."""
         noted = self._at.pop(id(stop), None)
         if noted is None or noted[0] is not stop or not stop.thread_id:
             return None
@@ -73,10 +80,13 @@ class StopReads:
         slots: list[tuple[int, int]] | None = None
         with_this = False
         if predicted is not None:
-            live, _ = await frames.live_slots(location)  # (cached after the first stop in the method)
-            slots = slot_request(live)
-            method = await vm.method(location.class_id, location.method_id)
-            with_this = not method.is_static and not method.is_native
+            live = frames.known_live_slots(location)
+            method = vm.known_method(location.class_id, location.method_id)
+            if live is None or method is None:
+                predicted = None  # (read the usual way, after the Frames reply)
+            else:
+                slots = slot_request(live)
+                with_this = not method.is_static and not method.is_native
         return Plan(tid, location, predicted, slots, with_this, self.recipes.get(location))
 
     def send(self, place: Any, plan: Plan) -> Burst:

@@ -247,7 +247,8 @@ class Execution(SessionBase):
         futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
         futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
-        conn.flush()
+        # Written at the end of this event-loop turn, once the caller's bookkeeping is done and it waits: on a
+        # busy machine whatever runs after the write competes with the JVM for a core until the stop comes.
         # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
         # sends next is handled after them, and a failed resume was only ever logged. Waiting for them put one
         # more event-loop turn between the Breakpoint event's arrival and its handling (issue 32, resume -> stop).
