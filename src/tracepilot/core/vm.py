@@ -176,8 +176,8 @@ class TypeInfo:
     mod_bits: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def name(self) -> str:
+    @functools.cached_property
+    def name(self) -> str:  # (asked for every stop's location: worked out once)
         return signature_to_java_name(self.signature)
 
     @property

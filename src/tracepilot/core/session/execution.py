@@ -78,14 +78,17 @@ class Execution(SessionBase):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[Any] = loop.create_future()
             self._waiters.add(waiter)
+            # A timer that answers the waiter (cheaper than asyncio.timeout or wait_for: one wake-up, no
+            # Timeout object to enter and leave on every stop)
+            expiry = loop.call_later(remaining, _expire, waiter)
             try:
-                async with asyncio.timeout(remaining):  # (cheaper than wait_for + shield: one wake-up)
-                    await waiter
-            except TimeoutError:
-                break
+                if await waiter is _EXPIRED:
+                    break
             finally:
+                expiry.cancel()
                 self._waiters.discard(waiter)
         if self.state is SessionState.EXITED:
             return self._result(False, started, self.stop, "the VM terminated")
@@ -211,9 +214,14 @@ class Execution(SessionBase):
         if self._step is not None:
             await self._cancel_step()  # a step still under way ("still running") ends with a resume
         if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
-            await self._release_all()
+            await self._release_all(write=False)
             self.history.add("resume", "resumed", actor)
+            self._write_now()  # (after the bookkeeping: what runs once the JVM runs competes with it for a core)
         return await self.wait_for_stop(timeout, new_only=True)
+
+    def _write_now(self) -> None:
+        if self.conn is not None and not self.conn.is_closed:
+            self.conn.flush()
 
     def _shown_to_person(self, stop: StopReason | None) -> None:
         """A stop a person's front end has shown (the current one, one in the threads view) is answered."""
@@ -226,17 +234,19 @@ class Execution(SessionBase):
         await self._clear_step_request(step)
         await self._clear_exit_request(step)
 
-    async def _release_all(self) -> None:
+    async def _release_all(self, write: bool = True) -> None:
         # Stops no call has returned yet stay (the next answer is one of them), the current one too: a stop
         # that arrived while no call waited became current without being answered (issue 25, point 8).
         if self._all_held():  # nothing runs: the moment to restore classes whose probes went inert
             await self.breakpoints.in_jvm.settle()
         keep = {r.id for r in self.threads.undelivered()}
         release = self.threads.release_all(keep)
-        await self._send_release(release)
+        await self._send_release(release, write)
         self._after_release()
 
-    async def _send_release(self, release: Release) -> None:
+    async def _send_release(self, release: Release, write: bool = True) -> None:
+        """Send what `release` lifts, written now (`write`), or queued for the caller's _write_now (or the end
+        of this event-loop turn)."""
         conn = self.conn
         if conn is None or conn.is_closed or not release:
             return
@@ -247,8 +257,8 @@ class Execution(SessionBase):
         futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
         futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
-        # Written at the end of this event-loop turn, once the caller's bookkeeping is done and it waits: on a
-        # busy machine whatever runs after the write competes with the JVM for a core until the stop comes.
+        if write:
+            conn.flush()
         # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
         # sends next is handled after them, and a failed resume was only ever logged. Waiting for them put one
         # more event-loop turn between the Breakpoint event's arrival and its handling (issue 32, resume -> stop).
@@ -472,6 +482,14 @@ class Execution(SessionBase):
             result.message = (result.message + "; " if result.message else "") + f"run to {location} is still armed"
         return result
 
+
+
+_EXPIRED = object()  # what a waiter of wait_for_stop gets when its time is up
+
+
+def _expire(waiter: asyncio.Future[Any]) -> None:
+    if not waiter.done():
+        waiter.set_result(_EXPIRED)
 
 
 def _log_release_failure(future: asyncio.Future[Any]) -> None:
