@@ -24,6 +24,7 @@ needs no import of run.py and run.py only one line for it.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import statistics
 import struct
@@ -132,6 +133,11 @@ async def _resume_to_stop(bench: Any, run: Any) -> list[Any]:
         await d.detach(terminate=True)
         await bare.close()
         raw.close()
+    if os.environ.get("TRACEPILOT_BENCH_PERCENTILES"):  # (for looking into the figures: their spread)
+        for name, xs in (("floor", floor), ("asyncio", bare_times), ("known", known), ("raw reads", floor_read),
+                         ("read", read)):
+            q = statistics.quantiles(xs, n=10)
+            print(f"{name:10s} " + " ".join(f"{x * 1e3:.2f}" for x in q))
     m = statistics.median
     f, fr, b = m(floor), m(floor_read), m(bare_times)
     requests = f"{counter[0] / k:g} JDWP requests per stop (Resume included)"

@@ -47,9 +47,12 @@ def to_dict(obj: Any) -> Any:
     """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
     kind = type(obj)
     shown = _SHOWN_FIELDS.get(kind)
-    if shown is None and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        shown = _SHOWN_FIELDS[kind] = tuple((f.name, bool(f.metadata.get("omit_none"))) for f in dataclasses.fields(obj)
-                                            if not f.name.startswith("_"))
+    if shown is None and kind not in _NOT_DATACLASSES:
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            shown = _SHOWN_FIELDS[kind] = tuple((f.name, bool(f.metadata.get("omit_none")))
+                                                for f in dataclasses.fields(obj) if not f.name.startswith("_"))
+        else:
+            _NOT_DATACLASSES.add(kind)
     if shown is not None:
         result = {}
         for name, omit_none in shown:
@@ -75,6 +78,7 @@ def to_dict(obj: Any) -> Any:
 # to_dict: dataclasses.fields and the metadata look-ups per field and per call were most of its cost).
 _SHOWN_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
+_NOT_DATACLASSES: set[type] = set()  # types seen to be no dataclass (an enum, a list): not asked again
 
 OMIT_NONE = {"omit_none": True}  # a field only several targets fill in (core/targets.py): left out while None
 

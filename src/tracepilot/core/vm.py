@@ -459,13 +459,19 @@ class Vm:
         return location.index
 
     async def code_location(self, location: Location) -> CodeLocation:
-        method = await self.line_table(location.class_id, location.method_id)
-        info = await self.type(location.class_id)
+        method = self.known_method(location.class_id, location.method_id)
+        info = self.types.get(location.class_id)
+        if method is None or method.lines is None or info is None or not info.source_file_known:
+            method = await self.line_table(location.class_id, location.method_id)
+            info = await self.type(location.class_id)
+            source_file = await self.source_file(location.class_id)
+        else:  # all cached, as from a place's second stop on: no coroutine to run for each table
+            source_file = info.source_file
         return CodeLocation(
             class_name=info.name,
             method=method.name,
             line=method.line_at(location.index),
-            source_file=await self.source_file(location.class_id),
+            source_file=source_file,
             method_signature=method.signature or None,
             code_index=self.shown_index(location),
             obsolete=method.obsolete,

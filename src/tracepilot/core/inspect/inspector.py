@@ -174,7 +174,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             # The reads hold their place in the write queue now (they answer for the stop as it is, before
             # anything asked once it is known); they are planned, made and written just after the hand-over.
             place = p.vm.conn.hold_place()
-            self.stop_reads.follow(self._note_locals_after_handover(p, stop, place, generation))
+            self.stop_reads.follow_after_handover(lambda: self._note_locals_at(p, stop, place, generation), place)
             return
         plan = self.stop_reads.plan(p.vm, p.frames, stop)
         burst = None
@@ -192,11 +192,9 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             if watch.changed:
                 self.changed.append(watch.expression)
 
-    async def _note_locals_after_handover(self, p: _Parts, stop: Any, place: Any, generation: int) -> None:
+    async def _note_locals_at(self, p: _Parts, stop: Any, place: Any, generation: int) -> None:
+        """_note_locals with the burst's requests made at `place` (held in the write queue at the stop)."""
         try:
-            # The stop is handed over in this event-loop turn (the waiting call is woken as its handling ends):
-            # the woken call runs first, the reads are planned, made and written in the next turn.
-            await asyncio.sleep(0)
             plan = self.stop_reads.plan(p.vm, p.frames, stop)
             burst = self.stop_reads.send(place, plan) if plan is not None else None
         finally:

@@ -11,7 +11,6 @@ and everything that shows a stop's locals, reads what changed, or lets a thread 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -34,19 +33,45 @@ class StopReads:
         self.missed = 0
         self.noted: tuple[Any, dict[str, str]] | None = None
         self._following: asyncio.Task[None] | None = None  # a stop's locals still being read
+        self._waiting: list[asyncio.Future[None]] = []  # calls in settled() until they are
+        self._later: tuple[Any, Any] | None = None  # (the reading not started yet, the write-queue place it holds)
 
     def follow(self, reading: Any) -> None:
         """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now."""
-        self._following = asyncio.ensure_future(_logged(reading))
+        self._following = asyncio.ensure_future(self._read(reading))
+
+    def follow_after_handover(self, start: Any, place: Any) -> None:
+        """Start `start()` (a coroutine: the stop's reads at `place`, held in the write queue) once the stop
+        is handed over: two event-loop turns from now, after the woken call ran, or at once when something
+        waits for it first (settled)."""
+        self._later = (start, place)
+        loop = asyncio.get_running_loop()
+        loop.call_soon(loop.call_soon, self._start_later)
+
+    def _start_later(self) -> None:
+        later, self._later = self._later, None
+        if later is not None:
+            self.follow(later[0]())
+
+    async def _read(self, reading: Any) -> None:
+        try:
+            await _logged(reading)
+        finally:  # (each waiting call is woken in one step: no shield or wait() around the task)
+            waiting, self._waiting = self._waiting, []
+            for waiter in waiting:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def settled(self) -> None:
         """Wait until the last stop's locals are read (at once when they are)."""
+        self._start_later()
         task = self._following
         if task is None or task is asyncio.current_task():
             return
         if not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(task)  # (a caller cancelled meanwhile does not cancel the reading)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting.append(waiter)
+            await waiter  # (a caller cancelled meanwhile does not cancel the reading)
         if self._following is task:
             self._following = None
 
@@ -66,6 +91,9 @@ class StopReads:
     def forget(self) -> None:
         self._at.clear()
         self._following = None
+        later, self._later = self._later, None
+        if later is not None:
+            later[1].release()
 
     def plan(self, vm: Any, frames: Any, stop: Any) -> Plan | None:
         """What the burst for `stop` reads (None when its event named no location); nothing is sent. The
