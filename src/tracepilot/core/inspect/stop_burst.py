@@ -1,8 +1,8 @@
 """A stop's first reads in one write (issue 32: resume -> stop).
 
 At a stop the debugger reads the thread's top frame and depth, then that frame's locals, then previews of
-the objects they hold: three round trips, each waiting on the one before. Here they leave together, as the
-stop is being handled:
+the objects they hold: three round trips, each waiting on the one before. Here they leave together, in the
+place the stop held for them in the write queue (stop_reads.py):
 
 - the frame id is predicted. HotSpot's JDWP agent numbers a frame `generation << 16 | depth` and bumps a
   thread's generation each time it runs again, so the top frame of a thread's next stop is its last top
@@ -15,8 +15,10 @@ stop is being handled:
   an object still held by the same local is read again with the same request, which then finds its reply.
 
 A primed reply answers only the exact same read (same command, same arguments) asked during the same
-stop's handling: nothing can have changed the JVM in between (only reads are primed, and the store closes
-before anything else runs), so each answer is the one the request would have had.
+stop's handling: nothing can have changed the JVM in between (only reads are primed, they leave before
+anything sent once the stop was known, and the store closes before anything else runs), so each answer is
+the one the request would have had. The values are read ahead only when the method's tables are cached
+(from its first stop on): a request for a table would wait behind the held place.
 """
 
 from __future__ import annotations

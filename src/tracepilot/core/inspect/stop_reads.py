@@ -2,9 +2,12 @@
 sent as one burst (stop_burst.py) and taken from it: the same requests and answers as asked one after the
 other, one round trip instead of three.
 
-The burst is written before the stop is handed over; its replies may be taken after (`follow`). The JVM
-runs a connection's commands in the order they arrive, so they answer for the stop whatever is sent later;
-and everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
+At the stop the burst only holds its place in the connection's write queue (JdwpConnection.hold_place):
+whatever is sent once the stop is known leaves after it, and the JVM runs a connection's commands in the
+order they arrive, so the burst answers for the stop as it is. The stop is handed over first; the burst is
+planned, made and written two event-loop turns later (after the woken call ran: the write, a system call
+that wakes the JVM, is no part of knowing the stop), or at once when something waits for it (`settled`).
+Everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
 (`settled`: Inspector._ready and snapshot, Session._send_release, the next event's handling).
 """
 
