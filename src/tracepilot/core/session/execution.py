@@ -50,11 +50,20 @@ class Execution(SessionBase):
                 waiter.set_result(None)
         self._waiters.clear()
 
-    async def wait_for_stop(self, timeout: float, *, new_only: bool = False) -> WaitResult:
+    async def wait_for_stop(self, timeout: float, *, new_only: bool = False, write_first: bool = False) -> WaitResult:
         """The next stop not delivered yet (each stop is delivered to exactly one waiting call); when none
         comes, the current stop (unless `new_only`: resume or step of one thread wants a new one), or
         "still running" after `timeout` seconds. On a dead VM with a remembered target it reconnects, as
-        every other call does, and says so."""
+        every other call does, and says so. `write_first`: the requests queued by the caller (a resume) are
+        written once this call is ready to wait (or answers without waiting): nothing of its own runs after
+        the write, while the JVM runs to the stop (on a busy machine they would compete for a core)."""
+        try:
+            return await self._wait_for_stop(timeout, new_only, write_first)
+        finally:
+            if write_first:
+                self._write_now()  # (a no-op when written before the wait)
+
+    async def _wait_for_stop(self, timeout: float, new_only: bool, write_first: bool) -> WaitResult:
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
         pauses = self.pauses
@@ -84,6 +93,9 @@ class Execution(SessionBase):
             # A timer that answers the waiter (cheaper than asyncio.timeout or wait_for: one wake-up, no
             # Timeout object to enter and leave on every stop)
             expiry = loop.call_later(remaining, _expire, waiter)
+            if write_first:
+                self._write_now()
+                write_first = False
             try:
                 if await waiter is _EXPIRED:
                     break
@@ -216,7 +228,9 @@ class Execution(SessionBase):
         if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
             await self._release_all(write=False)
             self.history.add("resume", "resumed", actor)
-            self._write_now()  # (after the bookkeeping: what runs once the JVM runs competes with it for a core)
+            # (written once the bookkeeping is done and the call is ready to wait for the stop: what runs once
+            # the JVM runs competes with it for a core)
+            return await self.wait_for_stop(timeout, new_only=True, write_first=True)
         return await self.wait_for_stop(timeout, new_only=True)
 
     def _write_now(self) -> None:
