@@ -47,22 +47,14 @@ def to_dict(obj: Any) -> Any:
     """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
     kind = type(obj)
     shown = _SHOWN_FIELDS.get(kind)
-    if shown is None and kind not in _NOT_DATACLASSES:
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            shown = _SHOWN_FIELDS[kind] = tuple((f.name, bool(f.metadata.get("omit_none")))
-                                                for f in dataclasses.fields(obj) if not f.name.startswith("_"))
-        else:
-            _NOT_DATACLASSES.add(kind)
-    if shown is not None:
-        result = {}
-        for name, omit_none in shown:
-            value = getattr(obj, name)
-            if type(value) in _PLAIN:  # most fields (and every None): no call (a stop is recorded on every hit)
-                if not (omit_none and value is None):
-                    result[name] = value
-            else:
-                result[name] = to_dict(value)
+    if shown is None and kind not in _NO_DATACLASS and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        shown = _SHOWN_FIELDS[kind] = tuple((f.name, bool(f.metadata.get("omit_none"))) for f in dataclasses.fields(obj)
+                                            if not f.name.startswith("_"))
+    if shown is not None:  # (a plain field, and every None, is taken without a call: every stop is recorded)
+        result = {name: v if type(v := getattr(obj, name)) in _PLAIN else to_dict(v) for name, omit_none in shown
+                  if not (omit_none and getattr(obj, name) is None)}
         return result
+    _NO_DATACLASS.add(kind)  # (an enum, a list: not asked again)
     if kind in _PLAIN:  # the common leaves, answered before the isinstance tests below
         return obj
     if isinstance(obj, StrEnum):
@@ -78,7 +70,7 @@ def to_dict(obj: Any) -> Any:
 # to_dict: dataclasses.fields and the metadata look-ups per field and per call were most of its cost).
 _SHOWN_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-_NOT_DATACLASSES: set[type] = set()  # types seen to be no dataclass (an enum, a list): not asked again
+_NO_DATACLASS: set[type] = set()
 
 OMIT_NONE = {"omit_none": True}  # a field only several targets fill in (core/targets.py): left out while None
 
@@ -200,7 +192,25 @@ class StopReason(Model):
         if self.kind is StopKind.VM_DEATH:
             return f"EXITED{named} — the VM terminated"
         where = f" at {self.location}" if self.location else ""
-        why = self._why()
+        if self.kind is StopKind.BREAKPOINT and self.breakpoint_id is None and self.run_to:
+            breakpoint = f"run to {self.run_to}"
+        else:
+            breakpoint = f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else "")
+            if self.run_to:
+                breakpoint += f"; run to {self.run_to} reached"
+        why = {
+            StopKind.BREAKPOINT: breakpoint,
+            StopKind.STEP: "step" + (f"; {self.returned()}" if self.returned_from else ""),
+            StopKind.EXCEPTION: "exception "
+            + (f"{self.exception.class_name}" + (f": {self.exception.message}" if self.exception and self.exception.message else "") if self.exception else ""),
+            StopKind.WATCHPOINT_ACCESS: f"read of {self.field}",
+            StopKind.WATCHPOINT_MODIFY: f"write of {self.field}"
+            + (f" ({self.old_value} -> {self.new_value})" if self.new_value is not None else ""),
+            StopKind.METHOD_ENTRY: f"method entry ({self.breakpoint_id})",
+            StopKind.METHOD_EXIT: f"method exit ({self.breakpoint_id})" + (f", returning {self.return_value}" if self.return_value else ""),
+            StopKind.VM_START: "VM start (nothing has run yet)",
+            StopKind.PAUSE: "paused",
+        }.get(self.kind, self.kind.value)
         if self.kind is StopKind.EXCEPTION and self.breakpoint_id:
             why += f" ({self.breakpoint_id})"
         if self.kind in (StopKind.WATCHPOINT_ACCESS, StopKind.WATCHPOINT_MODIFY) and self.breakpoint_id:
@@ -208,32 +218,6 @@ class StopReason(Model):
         thread = f", thread {self.thread_name}" if self.thread_name else ""
         extra = f" ({self.message})" if self.message else ""
         return f"STOPPED{named}{where} — {why}{thread}{extra}"
-
-    def _why(self) -> str:
-        kind = self.kind  # (only this kind's text is made: a stop's headline is recorded on every hit)
-        if kind is StopKind.BREAKPOINT:
-            if self.breakpoint_id is None and self.run_to:
-                return f"run to {self.run_to}"
-            breakpoint = f"breakpoint {self.breakpoint_id}" + (f" (hit {self.hit_count})" if self.hit_count else "")
-            return breakpoint + (f"; run to {self.run_to} reached" if self.run_to else "")
-        if kind is StopKind.STEP:
-            return "step" + (f"; {self.returned()}" if self.returned_from else "")
-        if kind is StopKind.EXCEPTION:
-            if not self.exception:
-                return "exception "
-            message = f": {self.exception.message}" if self.exception.message else ""
-            return f"exception {self.exception.class_name}{message}"
-        if kind is StopKind.WATCHPOINT_ACCESS:
-            return f"read of {self.field}"
-        if kind is StopKind.WATCHPOINT_MODIFY:
-            return f"write of {self.field}" + (f" ({self.old_value} -> {self.new_value})"
-                                               if self.new_value is not None else "")
-        if kind is StopKind.METHOD_ENTRY:
-            return f"method entry ({self.breakpoint_id})"
-        if kind is StopKind.METHOD_EXIT:
-            return f"method exit ({self.breakpoint_id})" + (f", returning {self.return_value}"
-                                                            if self.return_value else "")
-        return {StopKind.VM_START: "VM start (nothing has run yet)", StopKind.PAUSE: "paused"}.get(kind, kind.value)
 
     def returned(self) -> str:
         """'discount() returned 659' after a step that left a method (or over a call)."""

@@ -7,10 +7,12 @@ because the VM invalidates them then. Frames are addressed by index (0 = top) ev
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from dataclasses import dataclass
 
 from ...jdwp import JdwpError, Location, StackFrame, Tag, ThreadReference, Value
 from ...jdwp.errors import ThreadNotSuspended
+from ..eager import gather_eagerly, run_eagerly
 from ..errors import InvalidArgument, NotStopped
 from ..model import FrameInfo, Variable
 from ..vm import MethodInfo, VariableSlot, Vm
@@ -144,7 +146,8 @@ class Frames:
         method = await self.vm.method(frame.location.class_id, frame.location.method_id)
         this_task = None
         if not method.is_static and not method.is_native:  # asked alongside the values (one round trip)
-            this_task = asyncio.ensure_future(self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id))
+            this_task = run_eagerly(asyncio.get_running_loop(), self.vm.send(StackFrame.ThisObject, thread_id,
+                                                                             frame.frame_id), contextvars.copy_context())
             this_task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (none left unretrieved)
         request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
         values: list[Value] = []
@@ -169,7 +172,8 @@ class Frames:
         result: list[Variable] = []
         if this is not None and not this.is_null:
             result.append(Variable("this", await values.view(this, None, 0), "this"))
-        views = await asyncio.gather(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
+        # (each started at once: views whose reads are answered already, from a stop's burst, need no task)
+        views = await gather_eagerly(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
         for (slot, _), view in zip(pairs, views, strict=True):
             result.append(Variable(slot.name, view, "argument" if slot.is_argument else "local"))
         return result

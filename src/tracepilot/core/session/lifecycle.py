@@ -24,6 +24,7 @@ from ...jdwp import (
     ThreadReference,
     VirtualMachine,
 )
+from ..eager import start_eagerly
 from ..errors import DebuggerError, InvalidArgument
 from ..inspect.threads import is_system
 from ..launcher import LaunchedProcess, plan_launch
@@ -41,7 +42,6 @@ from ..model import (
 from ..threads import ThreadBook, ThreadState, thread_description, why_suspended
 from ..vm import Vm
 from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
-from .eager import start_eagerly
 
 VM_START_WAIT = 15.0  # seconds attach waits for a suspend=y JVM's VMStart (nothing hangs: then it answers "running")
 
@@ -144,7 +144,7 @@ class Lifecycle(SessionBase):
                     return
             if self._taps and any(tap(composite) for tap in list(self._taps)):
                 return
-            # Handled from here, as the packet is read, up to its first wait (session/eager.py): a stop whose
+            # Handled from here, as the packet is read, up to its first wait (core/eager.py): a stop whose
             # facts are all known is handed over without waiting for another turn of the event loop.
             task = start_eagerly(loop, self._handle_composite(composite), events_context.copy())
             if task is not None:

@@ -3,6 +3,8 @@
 An event's handling starts as its packet is read (issue 32, resume -> stop): a task would first wait for the
 next turn of the event loop (one more epoll call and a scheduling step per stop). Python 3.12's eager tasks
 do exactly this; on 3.11 the first step is run by hand and the rest is handed to an ordinary task.
+`gather_eagerly` is asyncio.gather over such starts: coroutines that finish at once (their reads answered
+already, e.g. from a stop's burst) cost no task and no turn; the others still run side by side.
 """
 
 from __future__ import annotations
@@ -16,15 +18,43 @@ from typing import Any
 
 def start_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
                   context: contextvars.Context) -> asyncio.Task[Any] | None:
-    """Run `coro` in `context` up to its first wait; the task that runs the rest, or None if it finished."""
+    """Run `coro` in `context` up to its first wait; the task that runs the rest, or None if it finished
+    (its outcome is dropped: for handlers that deal with their own errors)."""
+    started = run_eagerly(loop, coro, context)
+    return started if isinstance(started, asyncio.Task) else None
+
+
+def run_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
+                context: contextvars.Context) -> asyncio.Future[Any]:
+    """Run `coro` in `context` up to its first wait: a done future with its outcome when it finished, else
+    the task that runs the rest."""
     if sys.version_info >= (3, 12):
-        task = asyncio.Task(coro, loop=loop, context=context, eager_start=True)  # type: ignore[call-arg]
-        return None if task.done() else task
+        return asyncio.Task(coro, loop=loop, context=context, eager_start=True)  # type: ignore[call-arg]
+    done: asyncio.Future[Any] = loop.create_future()
     try:
         waiting_on = context.run(coro.send, None)
-    except StopIteration:
-        return None
+    except StopIteration as finished:
+        done.set_result(finished.value)
+        return done
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - kept in the future, as a task would keep it
+        done.set_exception(exc)
+        return done
     return loop.create_task(_rest(coro, waiting_on), context=context)
+
+
+async def gather_eagerly(*coros: Coroutine[Any, Any, Any]) -> list[Any]:
+    """asyncio.gather(*coros) (the first failure raised, the others run on), each started at once."""
+    loop = asyncio.get_running_loop()
+    started = [run_eagerly(loop, coro, contextvars.copy_context()) for coro in coros]
+    if all(f.done() for f in started):
+        failures = [f.exception() for f in started]  # (each outcome retrieved: no "never retrieved" warning)
+        first = next((exc for exc in failures if exc is not None), None)
+        if first is not None:
+            raise first
+        return [f.result() for f in started]
+    return list(await asyncio.gather(*started))
 
 
 async def _rest(coro: Coroutine[Any, Any, Any], waiting_on: Any) -> Any:
