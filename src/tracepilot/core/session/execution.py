@@ -57,13 +57,14 @@ class Execution(SessionBase):
         every other call does, and says so. `write_first`: the requests queued by the caller (a resume) are
         written once this call is ready to wait (or answers without waiting): nothing of its own runs after
         the write, while the JVM runs to the stop (on a busy machine they would compete for a core)."""
+        unwritten = [write_first]
         try:
-            return await self._wait_for_stop(timeout, new_only, write_first)
+            return await self._wait_for_stop(timeout, new_only, unwritten)
         finally:
-            if write_first:
-                self._write_now()  # (a no-op when written before the wait)
+            if unwritten[0]:  # (answered without waiting)
+                self._write_now()
 
-    async def _wait_for_stop(self, timeout: float, new_only: bool, write_first: bool) -> WaitResult:
+    async def _wait_for_stop(self, timeout: float, new_only: bool, unwritten: list[bool]) -> WaitResult:
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
         pauses = self.pauses
@@ -93,9 +94,9 @@ class Execution(SessionBase):
             # A timer that answers the waiter (cheaper than asyncio.timeout or wait_for: one wake-up, no
             # Timeout object to enter and leave on every stop)
             expiry = loop.call_later(remaining, _expire, waiter)
-            if write_first:
+            if unwritten[0]:
                 self._write_now()
-                write_first = False
+                unwritten[0] = False
             try:
                 if await waiter is _EXPIRED:
                     break
