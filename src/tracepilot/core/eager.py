@@ -21,7 +21,11 @@ def start_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any
     """Run `coro` in `context` up to its first wait; the task that runs the rest, or None if it finished
     (its outcome is dropped: for handlers that deal with their own errors)."""
     started = run_eagerly(loop, coro, context)
-    return started if isinstance(started, asyncio.Task) else None
+    if not started.done():
+        return started  # type: ignore[return-value]  (a task: it waits)
+    if not started.cancelled():
+        started.exception()  # (retrieved: dropped without a "never retrieved" warning)
+    return None
 
 
 def run_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
@@ -41,7 +45,7 @@ def run_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
     except BaseException as exc:  # noqa: BLE001 - kept in the future, as a task would keep it
         done.set_exception(exc)
         return done
-    return loop.create_task(_rest(coro, waiting_on), context=context)
+    return loop.create_task(_Resumed(coro, waiting_on), context=context)  # type: ignore[arg-type]
 
 
 async def gather_eagerly(*coros: Coroutine[Any, Any, Any]) -> list[Any]:
@@ -57,33 +61,35 @@ async def gather_eagerly(*coros: Coroutine[Any, Any, Any]) -> list[Any]:
     return list(await asyncio.gather(*started))
 
 
-async def _rest(coro: Coroutine[Any, Any, Any], waiting_on: Any) -> Any:
-    return await _Resumed(coro, waiting_on)
-
-
-class _Resumed:
-    """Awaiting this goes on with a coroutine whose first step already ran and yielded `waiting_on` (the future
-    it waits for, or None for a bare yield): what `await coro` would do from there."""
+class _Resumed(Coroutine[Any, Any, Any]):
+    """What a task runs to go on with a coroutine whose first step already ran and yielded `waiting_on` (the
+    future it waits for, or None for a bare yield): the task's first step waits on that, the next ones go to
+    the coroutine. Cancelled before its first step, it cancels what the coroutine waits on and throws the
+    cancellation in where it waits, as a task that had run that first step would."""
 
     def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
         self._coro = coro
         self._waiting_on = waiting_on
+        self._first = True
+
+    def send(self, value: Any) -> Any:
+        if self._first:
+            self._first = False
+            return self._waiting_on
+        return self._coro.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:  # type: ignore[override]
+        if self._first:
+            self._first = False
+            waiting_on = self._waiting_on
+            if isinstance(waiting_on, asyncio.Future) and not waiting_on.done():
+                waiting_on.cancel()
+        if val is None and tb is None:
+            return self._coro.throw(typ)
+        return self._coro.throw(typ, val, tb)
+
+    def close(self) -> None:
+        self._coro.close()
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        coro, waiting_on = self._coro, self._waiting_on
-        while True:
-            try:
-                sent = yield waiting_on
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:  # (a cancellation, thrown in by the task: the coroutine handles it)
-                try:
-                    waiting_on = coro.throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    waiting_on = coro.send(sent)
-                except StopIteration as done:
-                    return done.value
+        raise TypeError("a resumed coroutine is run by its task, not awaited")
