@@ -346,7 +346,8 @@ class JdwpConnection:
             return
         try:
             self._parser.feed(data)
-            while (packet := self._parser.next_packet()) is not None:
+            # (an event's handler runs from here up to its first wait, and may close the connection)
+            while not self._closed.is_set() and (packet := self._parser.next_packet()) is not None:
                 self._dispatch(packet)
         except ProtocolError as exc:
             log.error("JDWP stream corrupted: %s", exc)
