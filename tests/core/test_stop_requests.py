@@ -16,19 +16,22 @@ pytestmark = pytest.mark.timeout(90)
 async def test_a_stop_after_resume_makes_one_request_of_each_kind_it_needs(debugger, jvm_factory, line_of,
                                                                             monkeypatch):
     sent: list[str] = []
-    send = JdwpConnection.send_nowait
+    request = JdwpConnection._request  # every request: sent now, or made at a place held in the write queue
 
     def counted(conn, command, *args, **kwargs):
         sent.append(getattr(command, "name", str(command)))
-        return send(conn, command, *args, **kwargs)
+        return request(conn, command, *args, **kwargs)
 
     await stop_at(debugger, jvm_factory, "Playground", line_of("loop-body"), "100000", "nosleep")
     for _ in range(4):  # past the worker thread's start (i == 2): what never changes is known by now
         await debugger.resume(timeout=20)
-    monkeypatch.setattr(JdwpConnection, "send_nowait", counted)
+    monkeypatch.setattr(JdwpConnection, "_request", counted)
+    reads = debugger.session.inspector.stop_reads
     for _ in range(3):
+        await reads.settled()
         sent.clear()
         result = await debugger.resume(timeout=20)
+        await reads.settled()  # the stop's reads are made just after resume answers
         assert result.stopped and result.stop.location.line == line_of("loop-body"), result.headline()
         for _ in range(sent.count("ThreadReference.ThreadGroup")):
             # A JVM thread started meanwhile (the JVM starts some when it likes): its ThreadStart event's

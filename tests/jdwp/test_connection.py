@@ -188,3 +188,27 @@ async def test_wrong_peers_give_clear_errors_within_the_timeout(free_port):
             await JdwpConnection.connect("127.0.0.1", port, timeout=0.5)
         assert time.monotonic() - started < 1.5
         thread.join(3)
+
+
+async def test_a_held_place_is_answered_before_what_was_sent_after_it(jvm_factory):
+    """A stop's reads hold their place in the write queue and are made later (core/inspect/stop_reads.py):
+    whatever is sent meanwhile waits, and the JVM answers the place's requests first."""
+    jvm = jvm_factory("Values")
+    conn = await _connect(jvm)
+    try:
+        answered: list[str] = []
+        place = conn.hold_place()
+        after = conn.send_nowait(VirtualMachine.Version)
+        after.add_done_callback(lambda _f: answered.append("sent after"))
+        await asyncio.sleep(0)  # a turn of the event loop: nothing may leave past the held place
+        await asyncio.sleep(0)
+        made = place.send_nowait(VirtualMachine.ClassesBySignature, "Ljava/lang/String;")
+        made.add_done_callback(lambda _f: answered.append("at the place"))
+        place.release()
+        version, found = await asyncio.gather(after, made)
+        assert version.vm_name and len(found.classes) == 1
+        assert answered == ["at the place", "sent after"]
+        with pytest.raises(RuntimeError, match="released"):
+            place.send_nowait(VirtualMachine.Version)
+    finally:
+        await conn.close()

@@ -47,16 +47,14 @@ def to_dict(obj: Any) -> Any:
     """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
     kind = type(obj)
     shown = _SHOWN_FIELDS.get(kind)
-    if shown is None and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+    if shown is None and kind not in _NO_DATACLASS and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         shown = _SHOWN_FIELDS[kind] = tuple((f.name, bool(f.metadata.get("omit_none"))) for f in dataclasses.fields(obj)
                                             if not f.name.startswith("_"))
-    if shown is not None:
-        result = {}
-        for name, omit_none in shown:
-            value = getattr(obj, name)
-            if not (omit_none and value is None):
-                result[name] = to_dict(value)
+    if shown is not None:  # (a plain field, and every None, is taken without a call: every stop is recorded)
+        result = {name: v if type(v := getattr(obj, name)) in _PLAIN else to_dict(v) for name, omit_none in shown
+                  if not (omit_none and getattr(obj, name) is None)}
         return result
+    _NO_DATACLASS.add(kind)  # (an enum, a list: not asked again)
     if kind in _PLAIN:  # the common leaves, answered before the isinstance tests below
         return obj
     if isinstance(obj, StrEnum):
@@ -72,6 +70,7 @@ def to_dict(obj: Any) -> Any:
 # to_dict: dataclasses.fields and the metadata look-ups per field and per call were most of its cost).
 _SHOWN_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
+_NO_DATACLASS: set[type] = set()
 
 OMIT_NONE = {"omit_none": True}  # a field only several targets fill in (core/targets.py): left out while None
 

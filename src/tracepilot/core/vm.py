@@ -176,8 +176,8 @@ class TypeInfo:
     mod_bits: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def name(self) -> str:
+    @functools.cached_property
+    def name(self) -> str:  # (asked for every stop's location: worked out once)
         return signature_to_java_name(self.signature)
 
     @property
@@ -283,6 +283,15 @@ class Vm:
             reply = await self.send(ReferenceType.Methods, type_id)
             info.methods = [MethodInfo(type_id, m.method_id, m.name, m.signature, m.mod_bits) for m in reply.declared]
         return info.methods
+
+    def known_method(self, type_id: int, method_id: int) -> MethodInfo | None:
+        """The method when its class's methods are cached (no request made), else None."""
+        if method_id == OBSOLETE_METHOD_ID:
+            return obsolete_method(type_id)
+        if method_id in self._replaced_methods:
+            return self._replaced_methods[method_id]
+        info = self.types.get(type_id)
+        return next((m for m in info.methods if m.id == method_id), None) if info and info.methods else None
 
     async def method(self, type_id: int, method_id: int) -> MethodInfo:
         if method_id == OBSOLETE_METHOD_ID:
@@ -450,13 +459,19 @@ class Vm:
         return location.index
 
     async def code_location(self, location: Location) -> CodeLocation:
-        method = await self.line_table(location.class_id, location.method_id)
-        info = await self.type(location.class_id)
+        method = self.known_method(location.class_id, location.method_id)
+        info = self.types.get(location.class_id)
+        if method is None or method.lines is None or info is None or not info.source_file_known:
+            method = await self.line_table(location.class_id, location.method_id)
+            info = await self.type(location.class_id)
+            source_file = await self.source_file(location.class_id)
+        else:  # all cached, as from a place's second stop on: no coroutine to run for each table
+            source_file = info.source_file
         return CodeLocation(
             class_name=info.name,
             method=method.name,
             line=method.line_at(location.index),
-            source_file=await self.source_file(location.class_id),
+            source_file=source_file,
             method_signature=method.signature or None,
             code_index=self.shown_index(location),
             obsolete=method.obsolete,

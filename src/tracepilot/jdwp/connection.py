@@ -42,7 +42,9 @@ class JdwpConnection:
         self.codec = Codec()
         self._parser = PacketParser(max_packet)
         self._pending: dict[int, tuple[Command, asyncio.Future[Any]]] = {}
-        self._outgoing: list[bytes] = []
+        self._outgoing: list[Any] = []  # encoded requests (bytes) and places held for some (HeldPlace)
+        self._flush_scheduled = False
+        self._held = 0  # places in _outgoing still held (hold_place)
         self._events: deque[Any] = deque()
         self._events_ready = asyncio.Event()
         self._closed = asyncio.Event()
@@ -149,19 +151,36 @@ class JdwpConnection:
 
     def send_nowait(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
         """Write a request now and return the future of its reply (for pipelining)."""
+        future = self._request(command, args, kwargs, self._outgoing)
+        # Requests written in one turn of the event loop leave in one write (one syscall, one segment):
+        # a burst such as frames + values + resume costs the VM one read instead of three.
+        self._schedule_flush()
+        return future
+
+    def hold_place(self) -> HeldPlace:
+        """Hold a place in the write queue for requests made later: whatever is sent after this leaves after
+        them (the JVM answers in that order), and waits until the place is released. (A stop's first reads
+        hold their place before the stop is handed over and are made and written just after: core/inspect.)"""
+        place = HeldPlace(self)
+        self._outgoing.append(place)
+        self._held += 1
+        return place
+
+    def _request(self, command: Command, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 into: list[Any]) -> asyncio.Future[Any]:
         if self._closed.is_set():
             raise self._disconnected()
         packet_id, data = self.codec.encode_request(command, args, kwargs)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (command, future)
         future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
-        # Requests written in one turn of the event loop leave in one write (one syscall, one segment):
-        # a burst such as frames + values + resume costs the VM one read instead of three.
-        if not self._outgoing:
-            loop.call_soon(self._flush)
-        self._outgoing.append(data)
+        into.append(data)
         return future
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
 
     def send_raw(self, set_id: int, cmd_id: int, data: bytes) -> asyncio.Future[ReplyPacket]:
         """Write a request whose body is already encoded; the future gets the undecoded `ReplyPacket`
@@ -170,20 +189,28 @@ class JdwpConnection:
         if self._closed.is_set():
             raise self._disconnected()
         packet_id, packet = self.codec.encode_raw(set_id, cmd_id, data)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (RAW, future)
-        if not self._outgoing:
-            loop.call_soon(self._flush)
         self._outgoing.append(packet)
+        self._schedule_flush()
         return future
 
     def _flush(self) -> None:
-        if not self._outgoing:
+        self._flush_scheduled = False
+        queued = self._outgoing
+        if not queued:
             return
-        data = b"".join(self._outgoing) if len(self._outgoing) > 1 else self._outgoing[0]
-        self._outgoing.clear()
-        if self._closed.is_set():
+        if self._held:  # written up to the first place still held; the rest waits for its release
+            cut = next(i for i, item in enumerate(queued) if isinstance(item, HeldPlace) and item.held)
+            queued, self._outgoing = queued[:cut], queued[cut:]
+        else:
+            self._outgoing = []
+        if len(queued) == 1 and isinstance(queued[0], bytes):
+            data = queued[0]
+        else:
+            data = b"".join(part for item in queued
+                            for part in (item.requests if isinstance(item, HeldPlace) else (item,)))
+        if not data or self._closed.is_set():
             return
         self._writer.write(data)
         if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
@@ -280,6 +307,7 @@ class JdwpConnection:
 
     async def close(self) -> None:
         if not self._closed.is_set():
+            self._flush()  # requests queued in this turn (a last resume) still leave
             self._shutdown(VMDisconnected("connection closed by the debugger"))
         await asyncio.sleep(0)  # let the transport finish closing
 
@@ -318,7 +346,8 @@ class JdwpConnection:
             return
         try:
             self._parser.feed(data)
-            while (packet := self._parser.next_packet()) is not None:
+            # (an event's handler runs from here up to its first wait, and may close the connection)
+            while not self._closed.is_set() and (packet := self._parser.next_packet()) is not None:
                 self._dispatch(packet)
         except ProtocolError as exc:
             log.error("JDWP stream corrupted: %s", exc)
@@ -361,6 +390,31 @@ class JdwpConnection:
             return
         self._events.append(composite)
         self._events_ready.set()
+
+
+class HeldPlace:
+    """A place in a connection's write queue (JdwpConnection.hold_place): its requests are made later, and
+    leave before everything sent after the place was taken."""
+
+    __slots__ = ("_conn", "held", "requests")
+
+    def __init__(self, conn: JdwpConnection) -> None:
+        self._conn = conn
+        self.held = True
+        self.requests: list[bytes] = []
+
+    def send_nowait(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
+        """A request at this place; it leaves when the place is released."""
+        if not self.held:
+            raise RuntimeError("this place in the write queue was released: use the connection's send_nowait")
+        return self._conn._request(command, args, kwargs, self.requests)  # noqa: SLF001
+
+    def release(self) -> None:
+        """Write this place's requests now, and whatever waited behind them (up to another held place)."""
+        if self.held:
+            self.held = False
+            self._conn._held -= 1  # noqa: SLF001
+            self._conn.flush()
 
 
 class _PacketProtocol(asyncio.Protocol):

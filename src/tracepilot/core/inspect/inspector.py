@@ -170,13 +170,17 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
         watches = [w for w in self.watchers.all() if w.applies(ids)]
         generation = self.session.stop_generation
-        try:
-            burst = await self.stop_reads.send(p.vm, p.frames, stop)
-        except (DebuggerError, JdwpError):
-            burst = None
-        if burst is not None and not watches:
-            self.stop_reads.follow(self._note_locals(p, stop, burst, generation))
+        if not watches and self.stop_reads.noted_for(stop):
+            # The reads hold their place in the write queue now (they answer for the stop as it is, before
+            # anything asked once it is known); they are planned, made and written just after the hand-over.
+            place = p.vm.conn.hold_place()
+            self.stop_reads.follow_after_handover(lambda: self._note_locals_at(p, stop, place, generation), place)
             return
+        plan = self.stop_reads.plan(p.vm, p.frames, stop)
+        burst = None
+        if plan is not None:
+            burst = self.stop_reads.send(p.vm.conn, plan)
+            p.vm.conn.flush()
         await self._note_locals(p, stop, burst, generation)
         seq = self.session.history.last_seq + 1
         for watch in watches:
@@ -187,6 +191,15 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
                 watch.record(None, str(exc), seq)
             if watch.changed:
                 self.changed.append(watch.expression)
+
+    async def _note_locals_at(self, p: _Parts, stop: Any, place: Any, generation: int) -> None:
+        """_note_locals with the burst's requests made at `place` (held in the write queue at the stop)."""
+        try:
+            plan = self.stop_reads.plan(p.vm, p.frames, stop)
+            burst = self.stop_reads.send(place, plan) if plan is not None else None
+        finally:
+            place.release()
+        await self._note_locals(p, stop, burst, generation)
 
     async def _note_locals(self, p: _Parts, stop: Any, burst: Any, generation: int) -> None:
         """Read the stop's top frame and its locals (taking what `burst` asked ahead) and note which locals

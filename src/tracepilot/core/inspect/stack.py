@@ -7,13 +7,15 @@ because the VM invalidates them then. Frames are addressed by index (0 = top) ev
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from dataclasses import dataclass
 
 from ...jdwp import JdwpError, Location, StackFrame, Tag, ThreadReference, Value
 from ...jdwp.errors import ThreadNotSuspended
+from ..eager import gather_eagerly, run_eagerly
 from ..errors import InvalidArgument, NotStopped
 from ..model import FrameInfo, Variable
-from ..vm import VariableSlot, Vm
+from ..vm import MethodInfo, VariableSlot, Vm
 from .stop_burst import Burst, FrameIdGuess
 from .values import Values
 
@@ -129,15 +131,14 @@ class Frames:
         method = await self.vm.variables(location.class_id, location.method_id)
         if not method.has_variable_table:
             return [], False
-        # `this` comes from StackFrame.ThisObject (it is also slot 0 of the table: don't list it twice).
-        live = [v for v in method.variables or ()
-                if v.name != "this" and (v.live_at(location.index) or v.is_argument)]
-        # A slot can be reused by sibling scopes: keep the innermost (latest start) per name.
-        by_name: dict[str, VariableSlot] = {}
-        for v in sorted(live, key=lambda v: v.start):
-            by_name[v.name] = v
-        ordered = sorted(by_name.values(), key=lambda v: (not v.is_argument, v.slot))
-        return ordered, True
+        return _live_at(method, location), True
+
+    def known_live_slots(self, location: Location) -> list[VariableSlot] | None:
+        """live_slots' variables when the method's tables are cached (no request made), else None."""
+        method = self.vm.known_method(location.class_id, location.method_id)
+        if method is None or method.has_variable_table is None:
+            return None
+        return _live_at(method, location) if method.has_variable_table else []
 
     async def raw_values(self, thread_id: int, frame: Frame) -> tuple[list[tuple[VariableSlot, Value]], Value | None]:
         """(slot, value) of every live variable, and `this` (None in static or native frames)."""
@@ -145,7 +146,8 @@ class Frames:
         method = await self.vm.method(frame.location.class_id, frame.location.method_id)
         this_task = None
         if not method.is_static and not method.is_native:  # asked alongside the values (one round trip)
-            this_task = asyncio.ensure_future(self.vm.send(StackFrame.ThisObject, thread_id, frame.frame_id))
+            this_task = run_eagerly(asyncio.get_running_loop(), self.vm.send(StackFrame.ThisObject, thread_id,
+                                                                             frame.frame_id), contextvars.copy_context())
             this_task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (none left unretrieved)
         request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
         values: list[Value] = []
@@ -170,7 +172,19 @@ class Frames:
         result: list[Variable] = []
         if this is not None and not this.is_null:
             result.append(Variable("this", await values.view(this, None, 0), "this"))
-        views = await asyncio.gather(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
+        # (each started at once: views whose reads are answered already, from a stop's burst, need no task)
+        views = await gather_eagerly(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
         for (slot, _), view in zip(pairs, views, strict=True):
             result.append(Variable(slot.name, view, "argument" if slot.is_argument else "local"))
         return result
+
+
+def _live_at(method: MethodInfo, location: Location) -> list[VariableSlot]:
+    # `this` comes from StackFrame.ThisObject (it is also slot 0 of the table: don't list it twice).
+    live = [v for v in method.variables or ()
+            if v.name != "this" and (v.live_at(location.index) or v.is_argument)]
+    # A slot can be reused by sibling scopes: keep the innermost (latest start) per name.
+    by_name: dict[str, VariableSlot] = {}
+    for v in sorted(live, key=lambda v: v.start):
+        by_name[v.name] = v
+    return sorted(by_name.values(), key=lambda v: (not v.is_argument, v.slot))

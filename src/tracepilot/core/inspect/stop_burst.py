@@ -1,8 +1,8 @@
 """A stop's first reads in one write (issue 32: resume -> stop).
 
 At a stop the debugger reads the thread's top frame and depth, then that frame's locals, then previews of
-the objects they hold: three round trips, each waiting on the one before. Here they leave together, as the
-stop is being handled:
+the objects they hold: three round trips, each waiting on the one before. Here they leave together, in the
+place the stop held for them in the write queue (stop_reads.py):
 
 - the frame id is predicted. HotSpot's JDWP agent numbers a frame `generation << 16 | depth` and bumps a
   thread's generation each time it runs again, so the top frame of a thread's next stop is its last top
@@ -15,8 +15,10 @@ stop is being handled:
   an object still held by the same local is read again with the same request, which then finds its reply.
 
 A primed reply answers only the exact same read (same command, same arguments) asked during the same
-stop's handling: nothing can have changed the JVM in between (only reads are primed, and the store closes
-before anything else runs), so each answer is the one the request would have had.
+stop's handling: nothing can have changed the JVM in between (only reads are primed, they leave before
+anything sent once the stop was known, and the store closes before anything else runs), so each answer is
+the one the request would have had. The values are read ahead only when the method's tables are cached
+(from its first stop on): a request for a table would wait behind the held place.
 """
 
 from __future__ import annotations
@@ -134,25 +136,40 @@ class Burst:
         count.add_done_callback(_retrieved)
 
 
-def send_burst(conn: Any, thread_id: int, location: Location, predicted: int | None,
-               slots: list[tuple[int, int]] | None, with_this: bool,
-               recipe: list[tuple[Any, tuple[Any, ...]]]) -> Burst:
-    """Write the stop's first reads now, in one write: Frames(top) and FrameCount; with a predicted frame
-    id, that frame's values at `slots` (and `this`); then the previews' reads of the last stop here."""
+class Plan:
+    """What a stop's burst will read, decided while the stop is handled (it needs the method's tables,
+    cached after the first stop there); the requests themselves are made just after the hand-over."""
+
+    __slots__ = ("location", "predicted", "recipe", "slots", "thread_id", "with_this")
+
+    def __init__(self, thread_id: int, location: Location, predicted: int | None,
+                 slots: list[tuple[int, int]] | None, with_this: bool,
+                 recipe: list[tuple[Any, tuple[Any, ...]]]) -> None:
+        self.thread_id = thread_id
+        self.location = location
+        self.predicted = predicted
+        self.slots = slots
+        self.with_this = with_this
+        self.recipe = recipe
+
+
+def send_burst(place: Any, plan: Plan) -> Burst:
+    """Make the stop's first reads at `place` (a JdwpConnection.hold_place, or the connection itself), to
+    leave in one write: Frames(top) and FrameCount; with a predicted frame id, that frame's values at the
+    plan's slots (and `this`); then the previews' reads of the last stop here."""
     primed = Primed()
-    frames = conn.send_nowait(ThreadReference.Frames, thread_id, 0, 1)
-    count = conn.send_nowait(ThreadReference.FrameCount, thread_id)
+    tid, predicted = plan.thread_id, plan.predicted
+    frames = place.send_nowait(ThreadReference.Frames, tid, 0, 1)
+    count = place.send_nowait(ThreadReference.FrameCount, tid)
     if predicted is not None:
-        if with_this:
-            primed.add(StackFrame.ThisObject, (thread_id, predicted),
-                       conn.send_nowait(StackFrame.ThisObject, thread_id, predicted))
-        if slots:
-            primed.add(StackFrame.GetValues, (thread_id, predicted, slots),
-                       conn.send_nowait(StackFrame.GetValues, thread_id, predicted, slots))
-    for command, args in recipe:
-        primed.add(command, args, conn.send_nowait(command, *args))
-    conn.flush()
-    return Burst(thread_id, location, frames, count, primed, predicted)
+        if plan.with_this:
+            primed.add(StackFrame.ThisObject, (tid, predicted), place.send_nowait(StackFrame.ThisObject, tid, predicted))
+        if plan.slots:
+            primed.add(StackFrame.GetValues, (tid, predicted, plan.slots),
+                       place.send_nowait(StackFrame.GetValues, tid, predicted, plan.slots))
+    for command, args in plan.recipe:
+        primed.add(command, args, place.send_nowait(command, *args))
+    return Burst(tid, plan.location, frames, count, primed, predicted)
 
 
 def slot_request(slots: list[Any]) -> list[tuple[int, int]]:

@@ -2,22 +2,24 @@
 sent as one burst (stop_burst.py) and taken from it: the same requests and answers as asked one after the
 other, one round trip instead of three.
 
-The burst is written before the stop is handed over; its replies may be taken after (`follow`). The JVM
-runs a connection's commands in the order they arrive, so they answer for the stop whatever is sent later;
-and everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
+At the stop the burst only holds its place in the connection's write queue (JdwpConnection.hold_place):
+whatever is sent once the stop is known leaves after it, and the JVM runs a connection's commands in the
+order they arrive, so the burst answers for the stop as it is. The stop is handed over first; the burst is
+planned, made and written two event-loop turns later (after the woken call ran: the write, a system call
+that wakes the JVM, is no part of knowing the stop), or at once when something waits for it (`settled`).
+Everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
 (`settled`: Inspector._ready and snapshot, Session._send_release, the next event's handling).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
 from ...jdwp import Location
 from ..model import Variable
-from .stop_burst import Burst, Primed, Recipes, send_burst, slot_request
+from .stop_burst import Burst, Plan, Primed, Recipes, send_burst, slot_request
 
 log = logging.getLogger(__name__)
 
@@ -34,21 +36,52 @@ class StopReads:
         self.missed = 0
         self.noted: tuple[Any, dict[str, str]] | None = None
         self._following: asyncio.Task[None] | None = None  # a stop's locals still being read
+        self._waiting: list[asyncio.Future[None]] = []  # calls in settled() until they are
+        self._later: tuple[Any, Any] | None = None  # (the reading not started yet, the write-queue place it holds)
 
     def follow(self, reading: Any) -> None:
         """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now."""
-        self._following = asyncio.ensure_future(_logged(reading))
+        self._following = asyncio.ensure_future(self._read(reading))
+
+    def follow_after_handover(self, start: Any, place: Any) -> None:
+        """Start `start()` (a coroutine: the stop's reads at `place`, held in the write queue) once the stop
+        is handed over: two event-loop turns from now, after the woken call ran, or at once when something
+        waits for it first (settled)."""
+        self._later = (start, place)
+        loop = asyncio.get_running_loop()
+        loop.call_soon(loop.call_soon, self._start_later)
+
+    def _start_later(self) -> None:
+        later, self._later = self._later, None
+        if later is not None:
+            self.follow(later[0]())
+
+    async def _read(self, reading: Any) -> None:
+        try:
+            await _logged(reading)
+        finally:  # (each waiting call is woken in one step: no shield or wait() around the task)
+            waiting, self._waiting = self._waiting, []
+            for waiter in waiting:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def settled(self) -> None:
         """Wait until the last stop's locals are read (at once when they are)."""
+        self._start_later()
         task = self._following
         if task is None or task is asyncio.current_task():
             return
         if not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(task)  # (a caller cancelled meanwhile does not cancel the reading)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting.append(waiter)
+            await waiter  # (a caller cancelled meanwhile does not cancel the reading)
         if self._following is task:
             self._following = None
+
+    def noted_for(self, stop: Any) -> bool:
+        """Is there an event location for `stop` (so a burst can be planned)?"""
+        noted = self._at.get(id(stop))
+        return noted is not None and noted[0] is stop and bool(stop.thread_id)
 
     def note(self, stop: Any, location: Location | None) -> None:
         """The location the event of `stop` names (its thread's top frame, for breakpoints and steps)."""
@@ -61,9 +94,14 @@ class StopReads:
     def forget(self) -> None:
         self._at.clear()
         self._following = None
+        later, self._later = self._later, None
+        if later is not None:
+            later[1].release()
 
-    async def send(self, vm: Any, frames: Any, stop: Any) -> Burst | None:
-        """Write the burst for `stop` (None when its event named no location)."""
+    def plan(self, vm: Any, frames: Any, stop: Any) -> Plan | None:
+        """What the burst for `stop` reads (None when its event named no location); nothing is sent. The
+        values are read ahead only when the method's tables are cached (they are from its first stop on):
+        a request for them would wait behind the burst's held place."""
         noted = self._at.pop(id(stop), None)
         if noted is None or noted[0] is not stop or not stop.thread_id:
             return None
@@ -73,12 +111,19 @@ class StopReads:
         slots: list[tuple[int, int]] | None = None
         with_this = False
         if predicted is not None:
-            live, _ = await frames.live_slots(location)  # (cached after the first stop in the method)
-            slots = slot_request(live)
-            method = await vm.method(location.class_id, location.method_id)
-            with_this = not method.is_static and not method.is_native
+            live = frames.known_live_slots(location)
+            method = vm.known_method(location.class_id, location.method_id)
+            if live is None or method is None:
+                predicted = None  # (read the usual way, after the Frames reply)
+            else:
+                slots = slot_request(live)
+                with_this = not method.is_static and not method.is_native
+        return Plan(tid, location, predicted, slots, with_this, self.recipes.get(location))
+
+    def send(self, place: Any, plan: Plan) -> Burst:
+        """Make the burst's requests at `place` (a held place in the write queue, or the connection)."""
         self.bursts += 1
-        return send_burst(vm.conn, tid, location, predicted, slots, with_this, self.recipes.get(location))
+        return send_burst(place, plan)
 
     async def variables(self, vm: Any, frames: Any, values: Any, thread_id: int, top: Any,
                         burst: Burst | None) -> list[Variable]:

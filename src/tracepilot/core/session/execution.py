@@ -50,11 +50,21 @@ class Execution(SessionBase):
                 waiter.set_result(None)
         self._waiters.clear()
 
-    async def wait_for_stop(self, timeout: float, *, new_only: bool = False) -> WaitResult:
+    async def wait_for_stop(self, timeout: float, *, new_only: bool = False, write_first: bool = False) -> WaitResult:
         """The next stop not delivered yet (each stop is delivered to exactly one waiting call); when none
         comes, the current stop (unless `new_only`: resume or step of one thread wants a new one), or
         "still running" after `timeout` seconds. On a dead VM with a remembered target it reconnects, as
-        every other call does, and says so."""
+        every other call does, and says so. `write_first`: the requests queued by the caller (a resume) are
+        written once this call is ready to wait (or answers without waiting): nothing of its own runs after
+        the write, while the JVM runs to the stop (on a busy machine they would compete for a core)."""
+        unwritten = [write_first]
+        try:
+            return await self._wait_for_stop(timeout, new_only, unwritten)
+        finally:
+            if unwritten[0]:  # (answered without waiting)
+                self._write_now()
+
+    async def _wait_for_stop(self, timeout: float, new_only: bool, unwritten: list[bool]) -> WaitResult:
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
         pauses = self.pauses
@@ -78,14 +88,20 @@ class Execution(SessionBase):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[Any] = loop.create_future()
             self._waiters.add(waiter)
+            # A timer that answers the waiter (cheaper than asyncio.timeout or wait_for: one wake-up, no
+            # Timeout object to enter and leave on every stop)
+            expiry = loop.call_later(remaining, _expire, waiter)
+            if unwritten[0]:
+                self._write_now()
+                unwritten[0] = False
             try:
-                async with asyncio.timeout(remaining):  # (cheaper than wait_for + shield: one wake-up)
-                    await waiter
-            except TimeoutError:
-                break
+                if await waiter is _EXPIRED:
+                    break
             finally:
+                expiry.cancel()
                 self._waiters.discard(waiter)
         if self.state is SessionState.EXITED:
             return self._result(False, started, self.stop, "the VM terminated")
@@ -211,9 +227,16 @@ class Execution(SessionBase):
         if self._step is not None:
             await self._cancel_step()  # a step still under way ("still running") ends with a resume
         if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
-            await self._release_all()
+            await self._release_all(write=False)
             self.history.add("resume", "resumed", actor)
+            # (written once the bookkeeping is done and the call is ready to wait for the stop: what runs once
+            # the JVM runs competes with it for a core)
+            return await self.wait_for_stop(timeout, new_only=True, write_first=True)
         return await self.wait_for_stop(timeout, new_only=True)
+
+    def _write_now(self) -> None:
+        if self.conn is not None and not self.conn.is_closed:
+            self.conn.flush()
 
     def _shown_to_person(self, stop: StopReason | None) -> None:
         """A stop a person's front end has shown (the current one, one in the threads view) is answered."""
@@ -226,17 +249,19 @@ class Execution(SessionBase):
         await self._clear_step_request(step)
         await self._clear_exit_request(step)
 
-    async def _release_all(self) -> None:
+    async def _release_all(self, write: bool = True) -> None:
         # Stops no call has returned yet stay (the next answer is one of them), the current one too: a stop
         # that arrived while no call waited became current without being answered (issue 25, point 8).
         if self._all_held():  # nothing runs: the moment to restore classes whose probes went inert
             await self.breakpoints.in_jvm.settle()
         keep = {r.id for r in self.threads.undelivered()}
         release = self.threads.release_all(keep)
-        await self._send_release(release)
+        await self._send_release(release, write)
         self._after_release()
 
-    async def _send_release(self, release: Release) -> None:
+    async def _send_release(self, release: Release, write: bool = True) -> None:
+        """Send what `release` lifts, written now (`write`), or queued for the caller's _write_now (or the end
+        of this event-loop turn)."""
         conn = self.conn
         if conn is None or conn.is_closed or not release:
             return
@@ -247,12 +272,13 @@ class Execution(SessionBase):
         futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
         futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
         futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
-        conn.flush()
-        for future in futures:  # (awaited in turn: the replies come in order, no gather task per resume)
-            try:
-                await future
-            except Exception as exc:  # noqa: BLE001 - as gather(return_exceptions=True) did: nothing raised here
-                log.debug("resume: %s", exc)
+        if write:
+            conn.flush()
+        # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
+        # sends next is handled after them, and a failed resume was only ever logged. Waiting for them put one
+        # more event-loop turn between the Breakpoint event's arrival and its handling (issue 32, resume -> stop).
+        for future in futures:
+            future.add_done_callback(_log_release_failure)
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
@@ -471,6 +497,19 @@ class Execution(SessionBase):
             result.message = (result.message + "; " if result.message else "") + f"run to {location} is still armed"
         return result
 
+
+
+_EXPIRED = object()  # what a waiter of wait_for_stop gets when its time is up
+
+
+def _expire(waiter: asyncio.Future[Any]) -> None:
+    if not waiter.done():
+        waiter.set_result(_EXPIRED)
+
+
+def _log_release_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.debug("resume: %s", future.exception())
 
 
 def waits_for_class(message: str | None) -> bool:

@@ -24,6 +24,7 @@ from ...jdwp import (
     ThreadReference,
     VirtualMachine,
 )
+from ..eager import start_eagerly
 from ..errors import DebuggerError, InvalidArgument
 from ..inspect.threads import is_system
 from ..launcher import LaunchedProcess, plan_launch
@@ -143,9 +144,12 @@ class Lifecycle(SessionBase):
                     return
             if self._taps and any(tap(composite) for tap in list(self._taps)):
                 return
-            task = loop.create_task(self._handle_composite(composite), context=events_context.copy())
-            self._handlers.add(task)
-            task.add_done_callback(self._handlers.discard)
+            # Handled from here, as the packet is read, up to its first wait (core/eager.py): a stop whose
+            # facts are all known is handed over without waiting for another turn of the event loop.
+            task = start_eagerly(loop, self._handle_composite(composite), events_context.copy())
+            if task is not None:
+                self._handlers.add(task)
+                task.add_done_callback(self._handlers.discard)
 
         conn.set_event_handler(on_event)
         self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events",
