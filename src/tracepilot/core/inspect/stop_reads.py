@@ -14,10 +14,12 @@ Everything that shows a stop's locals, reads what changed, or lets a thread run 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import Any
 
 from ...jdwp import Location
+from ..eager import run_eagerly
 from ..model import Variable
 from .stop_burst import Burst, Plan, Primed, Recipes, send_burst, slot_request
 
@@ -35,13 +37,14 @@ class StopReads:
         self.guessed = 0
         self.missed = 0
         self.noted: tuple[Any, dict[str, str]] | None = None
-        self._following: asyncio.Task[None] | None = None  # a stop's locals still being read
+        self._following: asyncio.Future[None] | None = None  # a stop's locals still being read
         self._waiting: list[asyncio.Future[None]] = []  # calls in settled() until they are
         self._later: tuple[Any, Any] | None = None  # (the reading not started yet, the write-queue place it holds)
 
     def follow(self, reading: Any) -> None:
-        """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now."""
-        self._following = asyncio.ensure_future(self._read(reading))
+        """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now. It
+        starts at once (core/eager.py): its requests leave in this turn, not the next one."""
+        self._following = run_eagerly(asyncio.get_running_loop(), self._read(reading), contextvars.copy_context())
 
     def follow_after_handover(self, start: Any, place: Any) -> None:
         """Start `start()` (a coroutine: the stop's reads at `place`, held in the write queue) once the stop
