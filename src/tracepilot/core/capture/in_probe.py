@@ -45,6 +45,7 @@ from ..inspect.stack import Frames
 from ..instrument.naming import is_probe_class
 from ..model import Actor
 from ..secrets import is_secret_name
+from .done import mark_done
 from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut, in_order
 from .objects import field_memo, one_capture
 from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, copy_depth, read_value
@@ -307,32 +308,49 @@ class InProbe:
         except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
             log.debug("reading the capture ring: %s", exc)
 
+    async def drain_and_reserve(self) -> int:
+        """A held hit's place in the order of captures: after every record the ring holds now (hits the probe
+        took before this one; the hitting thread is held, so none of its later ones), before any read after."""
+        async with self._draining:
+            try:
+                await self._drain()
+            except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
+                log.debug("reading the capture ring: %s", exc)
+            return self.points.book.reserve()
+
     async def drain(self) -> None:
         """Every record the ring holds, rendered and booked; then its slots are cleared and READ moves on (the
         JVM writes only slots the debugger has read). Nothing is suspended."""
+        async with self._draining:
+            await self._drain()
+
+    async def _drain(self) -> None:
         vm = self.vm
         if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
             return
-        async with self._draining:
-            n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
-                                     [self.fields["N"], self.fields["READ"]])).values
-            n, read = n.value, read.value
-            if n != read:
-                first, count = read & (SLOTS - 1), n - read
-                head = min(count, SLOTS - first)
-                records = (await vm.send(ArrayReference.GetValues, self.arrays["RING"], first, head)).values
-                if count > head:
-                    records += (await vm.send(ArrayReference.GetValues, self.arrays["RING"], 0, count - head)).values
-                for record in records:
-                    try:
-                        await self._book(record.value)
-                    except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
-                        log.debug("a capture record could not be read: %s", exc)
-                await vm.send(ArrayReference.SetValues, self.arrays["RING"], first, [Value(Tag.OBJECT, 0)] * head)
-                if count > head:
-                    await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * (count - head))
-                await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n))])
-            await self._skipped()
+        n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
+                                 [self.fields["N"], self.fields["READ"]])).values
+        n, read = n.value, read.value
+        if n != read:
+            first, count = read & (SLOTS - 1), n - read
+            head = min(count, SLOTS - first)
+            records = (await vm.send(ArrayReference.GetValues, self.arrays["RING"], first, head)).values
+            if count > head:
+                records += (await vm.send(ArrayReference.GetValues, self.arrays["RING"], 0, count - head)).values
+            book = self.points.book
+            places = [book.reserve() for _ in records]  # (in the ring's order: the order of the hits)
+            for record, place in zip(records, places, strict=True):
+                try:
+                    await self._book(record.value, place)
+                except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
+                    log.debug("a capture record could not be read: %s", exc)
+                finally:
+                    book.give_up(place)  # (unless its capture was added)
+            await vm.send(ArrayReference.SetValues, self.arrays["RING"], first, [Value(Tag.OBJECT, 0)] * head)
+            if count > head:
+                await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * (count - head))
+            await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n))])
+        await self._skipped()
 
     async def _skipped(self) -> None:
         """The hits the JVM's rate limit let by, per point (said by the point, as by round trip)."""
@@ -351,7 +369,7 @@ class InProbe:
                 state.skipped = skipped
             bp.info.hits = max(bp.info.hits, state.taken + state.skipped)  # (passing hits, as by round trip)
 
-    async def _book(self, record: int) -> None:
+    async def _book(self, record: int, place: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
         header = (await self.vm.send(StringReference.Value, header_v.value)).string_value
         point = int(header[:header.index(";")])
@@ -370,11 +388,10 @@ class InProbe:
         bp.info.hits += 1
         capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, NOT_HELD
         capture.skipped = state.skipped
-        self.points.book.add(capture)
-        self.session.history.add("capture", capture.headline() + self.points.summary(capture), Actor.TARGET,
-                                 breakpoint=bp.info.id, capture=capture.seq, thread=capture.thread_id)
         if state.taken >= state.limit:
-            state.done = True
+            mark_done(bp)
+        self.points.book.add(capture, place)
+        if state.done:
             self.points.finish_later(bp)
 
     async def _render(self, header: str, copy: int, classes: int, thread: int, state: CaptureState) -> Capture:

@@ -673,6 +673,8 @@ class InJvm:
             if message is not None and not bp.info.condition:  # (no condition threw: the probe's own call did)
                 message = f"the in-JVM probe threw {message.removeprefix('condition error, stopped: threw ')}: " \
                     "taken with the thread held"
+            elif message is not None:  # the round trip's words for it, from the program's frame below the probe's
+                message = await self._condition_error(bp, event.thread, message, extra, frame=2)
             await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
             return None
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
@@ -697,11 +699,12 @@ class InJvm:
         values = (await vm.send(StackFrame.GetValues, thread, frame_id, [(0, ord("L"))])).values
         return values[0].value or 0
 
-    async def _condition_error(self, bp: Breakpoint, thread: int, message: str, extra: dict[str, Any]) -> str:
+    async def _condition_error(self, bp: Breakpoint, thread: int, message: str, extra: dict[str, Any], *,
+                               frame: int = 0) -> str:
         """The condition threw in the JVM: the round trip's words for it (where in the expression), from the
-        same evaluation in the user's frame; the JVM's own when that one does not throw."""
+        same evaluation in the user's frame (`frame`); the JVM's own when that one does not throw."""
         try:
-            await self.session.inspector.evaluate_condition(bp.info.condition, thread, extra)
+            await self.session.inspector.evaluate_condition(bp.info.condition, thread, extra, frame=frame)
         except (EvaluationError, DebuggerError) as exc:
             return f"condition error, stopped: {exc}"
         return message
