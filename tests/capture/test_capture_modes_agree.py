@@ -72,6 +72,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
             elif gates:
                 (gate_dir / f"go-{gates - 1}").touch()
             answers.append(await settle())
+            if answers[-1] == "gate 0":  # a new hit rule counts from now on, in the JVM as by round trip
+                await debugger.breakpoint_update("bp-2", hit_count="")
             answers.append([(b.id, b.hits, b.verified, [(x.method, x.line) for x in b.locations],
                              b.capture.taken, b.capture.done) for b in await debugger.breakpoint_list()])
             if answers[-2] == "exited":

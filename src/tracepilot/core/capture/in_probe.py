@@ -366,8 +366,10 @@ class InProbe:
                         "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
                         "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
                         breakpoint=bp.info.id)
+                # Passing hits, as by round trip: the ones the rate limit let by too. Added, not set from
+                # taken + skipped: a new hit rule (breakpoint_update) counts from 0 from then on.
+                bp.info.hits += skipped - state.skipped
                 state.skipped = skipped
-            bp.info.hits = max(bp.info.hits, state.taken + state.skipped)  # (passing hits, as by round trip)
 
     async def _book(self, record: int, place: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
