@@ -61,8 +61,9 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
                                       capture_limits=FAST)
         # Taken in the JVM by the probe (its ring), between the held hits above.
         await debugger.breakpoint_set(at["diff-return"], capture=3, expressions=["w"], capture_limits=FAST)
-        # Throws every fifth round: an error in the JVM's probe, the thread held, the round trip's words.
-        await debugger.breakpoint_set(at["diff-late"], condition="i / (i % 5) > 1", capture=3,
+        # Throws every fifth round: an error in the JVM's probe, the thread held, the round trip's words; the
+        # hits between are taken in the JVM (its ring, read later): the held one's hit number counts them.
+        await debugger.breakpoint_set(at["diff-late"], condition="10 / (i % 5) > 2", capture=5,
                                       expressions=["name"], capture_limits=FAST)
         # main's frame runs the code it started with (no probe): by round trip, after the ring's captures.
         await debugger.breakpoint_set(at["diff-gate"], capture=1, capture_limits=FAST)
@@ -95,7 +96,8 @@ async def test_capture_points_answer_alike_in_the_jvm_and_by_round_trip(jvm_fact
     captures = round_trip[-1]
     # In hit order: round 0 weigh (held, condition error), its return (ring), late (error); round 1 ...
     assert [(c[1], c[2]) for c in captures[:4]] == [("bp-1", 1), ("bp-2", 1), ("bp-3", 1), ("bp-1", 2)], captures
+    assert [c[3] for c in captures if c[1] == "bp-3"] == [1, 2, 3, 4, 5], captures  # (hit numbers)
     errors = [c for c in captures if c[1] in ("bp-1", "bp-3") and c[4]]
     assert errors and all(c[4].startswith("condition error, captured: ") for c in errors), captures
-    assert any("column 2" in c[4] for c in errors if c[1] == "bp-3"), errors  # (where it threw: the round trip's)
+    assert any("column 3" in c[4] for c in errors if c[1] == "bp-3"), errors  # (where it threw: the round trip's)
     assert not [b for b in round_trip[-2] if b[5] and (b[2] or b[3])], round_trip[-2]  # done: unbound

@@ -629,6 +629,8 @@ class InJvm:
             return None
         # hit/error <- check <- the user's method
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
+        if bp.info.capture is not None:  # the hits its probe took in the JVM before this one count first
+            await self.tracker.captures.in_probe.drain_quietly()
         message = None
         if request.role == "error":
             thrown = await self._value_in_slot0(event.thread, frames[0].frame_id)
