@@ -55,7 +55,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
 
     try:
         await debugger.attach(jvm.address, timeout=10)
-        at = {name: f"{MAIN}:{line_of(name)}" for name in ("diff-weigh", "diff-return", "diff-late", "diff-gate")}
+        at = {name: f"{MAIN}:{line_of(name)}" for name in ("diff-weigh", "diff-return", "diff-late", "diff-gate",
+                                                            "diff-total")}
         # `w` is declared below diff-weigh: a condition error at every hit (not compilable: held in both modes).
         await debugger.breakpoint_set(at["diff-weigh"], condition="w > 0", capture=2, expressions=["name"],
                                       capture_limits=FAST)
@@ -67,6 +68,9 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
                                       expressions=["name"], capture_limits=FAST)
         # main's frame runs the code it started with (no probe): by round trip, after the ring's captures.
         await debugger.breakpoint_set(at["diff-gate"], capture=1, capture_limits=FAST)
+        # A hit rule counts in the probe: a capture taken in the JVM carries its hit's number.
+        await debugger.breakpoint_set(at["diff-total"], condition="i > 1", hit_count="%2", capture=2,
+                                      capture_limits=FAST)
         for _ in range(8):
             if debugger.session.state is SessionState.STOPPED:
                 await debugger.resume(timeout=0)
@@ -97,6 +101,7 @@ async def test_capture_points_answer_alike_in_the_jvm_and_by_round_trip(jvm_fact
     # In hit order: round 0 weigh (held, condition error), its return (ring), late (error); round 1 ...
     assert [(c[1], c[2]) for c in captures[:4]] == [("bp-1", 1), ("bp-2", 1), ("bp-3", 1), ("bp-1", 2)], captures
     assert [c[3] for c in captures if c[1] == "bp-3"] == [1, 2, 3, 4, 5], captures  # (hit numbers)
+    assert [c[3] for c in captures if c[1] == "bp-5"] == [2, 4], captures
     errors = [c for c in captures if c[1] in ("bp-1", "bp-3") and c[4]]
     assert errors and all(c[4].startswith("condition error, captured: ") for c in errors), captures
     assert any("column 3" in c[4] for c in errors if c[1] == "bp-3"), errors  # (where it threw: the round trip's)

@@ -387,8 +387,12 @@ class InProbe:
         self.short[point] = 0
         state.taken += 1
         number = state.taken
-        bp.info.hits += 1
-        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, NOT_HELD
+        if capture.hit:  # counted by the probe's hit rule (the count the debugger reads for breakpoint_list)
+            bp.info.hits = max(bp.info.hits, capture.hit)
+        else:
+            bp.info.hits += 1
+            capture.hit = bp.info.hits
+        capture.breakpoint_id, capture.number, capture.via = bp.info.id, number, NOT_HELD
         capture.skipped = state.skipped
         if state.taken >= state.limit:
             mark_done(bp)
@@ -427,6 +431,8 @@ class InProbe:
                     read.copied = copied
                     COPY_ONLY.set(True)
                     by_slot = dict(zip(names.split(","), values, strict=True))
+                    if (counted := by_slot.pop("h", None)) is not None:  # the hit's number, a hit rule's count
+                        capture.hit = counted.value
                     names_at = await self._top(read, capture, by_slot, frames[0][0])
                     capture.expressions = [await self._expression(read, text, by_slot, names_at)
                                            for text in state.expressions]
