@@ -631,6 +631,8 @@ class InJvm:
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
         if bp.info.capture is not None:  # the hits its probe took in the JVM before this one count first
             await self.tracker.captures.in_probe.drain_quietly()
+            if bp.info.capture.done:  # ...and may have made it done: a hit in flight, uncounted as by round trip
+                return None
         message = None
         if request.role == "error":
             thrown = await self._value_in_slot0(event.thread, frames[0].frame_id)
