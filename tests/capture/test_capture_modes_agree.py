@@ -56,7 +56,7 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
     try:
         await debugger.attach(jvm.address, timeout=10)
         at = {name: f"{MAIN}:{line_of(name)}" for name in ("diff-weigh", "diff-return", "diff-late", "diff-gate",
-                                                            "diff-total")}
+                                                            "diff-total", "diff-end")}
         # `w` is declared below diff-weigh: a condition error at every hit (not compilable: held in both modes).
         await debugger.breakpoint_set(at["diff-weigh"], condition="w > 0", capture=2, expressions=["name"],
                                       capture_limits=FAST)
@@ -72,6 +72,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
         # A hit rule counts in the probe: a capture taken in the JVM carries its hit's number.
         await debugger.breakpoint_set(at["diff-total"], condition="i > 1", hit_count="%2", capture=2,
                                       capture_limits=FAST)
+        # A pure hit count: by round trip the JVM's Count filter, counted at the hits it lets by (==3: 3 for good).
+        await debugger.breakpoint_set(at["diff-end"], hit_count="==3", capture=2, capture_limits=FAST)
         for _ in range(8):
             if debugger.session.state is SessionState.STOPPED:
                 await debugger.resume(timeout=0)

@@ -744,6 +744,10 @@ class InJvm:
             if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
                     or request.probe_type in seen:
                 continue
+            # A capture point's pure hit count is by round trip a Count filter, which counts only the hits it
+            # lets by: its captures carry those counts (the probe's own count goes on).
+            if bp.jvm_counts:
+                continue
             seen.add(request.probe_type)
             with contextlib.suppress(JdwpError, StopIteration):
                 bp.info.hits = await self._hits(request.probe_type)
