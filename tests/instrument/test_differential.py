@@ -271,7 +271,8 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 return [p for p in (note or "").split("; ") if p and not p.startswith(("taken with the thread held",
                                                                                        "the in-JVM"))]
 
-            return [(c.breakpoint_id, c.number, c.hit, c.thread_name, said(c.note), [where(f.location) for f in c.frames],
+            return [(c.breakpoint_id, c.number, c.hit, c.thread_name, said(c.note),
+                     [where(f.location) for f in c.frames],
                      [None if f.locals is None else [(v.name, shown(v.text), v.cut) for v in f.locals]
                       for f in c.frames], [(v.name, shown(v.text)) for v in c.expressions], c.cuts)
                     for c in await side.debugger.captures(limit=10_000)]
@@ -297,8 +298,9 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             return getattr(result, "text", str(result))
 
         async def _breakpoints(self, side: Side) -> Any:
-            return [(b.id, b.spec, b.enabled, b.verified, [where(x) for x in b.locations], shown_hits(b), b.condition, b.hit_count, b.log, b.temporary,
-                     b.message) for b in await side.debugger.breakpoint_list()]
+            # (A done capture point lists unbound in both modes, whenever its requests or probe go.)
+            return [(b.id, b.spec, b.enabled, b.verified, [where(x) for x in b.locations], shown_hits(b), b.condition,
+                     b.hit_count, b.log, b.temporary, b.message) for b in await side.debugger.breakpoint_list()]
 
         async def _logs(self, side: Side, left_out: list[str]) -> Any:
             records = [r for r in await side.debugger.events(kinds=["log"], limit=100_000)

@@ -130,14 +130,15 @@ class CapturePoints:
     async def on_hit(self, bp: Any, thread: int, *, skip: int, via: str, extra: dict[str, Value] | None = None,
                      note: str | None = None) -> None:
         """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller)."""
+        hit = bp.info.hits  # this hit's number (other threads' hits may count on during the awaits below)
         # Its place in the order of hits: after what the probe's ring holds now (hits before this one).
         place = await self.in_probe.drain_and_reserve()
         try:
-            await self._take(bp, thread, place, skip=skip, via=via, extra=extra, note=note)
+            await self._take(bp, thread, place, hit, skip=skip, via=via, extra=extra, note=note)
         finally:
             self.book.give_up(place)  # (unless its capture was added)
 
-    async def _take(self, bp: Any, thread: int, place: int, *, skip: int, via: str,
+    async def _take(self, bp: Any, thread: int, place: int, hit: int, *, skip: int, via: str,
                     extra: dict[str, Value] | None, note: str | None) -> None:
         state: CaptureState = bp.info.capture
         # A hit the probe handed over (its copy fell short): counted and rate-limited in the JVM already.
@@ -170,7 +171,7 @@ class CapturePoints:
             self._copy_pays[bp.info.id] = stats.get("objects", 0) >= COPY_FROM_OBJECTS
         if via == "round trip" and (bp.info.mode or "").startswith("round trip (the class was loaded before"):
             await self.in_probe.define_ahead(bp, thread)  # (it moves into the JVM when this hit returns)
-        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, via
+        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, hit, via
         capture.skipped = state.skipped
         self.book.add(capture, place)
         if state.done:
