@@ -109,3 +109,27 @@ async def test_capture_points_answer_alike_in_the_jvm_and_by_round_trip(jvm_fact
     assert errors and all(c[4].startswith("condition error, captured: ") for c in errors), captures
     assert any("column 3" in c[4] for c in errors if c[1] == "bp-3"), errors  # (where it threw: the round trip's)
     assert not [b for b in round_trip[-2] if b[5] and (b[2] or b[3])], round_trip[-2]  # done: unbound
+
+
+def test_the_book_lists_captures_in_the_order_of_their_hits_not_of_their_reading() -> None:
+    from tracepilot.core.capture.book import CaptureBook
+    from tracepilot.core.capture.model import Capture
+
+    def capture(name: str) -> Capture:
+        return Capture(0, name, 1, 0.0, 1, "main", 1, "round trip")
+
+    book, heard = CaptureBook(), []
+    book.on_listed = lambda c: heard.append(c.breakpoint_id)
+    first, second, third = book.reserve(), book.reserve(), book.reserve()
+    book.add(capture("second"), second)  # read first, hit second: waits for the first hit's
+    assert book.select() == [] and heard == []
+    book.give_up(first)  # (that hit took none: rate-limited, done meanwhile)
+    book.give_up(second)  # (no-op: its capture was added)
+    assert [(c.seq, c.breakpoint_id) for c in book.select()] == [(1, "second")]
+    book.add(capture("fourth"))  # a place of its own, after the third's
+    book.add(capture("third"), third)
+    assert [c.breakpoint_id for c in book.select(since=1)] == ["third", "fourth"] and heard[-1] == "fourth"
+    late = book.reserve()
+    book.clear()  # (detach: a place taken before is not listed after)
+    book.add(capture("stale"), late)
+    assert book.select() == []
