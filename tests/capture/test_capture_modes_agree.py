@@ -5,6 +5,7 @@ the probe took them in the JVM or the thread was held; a done point lists the sa
 
 from __future__ import annotations
 
+import asyncio
 import re
 import tempfile
 import time
@@ -133,3 +134,40 @@ def test_the_book_lists_captures_in_the_order_of_their_hits_not_of_their_reading
     book.clear()  # (detach: a place taken before is not listed after)
     book.add(capture("stale"), late)
     assert book.select() == []
+
+
+async def _set_at_a_stop(jvm_factory: Any, line_of: Any, java_source_root: Path, in_jvm: bool) -> list:
+    """A capture point set at a stop inside the method it instruments, then a step: the stopped frames stay
+    readable (the point is taken by round trip until its move, as with no probe)."""
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-capstop-"))
+    jvm = jvm_factory("Differential", "24", "8", str(gate_dir))
+    debugger = Debugger(sourcepath=[str(java_source_root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    at = {name: f"{MAIN}:{line_of(name)}" for name in ("diff-name", "diff-third", "diff-call")}
+    answers: list = []
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        await debugger.resume(timeout=0)
+        await asyncio.to_thread(jvm.wait_for_output, "gate 0", 20)
+        await debugger.breakpoint_set(at["diff-name"], condition="i % 3 == 0 && total > 50", capture=2)
+        await debugger.breakpoint_set(at["diff-third"], condition="i / (i % 5) > 1", log="i={i}", hit_count="3",
+                                      temporary=True)
+        (gate_dir / "go-0").touch()
+        stop = (await debugger.wait_for_stop(timeout=20)).stop
+        answers.append((stop.location.method, stop.location.line, stop.breakpoint_id))
+        await debugger.breakpoint_set(at["diff-call"], capture=2)
+        step = (await debugger.step("into", timeout=20)).stop
+        answers.append([(f.location.method, f.location.line) for f in await debugger.stack()])
+        answers.append([(v.name, v.value.text) for v in await debugger.locals()] if step else None)
+        return answers
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+async def test_a_capture_point_set_at_a_stop_leaves_the_stopped_frames_readable(jvm_factory, line_of,
+                                                                               java_source_root) -> None:
+    in_jvm = await _set_at_a_stop(jvm_factory, line_of, java_source_root, in_jvm=True)
+    round_trip = await _set_at_a_stop(jvm_factory, line_of, java_source_root, in_jvm=False)
+    assert in_jvm == round_trip
+    assert "<obsolete>" not in str(round_trip)

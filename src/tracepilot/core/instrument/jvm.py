@@ -455,7 +455,12 @@ class InJvm:
     def _may_leave_old_frames(self, bp: Breakpoint, record: ClassRecord) -> bool:
         """A capture point is the first probe of a class no other breakpoint is in: a call already running keeps
         the original code to its end, whose hits are not captured (a capture point takes some hits, not all),
-        and nothing else in the class can be missed. (Under load some thread is always inside the method.)"""
+        and nothing else in the class can be missed. (Under load some thread is always inside the method.) Never
+        at a stop: the stopped thread's frames would turn obsolete under the person or agent reading them (a
+        step then stands in `<obsolete>` code, where the round trip shows the line and its variables)."""
+        stop = getattr(self.session, "stop", None)
+        if stop is not None and stop.kind is not StopKind.VM_START:
+            return False
         return bp.info.capture is not None and not record.specs and not any(
             other is not bp and record.type_id in other.bound_types for other in self.tracker.by_id.values())
 
