@@ -25,7 +25,6 @@ import copy
 import logging
 import re
 import time
-from collections.abc import Callable
 from typing import Any
 
 from ...jdwp import (
@@ -48,6 +47,7 @@ from ..inspect.stack import Frames
 from ..instrument.naming import is_probe_class
 from ..model import Actor
 from ..secrets import is_secret_name
+from .done import mark_done
 from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut, in_order
 from .objects import field_memo, one_capture
 from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, copy_depth, read_value
@@ -94,8 +94,6 @@ class InProbe:
         self._reads = 0
         self._waiting_since: float | None = None  # (monotonic) since when records wait in the ring (_due)
         # Held captures booked once the ring's records taken before them are: (N at their hit, booking)
-        self._after: list[tuple[int, Callable[[], None]]] = []
-        self._kicks: set[asyncio.Task[None]] = set()
         self._places: dict[tuple[int, str, str, int], tuple[Any, tuple[Any, ...], Location, Any]] = {}  # (_place)
 
     @property
@@ -328,76 +326,59 @@ class InProbe:
             self._waiting_since = now
         return n.value - read.value >= SLOTS // 2 or now - self._waiting_since >= DEFER_SECONDS
 
-    async def waiting_mark(self) -> int | None:
-        """At a held hit: the ring's record count N when records taken before it wait there (being read, or
-        left for later while nobody asks), else None (the held capture is booked at once)."""
-        vm = self.vm
-        if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
-            return None
-        try:
-            n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
-                                     [self.fields["N"], self.fields["READ"]])).values
-        except (JdwpError, JdwpTransportError, ConnectionError):
-            return None
-        return n.value if n.value != read.value else None
-
-    def book_after(self, mark: int, booking: Callable[[], None]) -> None:
-        """Book a held capture after the ring's first `mark` records; they are read now, the thread running."""
-        self._after.append((mark, booking))
-        task = asyncio.get_running_loop().create_task(self.drain_quietly())
-        self._kicks.add(task)
-        task.add_done_callback(self._kicks.discard)
-
-    def _book_held(self, upto: int | None) -> None:
-        """The held captures whose hit came after the ring's first `upto` records (None: all), in hit order."""
-        if not self._after:
-            return
-        due = [booking for mark, booking in self._after if upto is None or mark <= upto]
-        self._after = [(mark, booking) for mark, booking in self._after if upto is not None and mark > upto]
-        for booking in due:
-            try:
-                booking()
-            except Exception:
-                log.exception("booking a held capture failed")
-
     async def drain_quietly(self) -> None:
         """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""
         try:
             await self.drain()
         except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
             log.debug("reading the capture ring: %s", exc)
-            self._book_held(None)  # (held captures are not lost with the ring)
+
+    async def drain_and_reserve(self) -> int:
+        """A held hit's place in the order of captures: after every record the ring holds now (hits the probe
+        took before this one; the hitting thread is held, so none of its later ones), before any read after.
+        Those records are read now, the thread held meanwhile: exact order and hit numbers, at the cost of the
+        hold when many wait (a session nobody follows reads the ring only when asked)."""
+        async with self._draining:
+            try:
+                await self._drain()
+            except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
+                log.debug("reading the capture ring: %s", exc)
+            return self.points.book.reserve()
 
     async def drain(self) -> None:
         """Every record the ring holds, rendered and booked; then its slots are cleared and READ moves on (the
         JVM writes only slots the debugger has read). Nothing is suspended."""
+        async with self._draining:
+            await self._drain()
+
+    async def _drain(self) -> None:
         vm = self.vm
         if vm is None or not self.ids or vm.conn is None or vm.conn.is_closed:
-            self._book_held(None)
             return
-        async with self._draining:
-            n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
-                                     [self.fields["N"], self.fields["READ"]])).values
-            n, read = n.value, read.value
-            if n != read:
-                first, count = read & (SLOTS - 1), n - read
-                head = min(count, SLOTS - first)
-                records = (await vm.send(ArrayReference.GetValues, self.arrays["RING"], first, head)).values
-                if count > head:
-                    records += (await vm.send(ArrayReference.GetValues, self.arrays["RING"], 0, count - head)).values
-                for i, record in enumerate(records):
-                    self._book_held(read + i)  # (held captures whose hits came before this record's)
-                    try:
-                        await self._book(record.value)
-                    except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
-                        log.debug("a capture record could not be read: %s", exc)
-                await vm.send(ArrayReference.SetValues, self.arrays["RING"], first, [Value(Tag.OBJECT, 0)] * head)
-                if count > head:
-                    await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * (count - head))
-                await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n))])
-            self._book_held(n)
-            self._waiting_since = None
-            await self._skipped()
+        n, read = (await vm.send(ReferenceType.GetValues, self.type_id,
+                                 [self.fields["N"], self.fields["READ"]])).values
+        n, read = n.value, read.value
+        if n != read:
+            first, count = read & (SLOTS - 1), n - read
+            head = min(count, SLOTS - first)
+            records = (await vm.send(ArrayReference.GetValues, self.arrays["RING"], first, head)).values
+            if count > head:
+                records += (await vm.send(ArrayReference.GetValues, self.arrays["RING"], 0, count - head)).values
+            book = self.points.book
+            places = [book.reserve() for _ in records]  # (in the ring's order: the order of the hits)
+            for record, place in zip(records, places, strict=True):
+                try:
+                    await self._book(record.value, place)
+                except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
+                    log.debug("a capture record could not be read: %s", exc)
+                finally:
+                    book.give_up(place)  # (unless its capture was added)
+            await vm.send(ArrayReference.SetValues, self.arrays["RING"], first, [Value(Tag.OBJECT, 0)] * head)
+            if count > head:
+                await vm.send(ArrayReference.SetValues, self.arrays["RING"], 0, [Value(Tag.OBJECT, 0)] * (count - head))
+            await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n))])
+        self._waiting_since = None
+        await self._skipped()
 
     async def _skipped(self) -> None:
         """The hits the JVM's rate limit let by, per point (said by the point, as by round trip)."""
@@ -413,10 +394,12 @@ class InProbe:
                         "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
                         "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
                         breakpoint=bp.info.id)
+                # Passing hits, as by round trip: the ones the rate limit let by too. Added, not set from
+                # taken + skipped: a new hit rule (breakpoint_update) counts from 0 from then on.
+                bp.info.hits += skipped - state.skipped
                 state.skipped = skipped
-            bp.info.hits = max(bp.info.hits, state.taken + state.skipped)  # (passing hits, as by round trip)
 
-    async def _book(self, record: int) -> None:
+    async def _book(self, record: int, place: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
         header = (await self.vm.send(StringReference.Value, header_v.value)).string_value
         point = int(header[:header.index(";")])
@@ -432,14 +415,17 @@ class InProbe:
         self.short[point] = 0
         state.taken += 1
         number = state.taken
-        bp.info.hits += 1
-        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, NOT_HELD
+        if capture.hit:  # counted by the probe's hit rule (the count the debugger reads for breakpoint_list)
+            bp.info.hits = max(bp.info.hits, capture.hit)
+        else:
+            bp.info.hits += 1
+            capture.hit = bp.info.hits
+        capture.breakpoint_id, capture.number, capture.via = bp.info.id, number, NOT_HELD
         capture.skipped = state.skipped
-        self.points.book.add(capture)
-        self.session.history.add("capture", capture.headline() + self.points.summary(capture), Actor.TARGET,
-                                 breakpoint=bp.info.id, capture=capture.seq, thread=capture.thread_id)
         if state.taken >= state.limit:
-            state.done = True
+            mark_done(bp)
+        self.points.book.add(capture, place)
+        if state.done:
             self.points.finish_later(bp)
 
     async def _render(self, header: str, copy: int, classes: int, thread: int, state: CaptureState) -> Capture:
@@ -473,6 +459,8 @@ class InProbe:
                     read.copied = copied
                     COPY_ONLY.set(True)
                     by_slot = dict(zip(names.split(","), values, strict=True))
+                    if (counted := by_slot.pop("h", None)) is not None:  # the hit's number, a hit rule's count
+                        capture.hit = counted.value
                     names_at = await self._top(read, capture, by_slot, frames[0][0])
                     capture.expressions = [await self._expression(read, text, by_slot, names_at)
                                            for text in state.expressions]

@@ -16,6 +16,7 @@ from ..errors import DebuggerError, InvalidArgument
 from ..model import Actor
 from ..rate import TokenBucket, bucket_at
 from .book import CaptureBook
+from .done import mark_done
 from .in_probe import InProbe
 from .model import Capture, CaptureLimits, CaptureState, in_order
 from .objects import CaptureObjects, field_memo, one_capture
@@ -113,6 +114,7 @@ class CapturePoints:
     def __init__(self, tracker: Any) -> None:
         self.tracker = tracker
         self.book = CaptureBook()
+        self.book.on_listed = self._listed
         self._buckets: dict[str, TokenBucket] = {}
         self._finishing: set[asyncio.Task[None]] = set()
         self._objects: CaptureObjects | None = None  # what captures learned that never changes (reader.py)
@@ -128,12 +130,19 @@ class CapturePoints:
     async def on_hit(self, bp: Any, thread: int, *, skip: int, via: str, extra: dict[str, Value] | None = None,
                      note: str | None = None) -> None:
         """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller)."""
+        hit = bp.info.hits  # this hit's number (other threads' hits may count on during the awaits below)
+        # Its place in the order of hits: after what the probe's ring holds now (hits before this one).
+        place = await self.in_probe.drain_and_reserve()
+        try:
+            await self._take(bp, thread, place, hit, skip=skip, via=via, extra=extra, note=note)
+        finally:
+            self.book.give_up(place)  # (unless its capture was added)
+
+    async def _take(self, bp: Any, thread: int, place: int, hit: int, *, skip: int, via: str,
+                    extra: dict[str, Value] | None, note: str | None) -> None:
         state: CaptureState = bp.info.capture
         # A hit the probe handed over (its copy fell short): counted and rate-limited in the JVM already.
         in_probe = via == "in-JVM" and self.in_probe.serves(bp.info.id)
-        # Captures the probe took before this hit and are still in the JVM's ring come first: this one is booked
-        # after them, once they are read -- after the thread runs again, not while it is held (None: none wait).
-        mark = await self.in_probe.waiting_mark()
         if in_probe:
             why = await self.in_probe.fell_back(bp.info.id)
             note = f"{note}; {why}" if note and why else (why or note)
@@ -147,48 +156,31 @@ class CapturePoints:
                     "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} captures/s: "
                     "the hits beyond are not captured (counted as skipped)", Actor.TARGET, breakpoint=bp.info.id)
             return
-        # (A point in the JVM counts its captures there: this one's number follows those of its captures still in
-        # the ring, so it is given when booked.)
-        numbered_when_booked = in_probe and mark is not None
-        number = 0
-        if not numbered_when_booked:
-            state.taken += 1  # taken now: hits of other threads handled meanwhile see the count
-            number = state.taken
-            if state.taken >= state.limit:
-                state.done = True
+        state.taken += 1  # taken now: hits of other threads handled meanwhile see the count
+        number = state.taken
+        if state.taken >= state.limit:
+            mark_done(bp)
         # The point's first capture is read over JDWP alone; when it had many objects to read (a web server's
         # request, say), its later captures are copied in the JVM by one call: the call costs a dozen requests,
         # which a handful of small values does not repay.
         pays = self._copy_pays.get(bp.info.id)
         stats: dict[str, int] = {}
-        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra, note=note,
-                                  copy=bool(pays), stats=stats)
+        capture = await self.read(thread, state.limits, state.expressions, skip=skip, extra=extra,
+                                  note=captured_note(note), copy=bool(pays), stats=stats)
         if pays is None:
             self._copy_pays[bp.info.id] = stats.get("objects", 0) >= COPY_FROM_OBJECTS
         if via == "round trip" and (bp.info.mode or "").startswith("round trip (the class was loaded before"):
             await self.in_probe.define_ahead(bp, thread)  # (it moves into the JVM when this hit returns)
+        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, hit, via
+        capture.skipped = state.skipped
+        self.book.add(capture, place)
+        if state.done:
+            self._finish_later(bp)
 
-        hit, skipped = bp.info.hits, state.skipped  # (as of this hit: other hits may count on before booking)
-
-        def book() -> None:
-            if numbered_when_booked:  # (after its captures the ring held: their hits came first)
-                state.taken += 1
-                capture.number, capture.hit, capture.skipped = state.taken, bp.info.hits, state.skipped
-                if state.taken >= state.limit:
-                    state.done = True
-            else:
-                capture.number, capture.hit, capture.skipped = number, hit, skipped
-            capture.breakpoint_id, capture.via = bp.info.id, via
-            self.book.add(capture)
-            self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
-                                     breakpoint=bp.info.id, capture=capture.seq, thread=thread)
-            if state.done:
-                self._finish_later(bp)
-
-        if mark is None:
-            book()
-        else:
-            self.in_probe.book_after(mark, book)
+    def _listed(self, capture: Capture) -> None:
+        """A capture takes its place in the list: the history says so, in the same order."""
+        self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
+                                 breakpoint=capture.breakpoint_id, capture=capture.seq, thread=capture.thread_id)
 
     def tokens(self, bp: Any) -> float:
         """What the point's rate limit has left now (the JVM carries on from it when the point moves there)."""
@@ -196,9 +188,6 @@ class CapturePoints:
         bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
         bucket.take_up_to(0)  # (refilled to now)
         return bucket.tokens
-
-    def summary(self, capture: Capture) -> str:
-        return _summary(capture)
 
     def finish_later(self, bp: Any) -> None:
         self._finish_later(bp)
@@ -275,6 +264,17 @@ class CapturePoints:
         self._objects = None
         self._buckets.clear()
         self.book.clear()
+
+
+ROUND_TRIP_ERROR = "condition error, stopped: "
+
+
+def captured_note(note: str | None) -> str | None:
+    """A condition that fails counts as a true one, as at a plain breakpoint (whose stop reports the error):
+    the capture it takes reports it, in the same words, saying it captured rather than stopped."""
+    if note and note.startswith(ROUND_TRIP_ERROR):
+        return "condition error, captured: " + note.removeprefix(ROUND_TRIP_ERROR)
+    return note
 
 
 def copy_in_jvm() -> bool:

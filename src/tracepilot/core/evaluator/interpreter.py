@@ -167,18 +167,20 @@ class Evaluator:
         finally:
             ctx.release(keep=result.value if result is not None and result.is_object else None)
 
-    async def condition(self, text: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
-        """A breakpoint condition in the top frame: True/False, or EvaluationError (never a silent skip)."""
+    async def condition(self, text: str, thread_id: int, extra: dict[str, Value] | None = None, *,
+                        frame: int = 0) -> bool:
+        """A breakpoint condition in the top frame (`frame`: the program's, below an in-JVM probe's frames):
+        True/False, or EvaluationError (never a silent skip)."""
         node = self._parse(text)
         allow = not getattr(self.session, "read_only", False)
-        ctx = await self._context(thread_id, 0, extra, allow, text, node)
+        ctx = await self._context(thread_id, frame, extra, allow, text, node)
         try:
             result = await ctx.ev(node)
             return await ctx.truth(result, node.column, "a condition")
         except EvalFailure as f:
             raise evaluation_error(f, f.text or text) from None
         except JdwpError as e:
-            raise EvaluationError(f"{describe_jdwp(e, thread_id, 0)} (condition {text!r})") from None
+            raise EvaluationError(f"{describe_jdwp(e, thread_id, frame)} (condition {text!r})") from None
         finally:
             ctx.release()
 

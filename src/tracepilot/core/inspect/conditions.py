@@ -22,13 +22,15 @@ from . import log_text
 class Conditions:
     # -- conditions and logpoints --------------------------------------------------------------------
 
-    async def evaluate_condition(self, expression: str, thread_id: int, extra: dict[str, Value] | None = None) -> bool:
-        """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError).
+    async def evaluate_condition(self, expression: str, thread_id: int, extra: dict[str, Value] | None = None, *,
+                                 frame: int = 0) -> bool:
+        """Evaluate a breakpoint condition in the top frame of a suspended thread (raises EvaluationError);
+        `frame`: the program's top frame below an in-JVM probe's.
 
         The evaluator's condition path caches its plan per location: one round trip per repeat hit."""
         expression, extra = self._handles_as_symbols(_this_as_bound(expression, extra), extra)
         try:
-            return await self.evaluator.condition(expression, thread_id, extra)
+            return await self.evaluator.condition(expression, thread_id, extra, frame=frame)
         except JdwpError as exc:
             raise EvaluationError(f"condition '{expression}' failed: {exc}") from None
         except EvaluationError as exc:

@@ -455,7 +455,12 @@ class InJvm:
     def _may_leave_old_frames(self, bp: Breakpoint, record: ClassRecord) -> bool:
         """A capture point is the first probe of a class no other breakpoint is in: a call already running keeps
         the original code to its end, whose hits are not captured (a capture point takes some hits, not all),
-        and nothing else in the class can be missed. (Under load some thread is always inside the method.)"""
+        and nothing else in the class can be missed. (Under load some thread is always inside the method.) Never
+        at a stop: the stopped thread's frames would turn obsolete under the person or agent reading them (a
+        step then stands in `<obsolete>` code, where the round trip shows the line and its variables)."""
+        stop = getattr(self.session, "stop", None)
+        if stop is not None and stop.kind is not StopKind.VM_START:
+            return False
         return bp.info.capture is not None and not record.specs and not any(
             other is not bp and record.type_id in other.bound_types for other in self.tracker.by_id.values())
 
@@ -629,6 +634,10 @@ class InJvm:
             return None
         # hit/error <- check <- the user's method
         frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
+        if bp.info.capture is not None:  # the hits its probe took in the JVM before this one count first
+            await self.tracker.captures.in_probe.drain_quietly()
+            if bp.info.capture.done:  # ...and may have made it done: a hit in flight, uncounted as by round trip
+                return None
         message = None
         if request.role == "error":
             thrown = await self._value_in_slot0(event.thread, frames[0].frame_id)
@@ -673,6 +682,8 @@ class InJvm:
             if message is not None and not bp.info.condition:  # (no condition threw: the probe's own call did)
                 message = f"the in-JVM probe threw {message.removeprefix('condition error, stopped: threw ')}: " \
                     "taken with the thread held"
+            elif message is not None:  # the round trip's words for it, from the program's frame below the probe's
+                message = await self._condition_error(bp, event.thread, message, extra, frame=2)
             await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
             return None
         # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
@@ -697,11 +708,12 @@ class InJvm:
         values = (await vm.send(StackFrame.GetValues, thread, frame_id, [(0, ord("L"))])).values
         return values[0].value or 0
 
-    async def _condition_error(self, bp: Breakpoint, thread: int, message: str, extra: dict[str, Any]) -> str:
+    async def _condition_error(self, bp: Breakpoint, thread: int, message: str, extra: dict[str, Any], *,
+                               frame: int = 0) -> str:
         """The condition threw in the JVM: the round trip's words for it (where in the expression), from the
-        same evaluation in the user's frame; the JVM's own when that one does not throw."""
+        same evaluation in the user's frame (`frame`); the JVM's own when that one does not throw."""
         try:
-            await self.session.inspector.evaluate_condition(bp.info.condition, thread, extra)
+            await self.session.inspector.evaluate_condition(bp.info.condition, thread, extra, frame=frame)
         except (EvaluationError, DebuggerError) as exc:
             return f"condition error, stopped: {exc}"
         return message
@@ -736,6 +748,10 @@ class InJvm:
             bp = self.tracker.by_id.get(request.bp_id)
             if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
                     or request.probe_type in seen:
+                continue
+            # A capture point's pure hit count is by round trip a Count filter, which counts only the hits it
+            # lets by: its captures carry those counts (the probe's own count goes on).
+            if bp.jvm_counts:
                 continue
             seen.add(request.probe_type)
             with contextlib.suppress(JdwpError, StopIteration):

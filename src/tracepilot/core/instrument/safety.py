@@ -13,15 +13,53 @@ from __future__ import annotations
 from typing import Any
 
 from ...jdwp import JdwpError, ThreadReference, VirtualMachine
-from .classfile import ClassFile, ClassFormatError
+from . import bytecode as bc
+from . import classfile as cf_tags
+from .classfile import ClassFile, ClassFormatError, ConstantPool
 
 __all__ = ["changed_methods", "thread_inside"]
 
 
-def _bodies(data: bytes) -> dict[str, bytes]:
+def _bodies(data: bytes) -> dict[str, tuple[bytes, tuple[Any, ...]]]:
+    """Each method's code, with what its instructions refer to in the constant pool: two versions whose code
+    is byte for byte the same but whose entry at an index differs (a probe class of another name at a line
+    whose probe was replaced) are different methods to the JVM, and a frame running one is left obsolete."""
     cf = ClassFile.parse(data)
-    return {cf.member_name(m) + cf.member_descriptor(m): (m.code.code if m.code is not None else b"")
-            for m in cf.methods}
+    return {cf.member_name(m) + cf.member_descriptor(m): (m.code.code, _referred(cf.pool, m.code.code))
+            if m.code is not None else (b"", ()) for m in cf.methods}
+
+
+def _referred(pool: ConstantPool, code: bytes) -> tuple[Any, ...]:
+    """The constant pool entries the code's instructions name, in order, resolved down to their text."""
+    out = []
+    for ins in bc.decode(code):
+        if ins.opcode == bc.LDC:
+            out.append(_resolved(pool, code[ins.offset + 1]))
+        elif ins.opcode in _POOL_OPERAND:
+            out.append(_resolved(pool, int.from_bytes(code[ins.offset + 1:ins.offset + 3], "big")))
+    return tuple(out)
+
+
+def _resolved(pool: ConstantPool, index: int) -> Any:
+    entry = pool.entries[index] if 0 < index < len(pool) else None
+    if entry is None:
+        return None
+    tag, raw = entry
+    if tag in _ONE_REF:
+        return tag, _resolved(pool, int.from_bytes(raw[0:2], "big"))
+    if tag in _TWO_REFS:
+        return tag, _resolved(pool, int.from_bytes(raw[0:2], "big")), _resolved(pool, int.from_bytes(raw[2:4], "big"))
+    if tag == cf_tags.METHOD_HANDLE:
+        return tag, raw[0], _resolved(pool, int.from_bytes(raw[1:3], "big"))
+    if tag in (cf_tags.DYNAMIC, cf_tags.INVOKE_DYNAMIC):  # (its bootstrap method by index: the same attribute)
+        return tag, raw[0:2], _resolved(pool, int.from_bytes(raw[2:4], "big"))
+    return tag, raw  # Utf8 and numbers: their bytes
+
+
+_POOL_OPERAND = frozenset([bc.LDC_W, bc.LDC2_W, *range(bc.GETSTATIC, bc.INVOKEDYNAMIC + 1), bc.NEW, bc.ANEWARRAY,
+                           bc.CHECKCAST, bc.INSTANCEOF, bc.MULTIANEWARRAY])
+_ONE_REF = frozenset([cf_tags.CLASS, cf_tags.STRING, cf_tags.METHOD_TYPE, cf_tags.MODULE, cf_tags.PACKAGE])
+_TWO_REFS = frozenset([cf_tags.FIELDREF, cf_tags.METHODREF, cf_tags.INTERFACE_METHODREF, cf_tags.NAME_AND_TYPE])
 
 
 def changed_methods(old: bytes, new: bytes) -> set[str] | None:
@@ -29,7 +67,7 @@ def changed_methods(old: bytes, new: bytes) -> set[str] | None:
     version cannot be read (then every method counts as changed)."""
     try:
         before, after = _bodies(old), _bodies(new)
-    except ClassFormatError:
+    except (ClassFormatError, ValueError):  # (ValueError: an opcode the decoder does not know)
         return None
     return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
