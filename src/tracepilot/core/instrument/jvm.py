@@ -660,9 +660,11 @@ class InJvm:
             # As by round trip: a condition that fails counts as a true one, hit rule included (the probe
             # threw before counting, so it is counted here, in the probe too, for the hits after it).
             if bp.hit_rule is not None:
-                bp.info.hits = await self._count_hit(request.probe_type)
+                bp.info.hits = await self._count_hit(request.probe_type, event.thread)
                 if not bp.hit_rule.passes(bp.info.hits):
                     return None
+                # (count() ran on the thread: its frame ids from before the call are stale)
+                frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
             else:
                 bp.info.hits += 1
         else:  # counted in the probe when a hit rule decides there
@@ -739,9 +741,15 @@ class InJvm:
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
 
-    async def _count_hit(self, probe_type: int) -> int:
-        """One more hit in the probe's count (HITS += 1), for a hit the probe could not count itself."""
+    async def _count_hit(self, probe_type: int, thread: int) -> int:
+        """One more hit in the probe's count (HITS += 1), for a hit the probe could not count itself: by the
+        probe's own synchronized count(), called on the stopped thread, so hits other threads count meanwhile
+        are not lost (a read and a write over JDWP lost them: a hit rule then let other hits through)."""
         vm = self.session.require_vm()
+        count = next((m.id for m in await vm.methods(probe_type) if m.name == "count"), None)
+        if count is not None:
+            with contextlib.suppress(DebuggerError, JdwpError):
+                return (await self._invoke(thread, None, probe_type, count, [])).value
         field_id = next(f.id for f in await vm.fields(probe_type) if f.name == "HITS")
         hits = (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value + 1
         await vm.send(ClassType.SetValues, probe_type, [(field_id, Value.int(hits))])
