@@ -533,12 +533,14 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
     stops: dict[str, int] = {}
     try:
         await debugger.attach(jvm.address, timeout=10)
-        ruled = set()
+        ruled, ruled_logs = set(), set()
         for line, condition, log, hit_count in breakpoints:
             info = await debugger.breakpoint_set(f"{THREADED}:{line_of(line)}", condition=condition, log=log,
                                                  hit_count=hit_count)
             if hit_count:
                 ruled.add(info.id)
+                if log:
+                    ruled_logs.add(info.id)
         deadline = time.monotonic() + 60
         result = await debugger.resume(timeout=0)
         while "gate 0" not in jvm.stdout_text():
@@ -547,7 +549,10 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
                 result = await debugger.wait_for_stop(timeout=0.05)
                 continue
             stop = result.stop
-            stops[stop.breakpoint_id] = stops.get(stop.breakpoint_id, 0) + 1
+            # A logpoint with a hit count stops at the hits its rule lets through whose condition threw, and
+            # logs the others: which of them those are depends on the interleaving (its lines are counted).
+            if stop.breakpoint_id not in ruled_logs:
+                stops[stop.breakpoint_id] = stops.get(stop.breakpoint_id, 0) + 1
             if stop.breakpoint_id not in ruled:  # which hit passes a rule depends on the interleaving
                 values = [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("t", "i", "v")]
                 per_thread.setdefault(stop.thread_name, []).append(

@@ -657,16 +657,9 @@ class InJvm:
                 await self._pop_and_park(event.thread, frames[1].frame_id, log_line, suspend_all=False, bp=bp)
                 return None
             message = f"condition error, stopped: threw {what}"  # as the round trip words it
-            # As by round trip: a condition that fails counts as a true one, hit rule included (the probe
-            # threw before counting, so it is counted here, in the probe too, for the hits after it).
-            if bp.hit_rule is not None:
-                bp.info.hits = await self._count_hit(request.probe_type, event.thread)
-                if not bp.hit_rule.passes(bp.info.hits):
-                    return None
-                # (count() ran on the thread: its frame ids from before the call are stale)
-                frames = (await vm.send(ThreadReference.Frames, event.thread, 0, 3)).frames
-            else:
-                bp.info.hits += 1
+            # As by round trip: a condition that fails counts as a true one, hit rule included: the probe
+            # counted it and calls error() only when the rule lets it through (probe.build_probe).
+            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         else:  # counted in the probe when a hit rule decides there
             bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         bp.fired = True
@@ -740,20 +733,6 @@ class InJvm:
         name = await session.require_vm().thread_name(thread)
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
-
-    async def _count_hit(self, probe_type: int, thread: int) -> int:
-        """One more hit in the probe's count (HITS += 1), for a hit the probe could not count itself: by the
-        probe's own synchronized count(), called on the stopped thread, so hits other threads count meanwhile
-        are not lost (a read and a write over JDWP lost them: a hit rule then let other hits through)."""
-        vm = self.session.require_vm()
-        count = next((m.id for m in await vm.methods(probe_type) if m.name == "count"), None)
-        if count is not None:
-            with contextlib.suppress(DebuggerError, JdwpError):
-                return (await self._invoke(thread, None, probe_type, count, [])).value
-        field_id = next(f.id for f in await vm.fields(probe_type) if f.name == "HITS")
-        hits = (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value + 1
-        await vm.send(ClassType.SetValues, probe_type, [(field_id, Value.int(hits))])
-        return hits
 
     async def refresh_hits(self) -> None:
         """Hits a probe counted without telling the debugger (a hit rule let them pass by): read them, so

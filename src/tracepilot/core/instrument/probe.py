@@ -121,17 +121,15 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
         a.place(try_start)
         if condition is not None:
             emitter.jump(condition, done, False)
+    # A condition that throws is a hit like a true one, hit rule included (as by round trip): its throw is
+    # counted here, by count() like every hit, and only a throw the rule lets through calls error(). (Counted
+    # by the debugger over JDWP instead, a read and a write, the hits other threads counted in between were
+    # lost, and the rule let other hits through.)
+    count_throws = hit_rule is not None and condition is not None and (gate_first or not is_pure(condition))
+    counted_at, condition_handler = Label(), Label()
     if hit_rule is not None:
-        mode, n = hit_rule
-        a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
-        a.push_int(n)
-        if mode == "eq":
-            a.branch(bc.IF_ICMPNE, done)
-        elif mode == "every":
-            a.op(bc.IREM)
-            a.branch(bc.IFNE, done)
-        else:
-            a.branch(bc.IF_ICMPLT, done)
+        a.place(counted_at)
+        _hit_rule(a, class_name, hit_rule, done)
     if message is None and take is not None:
         emit_take(a, class_name, captures, slots, take, done)
     elif message is None:
@@ -153,10 +151,23 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     a.place(handler)
     a.invoke(bc.INVOKESTATIC, class_name, "error", "(Ljava/lang/Throwable;)V")
     a.op(bc.RETURN)
-    a.handlers.append((try_start, try_end, handler, 0))
+    if count_throws:
+        assert hit_rule is not None
+        held_back = Label()
+        a.place(condition_handler)
+        a.op(bc.ASTORE, arg_slots)  # the Throwable, while the rule counts
+        _hit_rule(a, class_name, hit_rule, held_back)
+        a.op(bc.ALOAD, arg_slots)
+        a.invoke(bc.INVOKESTATIC, class_name, "error", "(Ljava/lang/Throwable;)V")
+        a.place(held_back)
+        a.op(bc.RETURN)
+        a.handlers.append((try_start, counted_at, condition_handler, 0))
+        a.handlers.append((counted_at, try_end, handler, 0))
+    else:
+        a.handlers.append((try_start, try_end, handler, 0))
     depth = 2 * _size(condition) + 2 * sum(_size(p) for p in message or [] if not isinstance(p, str)) + 8 + \
         (8 if take is not None else 0)
-    writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF), max(arg_slots, 1))
+    writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF), max(arg_slots + 1, 1))
 
     writer.add_method("skipped", "()Z", ACC_STATIC, _skipped(pool, class_name), 4, 2)
     counter = Assembler(pool)  # static synchronized int count(): ++HITS
@@ -181,6 +192,20 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     clinit.op(bc.RETURN)
     writer.add_method("<clinit>", "()V", ACC_STATIC, clinit, 4, 0)
     return Probe(class_name, writer.to_bytes(), captures)
+
+
+def _hit_rule(a: Assembler, class_name: str, hit_rule: tuple[str, int], done: Label) -> None:
+    """count() the hit, then go on when the rule lets it through, else jump to `done`."""
+    mode, n = hit_rule
+    a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
+    a.push_int(n)
+    if mode == "eq":
+        a.branch(bc.IF_ICMPNE, done)
+    elif mode == "every":
+        a.op(bc.IREM)
+        a.branch(bc.IFNE, done)
+    else:
+        a.branch(bc.IF_ICMPLT, done)
 
 
 def _gate(a: Assembler, class_name: str, go_on: Label) -> None:
