@@ -705,9 +705,15 @@ class InJvm:
         self.tracker.by_request[request_id] = bp
 
     async def _parked(self, event: Any) -> tuple[Any, bool] | None:
-        """A thread popped at a probe stop reached its parking breakpoint: the stop decided at the probe."""
-        self.tracker.by_request.pop(event.request_id, None)
-        return await self.pops.parked(self.session.require_vm(), event.request_id)
+        """A thread popped at a probe stop reached its parking breakpoint: the stop decided at the probe, unless
+        its breakpoint was removed or disabled meanwhile (nothing else holds the thread then, and a later
+        resume would not know of it: it runs on, its call at the line skipped once, as after a stop)."""
+        bp = self.tracker.by_request.pop(event.request_id, None)
+        answer = await self.pops.parked(self.session.require_vm(), event.request_id)
+        gone = self.tracker.by_id.get(bp.info.id) is not bp if bp is not None else True
+        if bp is None or (gone and not bp.info.temporary) or not bp.info.enabled:  # (a temporary one: by its stop)
+            return None
+        return answer
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
