@@ -8,9 +8,11 @@
 A capture point's check calls take(...) instead of hit() (take_call.py): the capture is taken in the JVM and
 hit() is called only when it must fall back to the debugger.
 
-``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
+``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error`` (under a hit
+rule, a condition's throw is counted and decided by the rule first, as a true condition is). When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
-the user's method) and the inserted call runs again on resume; the debugger first makes the thread the probe's
+the user's method; the stop itself comes from a one-shot breakpoint there, pops.py) and the inserted call runs
+again on resume; the debugger first makes the thread the probe's
 ``WAITER`` so that second call returns at once instead of evaluating the condition twice, and the call clears
 it: after the stop, the probe reads what it read before. When WAITER is taken (threads stopped at one probe at
 once), the debugger puts the thread in ``SKIP`` instead and raises ``ANY``, which stays raised (every later
