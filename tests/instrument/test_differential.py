@@ -79,21 +79,6 @@ KNOWN = {
     # when the thread goes on. Not fixed by this change: breakpoint_list is not compared between a step
     # and the next resume until it is.
     "probe_after_step_stop": True,
-    # Not in-JVM at all: with several threads, a plain breakpoint with a hit count (a JDWP Count filter, the
-    # same request in both modes) sometimes misses other threads' hits after it first fires (">=5" on 27
-    # hits: 23 stops in one run, 5 in the next). Left out of the threaded test until the round trip is fixed.
-    "threads_count_filter": True,
-    # With several threads, an in-JVM condition that throws stops the same thread again at the same hit
-    # (worker-1 at i=0 five times; once by round trip): the probe's skip-once after a stop does not hold when
-    # threads race through the probe (also on the tree before issue 26's changes; the probe's skip logic is
-    # point 6 / helper "probe"). Left out of the threaded test: no throwing condition there.
-    "threads_error_repeats": True,
-    # With three threads, in-JVM conditional stops sometimes hang: after a stop and resume no stop comes and
-    # the threads never finish (about 1 run in 25, JDK 17 and 25; `v % 2 == 0` with ">=5" at dt-sq alone
-    # does it, and so does the tree before issue 26's changes). Not diagnosed (the execution model with
-    # probes and threads: issue 26 point 2). Until it is, every breakpoint of the threaded test logs (a
-    # conditional logpoint does not stop), so it compares hits and lines, not stops.
-    "threads_probe_stops_hang": True,
     # Two in-JVM logpoints on neighbouring lines: each probe hands its lines over in batches of its own, so the
     # history interleaves the two logpoints' lines by batch, not by when they were logged (the round trip logs
     # them as they happen). Each logpoint's own lines, threads and order are the same. Found once capture
@@ -517,7 +502,7 @@ async def test_hit_rules_condition_errors_and_counts_answer_alike(jvm_factory, l
 
 THREADED = "fixtures.DifferentialThreads"
 THREAD_LINES = ["dt-work", "dt-sq", "dt-return"]
-THREAD_CONDITIONS = ["i % 3 == 0", "t == 1", "v % 2 == 0", "sq > 10 / (i % 4)"]  # the last throws: see KNOWN
+THREAD_CONDITIONS = ["i % 3 == 0", "t == 1", "v % 2 == 0", "sq > 10 / (i % 4)"]  # the last throws at i % 4 == 0
 THREAD_LOGS = ["t={t} i={i}", "v={v}"]
 THREADS, THREAD_ROUNDS = 3, 9
 
@@ -534,12 +519,14 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
     stops: dict[str, int] = {}
     try:
         await debugger.attach(jvm.address, timeout=10)
-        ruled = set()
+        ruled, ruled_logs = set(), set()
         for line, condition, log, hit_count in breakpoints:
             info = await debugger.breakpoint_set(f"{THREADED}:{line_of(line)}", condition=condition, log=log,
                                                  hit_count=hit_count)
             if hit_count:
                 ruled.add(info.id)
+                if log:
+                    ruled_logs.add(info.id)
         deadline = time.monotonic() + 60
         result = await debugger.resume(timeout=0)
         while "gate 0" not in jvm.stdout_text():
@@ -548,7 +535,10 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
                 result = await debugger.wait_for_stop(timeout=0.05)
                 continue
             stop = result.stop
-            stops[stop.breakpoint_id] = stops.get(stop.breakpoint_id, 0) + 1
+            # A logpoint with a hit count stops at the hits its rule lets through whose condition threw, and
+            # logs the others: which of them those are depends on the interleaving (its lines are counted).
+            if stop.breakpoint_id not in ruled_logs:
+                stops[stop.breakpoint_id] = stops.get(stop.breakpoint_id, 0) + 1
             if stop.breakpoint_id not in ruled:  # which hit passes a rule depends on the interleaving
                 values = [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("t", "i", "v")]
                 per_thread.setdefault(stop.thread_name, []).append(
@@ -592,8 +582,7 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
 def test_in_jvm_and_round_trip_agree_on_what_threads_do_in_any_order(jvm_factory, line_of, java_source_root, jdk):
     from hypothesis import given
 
-    conditions = [c for c in THREAD_CONDITIONS if not (KNOWN.get("threads_error_repeats") and "/" in c)]
-    spec = st.tuples(st.none() | st.sampled_from(conditions), st.none() | st.sampled_from(THREAD_LOGS),
+    spec = st.tuples(st.none() | st.sampled_from(THREAD_CONDITIONS), st.none() | st.sampled_from(THREAD_LOGS),
                      st.sampled_from(HIT_COUNTS))
     # One breakpoint per line (KNOWN["one_breakpoint_per_line"]).
     chosen = st.lists(st.tuples(st.sampled_from(THREAD_LINES), spec), min_size=1, max_size=3,
@@ -604,11 +593,7 @@ def test_in_jvm_and_round_trip_agree_on_what_threads_do_in_any_order(jvm_factory
               phases=[Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else []))
     @given(chosen)
     def compare(picked: list) -> None:
-        breakpoints = [(line, condition, log, hit_count if condition or log or not KNOWN.get("threads_count_filter")
-                        else None) for line, (condition, log, hit_count) in picked]
-        if KNOWN.get("threads_probe_stops_hang"):
-            breakpoints = [(line, condition, log or THREAD_LOGS[1], hit_count)
-                           for line, condition, log, hit_count in breakpoints]
+        breakpoints = [(line, condition, log, hit_count) for line, (condition, log, hit_count) in picked]
         loop = asyncio.new_event_loop()
         try:
             facts = [loop.run_until_complete(asyncio.wait_for(

@@ -3,8 +3,8 @@
 A breakpoint is a wish plus its bindings. Line breakpoints wait for their classes (a ClassPrepare request
 that suspends the loading thread, so the breakpoint is in before the class runs) and bind to every code
 location of the line in the class and its inner, local, anonymous classes and lambdas, in every class
-loader. Hit counts without conditions are counted by the JVM (Count modifier); conditions, logpoints and
-chains are decided here.
+loader. "The n-th hit" without a condition is counted by the JVM (Count modifier); other hit counts,
+conditions, logpoints and chains are decided here.
 """
 
 

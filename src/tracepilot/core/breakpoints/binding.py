@@ -40,9 +40,8 @@ class Binding(TrackerBase):
 
     def _common_mods(self, bp: Breakpoint) -> list[Any]:
         mods: list[Any] = []
-        if bp.jvm_counts and bp.hit_rule is not None:
-            if not (bp.fired and bp.hit_rule.mode == "ge"):  # ">=N" fired: every hit from now on (bound again)
-                mods.append(Mod.Count(bp.hit_rule.n))
+        if bp.jvm_counts and bp.hit_rule is not None:  # ("==N" only: see Breakpoint.jvm_counts)
+            mods.append(Mod.Count(bp.hit_rule.n))
         elif bp.sample_every > 1:
             mods.append(Mod.Count(bp.sample_every))
         if bp.thread_id:

@@ -100,9 +100,8 @@ class Firing(TrackerBase):
         if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION) and event.object.value:
             extra["$this"] = event.object  # `this` in a field log or condition: the object read or written
         # Hit counting.
-        if bp.jvm_counts and bp.hit_rule is not None:
-            bp.info.hits += bp.hit_rule.n if bp.hit_rule.mode != "ge" or not bp.fired else 1
-            await self._rearm_count(bp, event)
+        if bp.jvm_counts and bp.hit_rule is not None:  # "==N": the JVM's Count reported its n-th hit
+            bp.info.hits += bp.hit_rule.n
         message = None
         if bp.info.condition:
             await self._measure_condition(bp, event)
@@ -234,30 +233,6 @@ class Firing(TrackerBase):
         reply = await self.session.require_vm().send(EventRequest.Set, kind, self._policy(bp), mods)
         bp.requests[reply.request_id] = kind
         bp.request_mods[reply.request_id] = mods
-        self.by_request[reply.request_id] = bp
-
-    async def _rearm_count(self, bp: Breakpoint, event: Any) -> None:
-        """JVM Count modifiers expire after firing: re-create the request for 'every n' and '>= n'."""
-        if bp.hit_rule is None or bp.hit_rule.mode == "eq":
-            return
-        if bp.hit_rule.mode == "ge" and bp.fired:
-            return  # its request has no Count any more: it reports every hit (made again, hits were lost)
-        kind = bp.requests.pop(event.request_id, None)
-        self.by_request.pop(event.request_id, None)
-        if kind is None:
-            return
-        with contextlib.suppress(JdwpError):  # expired with its Count
-            await self.session.require_vm().send(EventRequest.Clear, kind, event.request_id)
-        mods: list[Any] = []
-        if kind == EventKind.BREAKPOINT:
-            mods.append(Mod.LocationOnly(event.location))
-        if bp.hit_rule.mode == "every":
-            mods.append(Mod.Count(bp.hit_rule.n))
-        if bp.thread_id:
-            mods.append(Mod.ThreadOnly(bp.thread_id))
-        vm = self.session.require_vm()
-        reply = await vm.send(EventRequest.Set, kind, self._policy(bp), mods)
-        bp.requests[reply.request_id] = kind
         self.by_request[reply.request_id] = bp
 
     async def arm_dependants(self, bp: Breakpoint) -> None:

@@ -92,10 +92,14 @@ class Breakpoint:
 
     @property
     def jvm_counts(self) -> bool:
-        """A pure hit count (no condition, no log) is left to the JVM's Count modifier. A logpoint counts its
-        hits itself, as it does in the JVM: a Count modifier reports only the hits it fires at, so "==5"
-        would stay at hits=5 for good."""
-        return self.hit_rule is not None and not self.info.condition and not self.info.log
+        """A pure "the n-th hit" (no condition, no log) is left to the JVM's Count modifier: it reports exactly
+        that hit, whatever the threads do. "Every n-th" and "from the n-th on" are counted here, every hit
+        reported: a Count modifier expires once it fires, and the hits other threads make before it is set
+        again would be lost (">=5" on 27 hits of three threads stopped 23 times in one run, 5 in the next). A
+        logpoint counts its hits itself, as it does in the JVM: a Count modifier reports only the hits it
+        fires at, so "==5" would stay at hits=5 for good."""
+        return self.hit_rule is not None and self.hit_rule.mode == "eq" and not self.info.condition \
+            and not self.info.log
 
     @property
     def client_filter(self) -> bool:

@@ -70,6 +70,7 @@ from .method_probes import (
 from .naming import probe_name, session_token
 from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
+from .pops import Pops
 from .reach import old_calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
@@ -161,6 +162,7 @@ class InJvm:
         self._rebinding = False
         self.call_timeout = CALL_TIMEOUT
         self._skip_lock = asyncio.Lock()
+        self.pops = Pops()  # PopFrames at probe stops, then the thread parked (pops.py)
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
         self.logs = LogRings(self)  # logpoint probes' lines, read into the history
@@ -192,7 +194,7 @@ class InJvm:
         return None
 
     def owns(self, request_id: int) -> bool:
-        return request_id in self.requests
+        return request_id in self.requests or self.pops.owns(request_id)
 
     async def inside_probe(self, thread: int) -> bool:
         """Is the thread running a probe's condition or log template that calls the program's methods? By
@@ -404,8 +406,9 @@ class InJvm:
                 mods: list[Any] = [Mod.LocationOnly(loc)]
                 if bp.thread_id:
                     mods.append(Mod.ThreadOnly(bp.thread_id))
-                policy = SuspendPolicy.ALL if role == "hit" and bp.info.suspend == "all" else SuspendPolicy.EVENT_THREAD
-                reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)
+                # The probe's events hold their thread only: a stop suspends all threads at its parking
+                # breakpoint (pops.py), so no probe event in flight ever holds a thread that is being parked.
+                reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
                 self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
@@ -470,8 +473,7 @@ class InJvm:
         for other in self.tracker.by_id.values():
             if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests:
                 continue
-            rule = other.hit_rule
-            if rule is not None and not (other.fired and rule.mode in ("ge", "eq")):
+            if not other.fired:  # ("==N": its Count filter is done once it fired)
                 return other
         return None
 
@@ -618,6 +620,8 @@ class InJvm:
     # -- events ----------------------------------------------------------------------------------------
 
     async def on_event(self, bp: Breakpoint, event: Any) -> tuple[Any, bool] | None:
+        if self.pops.owns(event.request_id):
+            return await self._parked(event)
         request = self.requests[event.request_id]
         if request.role == "upgrade":
             await self._upgrade_event(bp, event, request)
@@ -647,26 +651,24 @@ class InJvm:
                 bp.info.hits += 1  # a hit all the same, as on the round trip
                 # The line as the round trip writes it (which part threw, how): format it over JDWP in the
                 # user's frame, the probe's frames popped (the re-run call is skipped, as after a stop).
-                await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
-                await self._skip_once(request.probe_type, event.thread)
-                try:
-                    text = await session.inspector.format_log(bp.info.log, event.thread, {})
-                except DebuggerError as exc:
-                    text = f"{bp.info.log} [log error: {exc or what}]"
-                where, details = await session.inspector.log_details(
-                    bp.info, _Event(event.thread, frames[2].location, event.request_id), {})
-                session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
-                                    **details)
+
+                async def log_line() -> None:
+                    await self._skip_once(request.probe_type, event.thread)
+                    try:
+                        text = await session.inspector.format_log(bp.info.log, event.thread, {})
+                    except DebuggerError as exc:
+                        text = f"{bp.info.log} [log error: {exc or what}]"
+                    where, details = await session.inspector.log_details(
+                        bp.info, _Event(event.thread, frames[2].location, event.request_id), {})
+                    session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id,
+                                        thread=event.thread, **details)
+
+                await self._pop_and_park(event.thread, frames[1].frame_id, log_line, suspend_all=False, bp=bp)
                 return None
             message = f"condition error, stopped: threw {what}"  # as the round trip words it
-            # As by round trip: a condition that fails counts as a true one, hit rule included (the probe
-            # threw before counting, so it is counted here, in the probe too, for the hits after it).
-            if bp.hit_rule is not None:
-                bp.info.hits = await self._count_hit(request.probe_type)
-                if not bp.hit_rule.passes(bp.info.hits):
-                    return None
-            else:
-                bp.info.hits += 1
+            # As by round trip: a condition that fails counts as a true one, hit rule included: the probe
+            # counted it and calls error() only when the rule lets it through (probe.build_probe).
+            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         else:  # counted in the probe when a hit rule decides there
             bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
         bp.fired = True
@@ -686,22 +688,43 @@ class InJvm:
                 message = await self._condition_error(bp, event.thread, message, extra, frame=2)
             await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
             return None
-        # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method.
-        await vm.send(StackFrame.PopFrames, event.thread, frames[1].frame_id)
-        await self._skip_once(request.probe_type, event.thread)
-        extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
-        if message is not None:
-            message = await self._condition_error(bp, event.thread, message, extra)
-        if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops (round trip)
-            await self._log_at_stop(bp, event.thread, extra)
-        reason = await self.tracker.stop_reason(bp, stands_for, extra)
-        session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
-        reason.message = message
-        if bp.info.temporary:
-            with contextlib.suppress(DebuggerError):
-                await self.tracker.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
-        needs_vm_suspend = request.role == "error" and bp.info.suspend == "all"
-        return reason, needs_vm_suspend
+
+        async def stop() -> tuple[Any, bool]:
+            nonlocal message
+            await self._skip_once(request.probe_type, event.thread)
+            extra = {"$return": stands_for.value} if getattr(stands_for, "value", None) is not None else {}
+            if message is not None:
+                message = await self._condition_error(bp, event.thread, message, extra)
+            if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops
+                await self._log_at_stop(bp, event.thread, extra)
+            reason = await self.tracker.stop_reason(bp, stands_for, extra)
+            session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
+            reason.message = message
+            if bp.info.temporary:
+                with contextlib.suppress(DebuggerError):
+                    await self.tracker.remove(bp.info.id, actor=Actor.TARGET, quiet=bp.internal)
+            return reason, False  # (the parking breakpoint suspends all threads when the breakpoint does)
+
+        # Pop the probe's frames: the thread stands at the user's line again, frame 0 is the user's method; it
+        # stops there on its parking breakpoint (pops.py), whose event is the stop.
+        await self._pop_and_park(event.thread, frames[1].frame_id, stop, bp.info.suspend == "all", bp)
+        return None
+
+    async def _pop_and_park(self, thread: int, frame_id: int, decide: Any, suspend_all: bool, bp: Breakpoint) -> None:
+        vm = self.session.require_vm()
+        request_id = await self.pops.pop_and_park(vm, thread, frame_id, suspend_all, decide)
+        self.tracker.by_request[request_id] = bp
+
+    async def _parked(self, event: Any) -> tuple[Any, bool] | None:
+        """A thread popped at a probe stop reached its parking breakpoint: the stop decided at the probe, unless
+        its breakpoint was removed or disabled meanwhile (nothing else holds the thread then, and a later
+        resume would not know of it: it runs on, its call at the line skipped once, as after a stop)."""
+        bp = self.tracker.by_request.pop(event.request_id, None)
+        answer = await self.pops.parked(self.session.require_vm(), event.request_id)
+        gone = self.tracker.by_id.get(bp.info.id) is not bp if bp is not None else True
+        if bp is None or (gone and not bp.info.temporary) or not bp.info.enabled:  # (a temporary one: by its stop)
+            return None
+        return answer
 
     async def _value_in_slot0(self, thread: int, frame_id: int) -> int:
         vm = self.session.require_vm()
@@ -728,14 +751,6 @@ class InJvm:
         name = await session.require_vm().thread_name(thread)
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
-
-    async def _count_hit(self, probe_type: int) -> int:
-        """One more hit in the probe's count (HITS += 1), for a hit the probe could not count itself."""
-        vm = self.session.require_vm()
-        field_id = next(f.id for f in await vm.fields(probe_type) if f.name == "HITS")
-        hits = (await vm.send(ReferenceType.GetValues, probe_type, [field_id])).values[0].value + 1
-        await vm.send(ClassType.SetValues, probe_type, [(field_id, Value.int(hits))])
-        return hits
 
     async def refresh_hits(self) -> None:
         """Hits a probe counted without telling the debugger (a hit rule let them pass by): read them, so
@@ -1039,6 +1054,7 @@ class InJvm:
         self.pending_swaps.clear()
         self.swapped_in.clear()
         self.logs.forget()
+        self.pops.forget()
         self.classes.clear()
         self.requests.clear()
         self.hotswapped.clear()

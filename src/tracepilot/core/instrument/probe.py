@@ -8,9 +8,11 @@
 A capture point's check calls take(...) instead of hit() (take_call.py): the capture is taken in the JVM and
 hit() is called only when it must fall back to the debugger.
 
-``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error``. When the
+``check`` never throws into the program: its body is wrapped in a catch-all that calls ``error`` (under a hit
+rule, a condition's throw is counted and decided by the rule first, as a true condition is). When the
 debugger stops at ``hit`` it pops the probe's frames, so the thread stands at the user's line (frame 0 is
-the user's method) and the inserted call runs again on resume; the debugger first makes the thread the probe's
+the user's method; the stop itself comes from a one-shot breakpoint there, pops.py) and the inserted call runs
+again on resume; the debugger first makes the thread the probe's
 ``WAITER`` so that second call returns at once instead of evaluating the condition twice, and the call clears
 it: after the stop, the probe reads what it read before. When WAITER is taken (threads stopped at one probe at
 once), the debugger puts the thread in ``SKIP`` instead and raises ``ANY``, which stays raised (every later
@@ -121,22 +123,18 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
         a.place(try_start)
         if condition is not None:
             emitter.jump(condition, done, False)
-    # A capture taken in the JVM records its hit's number when a hit rule counts here (a local past the arguments).
-    hit_slot = max(arg_slots, 1) if hit_rule is not None and take is not None and message is None else None
+    # A condition that throws is a hit like a true one, hit rule included (as by round trip): its throw is
+    # counted here, by count() like every hit, and only a throw the rule lets through calls error(). (Counted
+    # by the debugger over JDWP instead, a read and a write, the hits other threads counted in between were
+    # lost, and the rule let other hits through.)
+    count_throws = hit_rule is not None and condition is not None and (gate_first or not is_pure(condition))
+    counted_at, condition_handler = Label(), Label()
+    # A capture taken in the JVM records its hit's number when a hit rule counts here (a local past the
+    # arguments and the slot a throwing condition's Throwable waits in).
+    hit_slot = arg_slots + 1 if hit_rule is not None and take is not None and message is None else None
     if hit_rule is not None:
-        mode, n = hit_rule
-        a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
-        if hit_slot is not None:
-            a.op(bc.DUP)
-            a.local(bc.ISTORE, hit_slot)
-        a.push_int(n)
-        if mode == "eq":
-            a.branch(bc.IF_ICMPNE, done)
-        elif mode == "every":
-            a.op(bc.IREM)
-            a.branch(bc.IFNE, done)
-        else:
-            a.branch(bc.IF_ICMPLT, done)
+        a.place(counted_at)
+        _hit_rule(a, class_name, hit_rule, done, hit_slot)
     if message is None and take is not None:
         emit_take(a, class_name, captures, slots, take, done, hit_slot)
     elif message is None:
@@ -158,11 +156,24 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     a.place(handler)
     a.invoke(bc.INVOKESTATIC, class_name, "error", "(Ljava/lang/Throwable;)V")
     a.op(bc.RETURN)
-    a.handlers.append((try_start, try_end, handler, 0))
+    if count_throws:
+        assert hit_rule is not None
+        held_back = Label()
+        a.place(condition_handler)
+        a.op(bc.ASTORE, arg_slots)  # the Throwable, while the rule counts
+        _hit_rule(a, class_name, hit_rule, held_back)
+        a.op(bc.ALOAD, arg_slots)
+        a.invoke(bc.INVOKESTATIC, class_name, "error", "(Ljava/lang/Throwable;)V")
+        a.place(held_back)
+        a.op(bc.RETURN)
+        a.handlers.append((try_start, counted_at, condition_handler, 0))
+        a.handlers.append((counted_at, try_end, handler, 0))
+    else:
+        a.handlers.append((try_start, try_end, handler, 0))
     depth = 2 * _size(condition) + 2 * sum(_size(p) for p in message or [] if not isinstance(p, str)) + 8 + \
         (8 if take is not None else 0)
     writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF),
-                      max(arg_slots, 1) + (hit_slot is not None))
+                      arg_slots + 1 + (hit_slot is not None))
 
     writer.add_method("skipped", "()Z", ACC_STATIC, _skipped(pool, class_name), 4, 2)
     counter = Assembler(pool)  # static synchronized int count(): ++HITS
@@ -187,6 +198,25 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     clinit.op(bc.RETURN)
     writer.add_method("<clinit>", "()V", ACC_STATIC, clinit, 4, 0)
     return Probe(class_name, writer.to_bytes(), captures)
+
+
+def _hit_rule(a: Assembler, class_name: str, hit_rule: tuple[str, int], done: Label,
+              hit_slot: int | None = None) -> None:
+    """count() the hit (kept in `hit_slot` when given), then go on when the rule lets it through, else jump to
+    `done`."""
+    mode, n = hit_rule
+    a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
+    if hit_slot is not None:
+        a.op(bc.DUP)
+        a.local(bc.ISTORE, hit_slot)
+    a.push_int(n)
+    if mode == "eq":
+        a.branch(bc.IF_ICMPNE, done)
+    elif mode == "every":
+        a.op(bc.IREM)
+        a.branch(bc.IFNE, done)
+    else:
+        a.branch(bc.IF_ICMPLT, done)
 
 
 def _gate(a: Assembler, class_name: str, go_on: Label) -> None:
