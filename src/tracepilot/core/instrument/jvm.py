@@ -714,6 +714,7 @@ class InJvm:
         except DebuggerError as exc:
             text = f"{bp.info.log} [log error: {exc}]"
         name = await session.require_vm().thread_name(thread)
+        await self.logs.drain()  # the lines in-JVM logpoints logged before this one come first
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
 
