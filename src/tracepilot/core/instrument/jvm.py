@@ -59,6 +59,7 @@ from ..render import log_where
 from . import swap
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
+from .line_calls import after_line_calls
 from .logring import LogRings
 from .method_probes import (
     KINDS,
@@ -208,6 +209,19 @@ class InJvm:
         except JdwpError:
             return False
         return any(f.location.class_id in probes for f in frames)
+    async def after_line_probes(self, location: Location) -> int | None:
+        """Where the in-JVM probe calls end that the line at `location` starts with (line_calls.py), or None:
+        a step that ends there runs them first, as by round trip the line's breakpoints fire with the step."""
+        record = self.classes.get(location.class_id)
+        if record is None or record.current is None:
+            return None
+        names = {p.probe.class_name for p in record.current.probes if p.spec.at != "exit"}
+        method = next((m for m in await self.session.require_vm().methods(location.class_id)
+                       if m.id == location.method_id), None)
+        if method is None or not names:
+            return None
+        return after_line_calls(record.current.data, method.name + method.signature, location.index, names)
+
     def is_probe(self, type_id: int) -> bool:
         """Is this one of the probe classes the debugger defined (never the program's own code)?"""
         return any(type_id in record.probe_types.values() for record in self.classes.values())

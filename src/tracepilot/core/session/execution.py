@@ -455,6 +455,10 @@ class Execution(SessionBase):
             with contextlib.suppress(JdwpError):
                 await self.conn.send(EventRequest.Clear, EventKind.SINGLE_STEP, step.request_id)
             step.request_id = 0
+        if step and step.probes_request and self.conn and not self.conn.is_closed:  # (events.py)
+            with contextlib.suppress(JdwpError):
+                await self.conn.send(EventRequest.Clear, EventKind.BREAKPOINT, step.probes_request)
+            step.probes_request = 0
 
     async def run_to(self, location: str, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
         """Resume all threads until `location` (a temporary breakpoint; deferred like breakpoint_set when its
