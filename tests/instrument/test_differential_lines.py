@@ -124,16 +124,20 @@ async def test_several_breakpoints_on_one_line_are_one_event(jvm_factory, line_o
         d = side.debugger
         log = await d.breakpoint_set(side.at("diff-total"), log="i={i}")
         cond = await d.breakpoint_set(side.at("diff-total"), condition="i % 3 == 1")
-        await d.breakpoint_set(side.at("diff-total"), hit_count="%2")
+        plain = await d.breakpoint_set(side.at("diff-total"), hit_count="%2")
         await d.breakpoint_set(side.at("diff-late"), capture=2, condition="i % 4 == 1")
         await d.breakpoint_set(side.at("diff-late"), log="total={total}")
         for _ in range(4):
             await side.go()
+        modes = {b.id: b.mode for b in await d.breakpoint_list()}
         await d.breakpoint_remove(cond.id)
         for _ in range(3):
             await side.go()
-        await d.breakpoint_remove(log.id)
+        await d.breakpoint_remove(plain.id)  # the logpoint is alone on its line
         await side.to_the_end(last_gate=1)  # (not the exit: capture points there are another matter)
+        if d.session.breakpoints.in_jvm.enabled:  # each says why it is on the round trip, then goes back
+            assert all(mode.startswith("round trip (another breakpoint is on this line") for mode in modes.values() if mode), modes
+            assert [b.mode for b in await d.breakpoint_list() if b.id == log.id] == ["in-JVM"]
         side.answers.append([(c.breakpoint_id, c.hit, [(v.name, re.sub(r"@\d+", "@", v.text)) for v in c.frames[0].locals or []])
                              for c in await d.captures(limit=100)])
 

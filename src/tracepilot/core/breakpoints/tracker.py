@@ -15,7 +15,7 @@ from ..locations import LineSpec, MethodSpec, parse_location, parse_method, sugg
 from ..model import Actor, BreakpointInfo
 from ..session_view import SessionView
 from ..sources import class_name_for_file
-from . import nested
+from . import nested, shared_lines
 from .codelines import looks_code_free
 from .hot_conditions import ConditionRate
 from .throttle import DEFAULT_LOGPOINT_RATE, MAX_SAMPLING, TokenBucket
@@ -427,10 +427,13 @@ class TrackerBase:
             bp.condition_rate = ConditionRate()
             if bp.info.message and bp.info.message.startswith("hot:"):
                 bp.info.message = None
+        left = list(bp.info.locations)
         if self.session.conn is not None and not self.session.conn.is_closed \
                 and not await self.in_jvm.update(bp):  # in-JVM: a new condition may only redefine its probe
             await self._uninstall(bp)
             await self._install(bp)
+            if not bp.info.enabled:  # a line it shared may have one breakpoint left (shared_lines.py)
+                await shared_lines.left(self, left)
         self.session.history.add("breakpoint_changed", f"changed {bp.info.describe()}", actor, breakpoint=bp.info.id)
         return bp.info
 
@@ -438,10 +441,13 @@ class TrackerBase:
         targets = [b for b in self.by_id.values() if not b.internal] if bp_id == "all" else [self.get(bp_id)]
         removed = []
         for bp in targets:
+            left = list(bp.info.locations)
             await self._uninstall(bp)
             self.by_id.pop(bp.info.id, None)
             self.captures.forget(bp.info.id)
             removed.append(bp.info.id)
+            if self.session.conn is not None and not self.session.conn.is_closed:
+                await shared_lines.left(self, left)  # a line it shared may have one breakpoint left
             for other in self.by_id.values():  # dependants of a removed breakpoint are armed for good
                 if other.info.after == bp.info.id:
                     other.info.after = None

@@ -74,6 +74,7 @@ from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .reach import old_calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
+from .shared_line import shared_reason, sharing
 from .skip import skip_once, waiting
 
 log = logging.getLogger(__name__)
@@ -222,6 +223,11 @@ class InJvm:
             return None
         return after_line_calls(record.current.data, method.name + method.signature, location.index, names)
 
+    @property
+    def rebinding(self) -> bool:
+        """Is a redefinition binding its class's round-trip breakpoints again now?"""
+        return self._rebinding
+
     def is_probe(self, type_id: int) -> bool:
         """Is this one of the probe classes the debugger defined (never the program's own code)?"""
         return any(type_id in record.probe_types.values() for record in self.classes.values())
@@ -253,6 +259,9 @@ class InJvm:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
+        others = sharing(self.tracker.by_id, bp, info.name, line) if methods is None else []
+        if others:  # (they fire as one event: shared_line.py)
+            return shared_reason(others)
         if info.id in self.hotswapped:
             return "the class was redefined by hot swap since"
         if self._rebinding:
