@@ -119,8 +119,15 @@ class TrackerBase:
         self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
         self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)
         self.captures = CapturePoints(self)  # breakpoints that capture values instead of stopping (core/capture)
+        self.freed_lines: list[Any] = []  # locations temporary breakpoints left at their hits (lines_freed)
 
     # -- queries -------------------------------------------------------------------------------------
+
+    async def lines_freed(self) -> None:
+        """Before the program runs on: the lines temporary breakpoints left at their hits (remove)."""
+        freed, self.freed_lines = self.freed_lines, []
+        if freed and self.session.conn is not None and not self.session.conn.is_closed:
+            await shared_lines.left(self, freed)
 
     async def flush_logs(self) -> None:
         """Lines in-JVM logpoints logged and the debugger has not read yet: into the history now (before a
@@ -446,7 +453,9 @@ class TrackerBase:
             self.by_id.pop(bp.info.id, None)
             self.captures.forget(bp.info.id)
             removed.append(bp.info.id)
-            if self.session.conn is not None and not self.session.conn.is_closed:
+            if actor is Actor.TARGET:  # removed at its own hit: the event's other breakpoints are still to come
+                self.freed_lines += left
+            elif self.session.conn is not None and not self.session.conn.is_closed:
                 await shared_lines.left(self, left)  # a line it shared may have one breakpoint left
             for other in self.by_id.values():  # dependants of a removed breakpoint are armed for good
                 if other.info.after == bp.info.id:
@@ -482,6 +491,7 @@ class TrackerBase:
         self.in_jvm.forget_vm()
         self.by_request.clear()
         self._prepare_owner.clear()
+        self.freed_lines = []
         for bp in list(self.by_id.values()):
             if bp.internal:
                 self.by_id.pop(bp.info.id, None)
@@ -494,6 +504,7 @@ class TrackerBase:
         self.by_id.clear()
         self.by_request.clear()
         self._prepare_owner.clear()
+        self.freed_lines = []
         self._next_id = 1
 
     async def clear_in_vm(self) -> None:
