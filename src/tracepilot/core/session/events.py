@@ -124,8 +124,11 @@ class Events(SessionBase):
         if not stops:
             await self._resume_for_policy(composite)
             return
-        # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`.
-        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None))
+        # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`, the
+        # oldest breakpoint first (the JVM lists a composite's events in an order of its own, which moves when
+        # requests are made again: the answer must not).
+        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None,
+                                  _made(s[0].breakpoint_id)))
         reason, needs_vm_suspend = stops[0]
         if len(stops) == 1 and reason.kind is StopKind.STEP and await self._run_line_probes_first():
             await self._resume_for_policy(composite)
@@ -273,3 +276,8 @@ class Events(SessionBase):
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         self._notify_waiters()
 
+
+def _made(bp_id: str | None) -> int:
+    """The order breakpoints were made in (bp-3 before bp-12)."""
+    number = (bp_id or "").rpartition("-")[2]
+    return int(number) if number.isdigit() else 0
