@@ -65,7 +65,7 @@ class Events(SessionBase):
         # Count the suspension this packet made before anything else runs (a resume must find it).
         if policy != SuspendPolicy.NONE:
             self.threads.event_suspended(event_thread, vm_wide=policy == SuspendPolicy.ALL)
-        for event in composite.events:
+        for event in self._in_made_order(composite.events):
             kind = type(event).KIND
             if kind == EventKind.VM_START:
                 self.history.add("vm_start", "VM started", Actor.TARGET, thread=event.thread)
@@ -161,6 +161,20 @@ class Events(SessionBase):
         elif policy != SuspendPolicy.NONE:
             self.threads.event_kept(event_thread, vm_wide=vm_wide)
         await self._become_stopped(reason, vm_wide)
+
+    def _in_made_order(self, events: list[Any]) -> list[Any]:
+        """A composite's breakpoint events in the order their breakpoints were made: the JVM lists them in an
+        order of its own, which moves when requests are made again (a redefinition binds a class's
+        breakpoints anew), and the lines they log must come in one order whatever the mode."""
+        owners = self.breakpoints.by_request
+        slots = [i for i, e in enumerate(events) if type(e).KIND == EventKind.BREAKPOINT and e.request_id in owners]
+        if len(slots) < 2:
+            return events
+        ordered = sorted((events[i] for i in slots), key=lambda e: _made(owners[e.request_id].info.id))
+        events = list(events)
+        for i, event in zip(slots, ordered, strict=True):
+            events[i] = event
+        return events
 
     async def _run_line_probes_first(self) -> bool:
         """The step ends where the line starts with in-JVM probe calls (line_calls.py). By round trip the line's
