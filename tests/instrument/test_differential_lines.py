@@ -107,9 +107,9 @@ async def _both(jvm_factory: Any, line_of: Any, root: Path, jdk: str, script: Sc
         finally:
             await side.debugger.close()
             side.jvm.close()
-    mine, theirs = transcripts
     if os.environ.get("TP_DUMP"):
-        print("\n".join(map(repr, mine)))
+        print("\n".join(map(repr, transcripts[0])))
+    mine, theirs = transcripts
     for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
         assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
 

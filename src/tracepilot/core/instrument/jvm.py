@@ -210,6 +210,7 @@ class InJvm:
         except JdwpError:
             return False
         return any(f.location.class_id in probes for f in frames)
+
     async def after_line_probes(self, location: Location) -> int | None:
         """Where the in-JVM probe calls end that the line at `location` starts with (line_calls.py), or None:
         a step that ends there runs them first, as by round trip the line's breakpoints fire with the step."""

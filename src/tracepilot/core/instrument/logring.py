@@ -385,9 +385,9 @@ class LogRings:
         the history has every line in the order logged. None: nothing to wait for (or the JVM went)."""
         if len(self.rings) < 2:
             return None
-        vm = self.session.require_vm()
         oldest: int | None = None
         try:
+            vm = self.session.require_vm()
             for ring in list(self.rings.values()):
                 fields = await self._fields(ring)
                 n = (await vm.send(ReferenceType.GetValues, ring.probe_type, [fields["N"]])).values[0].value & _U32
