@@ -10,7 +10,7 @@ from ..instrument.shared_line import SHARED, on_line, sharing
 
 async def bound_at(tracker: Any, bp: Any, type_id: int, class_name: str, line: int) -> None:
     """`bp` bound at the line by round trip: the line's in-JVM breakpoints join it there."""
-    if tracker.in_jvm.rebinding:
+    if tracker.in_jvm.rebinding or not tracker.in_jvm.one_event_a_line:
         return  # (a redefinition binds the class's round-trip breakpoints again: nothing moves meanwhile)
     for other in sharing(tracker.by_id, bp, class_name, line):
         if tracker.in_jvm.runs_in_jvm(other, type_id):

@@ -166,6 +166,9 @@ class InJvm:
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
         self.logs = LogRings(self)  # logpoint probes' lines, read into the history
+        # Several breakpoints on one line take the round trip together (shared_line.py). Off only where each
+        # probe may act on its own: a test of what compiled expressions answer, many at one line.
+        self.one_event_a_line = True
 
     @property
     def session(self) -> Any:
@@ -260,7 +263,8 @@ class InJvm:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
-        others = sharing(self.tracker.by_id, bp, info.name, line) if methods is None else []
+        others = sharing(self.tracker.by_id, bp, info.name, line) if methods is None and self.one_event_a_line \
+            else []
         if others:  # (they fire as one event: shared_line.py)
             return shared_reason(others)
         if info.id in self.hotswapped:
