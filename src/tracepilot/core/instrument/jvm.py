@@ -74,7 +74,7 @@ from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .reach import old_calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
-from .shared_line import shared_reason, sharing
+from .shared_line import one_event, shared_reason, sharing
 from .skip import skip_once, waiting
 
 log = logging.getLogger(__name__)
@@ -265,7 +265,7 @@ class InJvm:
             return reason
         others = sharing(self.tracker.by_id, bp, info.name, line) if methods is None and self.one_event_a_line \
             else []
-        if others:  # (they fire as one event: shared_line.py)
+        if one_event([bp, *others]):  # (they fire as one event: shared_line.py)
             return shared_reason(others)
         if info.id in self.hotswapped:
             return "the class was redefined by hot swap since"
