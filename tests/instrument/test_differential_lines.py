@@ -4,7 +4,6 @@ deterministic Differential program, one debugger in-JVM, one `--no-instrument`; 
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import time
@@ -98,7 +97,7 @@ Script = Callable[[Side], Awaitable[None]]
 
 async def _both(jvm_factory: Any, line_of: Any, root: Path, jdk: str, script: Script, rounds: int = 16) -> None:
     transcripts = []
-    for in_jvm in [m for m in (True, False) if os.environ.get("TP_MODE", str(m)) == str(m)]:
+    for in_jvm in (True, False):
         side = Side(jvm_factory, line_of, root, jdk, in_jvm, rounds)
         try:
             await side.debugger.attach(side.jvm.address, timeout=10)
@@ -107,8 +106,6 @@ async def _both(jvm_factory: Any, line_of: Any, root: Path, jdk: str, script: Sc
         finally:
             await side.debugger.close()
             side.jvm.close()
-    if os.environ.get("TP_DUMP"):
-        print("\n".join(map(repr, transcripts[0])))
     mine, theirs = transcripts
     for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
         assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
@@ -116,9 +113,9 @@ async def _both(jvm_factory: Any, line_of: Any, root: Path, jdk: str, script: Sc
 
 @pytest.mark.timeout(60)
 async def test_several_breakpoints_on_one_line_are_one_event(jvm_factory, line_of, java_source_root):
-    """A logpoint, a condition and a plain breakpoint with a hit count on one line: by round trip one event
-    (one stop, the others in `also`, the line logged before the stop). One of them removed, the line's last one
-    goes on alone (back into the JVM when it can)."""
+    """A logpoint, a condition and a plain breakpoint with a hit count on one line, a capture point and a
+    logpoint on the next: by round trip one event each (one stop, the others in `also`, the line logged and
+    captured before the stop). The others removed, the logpoint goes on alone, back in the JVM."""
 
     async def script(side: Side) -> None:
         d = side.debugger
