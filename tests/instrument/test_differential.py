@@ -68,23 +68,7 @@ EXPRESSIONS = ["i", "name", "total", "i * 3 + total", "name.length()", "w", "lat
 TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
 
 # Known divergences: compared loosely, or their actions not generated, until they are fixed (then delete the entry).
-KNOWN = {
-    # Several breakpoints on one line: by round trip they are one JDWP event (one stop, the others in `also`,
-    # a logpoint's line logged before the stop); in the JVM each probe (and a plain breakpoint at the line's
-    # first index, before the probe calls) acts on its own: two stops, or a stop before the line is logged.
-    # Not fixed by this change (see the report): one breakpoint per line until it is.
-    "one_breakpoint_per_line": True,
-    # Likewise a step that ends at a line with an in-JVM logpoint: by round trip the step's event and the
-    # logpoint's are one (the line is logged and counted at the step's stop); in the JVM the probe runs
-    # when the thread goes on. Not fixed by this change: breakpoint_list is not compared between a step
-    # and the next resume until it is.
-    "probe_after_step_stop": True,
-    # Two in-JVM logpoints on neighbouring lines: each probe hands its lines over in batches of its own, so the
-    # history interleaves the two logpoints' lines by batch, not by when they were logged (the round trip logs
-    # them as they happen). Each logpoint's own lines, threads and order are the same. Found once capture
-    # points joined the actions (the sequences changed). Compared per logpoint until the lines carry one order.
-    "log_order_across_logpoints": True,
-}
+KNOWN: dict[str, bool] = {}  # (none left)
 PROBE_METHODS = {"check", "skipped", "hit", "error", "handover", "count", "take", "log"}
 
 
@@ -145,8 +129,6 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 self.run(debugger.attach(jvm.address, timeout=10))
             self.bps: list[str] = []
             self.temporary: set[str] = set()
-            self.lines_used: dict[str, str] = {}  # breakpoint id -> line marker
-            self.stepped = False  # since the last go (see KNOWN["probe_after_step_stop"])
             self.changed: set[str] = set()  # breakpoints changed or removed (KNOWN["buffered_lines_lost_on_change"])
             self.trail: list[str] = []  # the actions so far, for the failure message
 
@@ -290,11 +272,6 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         async def _logs(self, side: Side, left_out: list[str]) -> Any:
             records = [r for r in await side.debugger.events(kinds=["log"], limit=100_000)
                        if r.data.get("breakpoint") not in left_out]
-            if KNOWN.get("log_order_across_logpoints") and not KNOWN.get("log_order_and_thread"):
-                by_point: dict[str, list[tuple[str, str]]] = {}
-                for r in records:
-                    by_point.setdefault(r.data.get("breakpoint"), []).append((r.text, r.data.get("thread_name")))
-                return by_point
             if not KNOWN.get("log_order_and_thread"):
                 return [(r.data.get("breakpoint"), r.text, r.data.get("thread_name")) for r in records]
             per_breakpoint: dict[str, list[str]] = {}
@@ -322,7 +299,6 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         @rule()
         def go(self) -> None:
             self.both("go", self._go)
-            self.stepped = False
 
         @precondition(alive)
         @rule(line=st.sampled_from(LINES), condition=st.none() | st.sampled_from(CONDITIONS),
@@ -334,12 +310,9 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 temporary = False
                 if line == "diff-gate":
                     line = "diff-end"
-            if KNOWN.get("one_breakpoint_per_line") and line in self.lines_used.values():
-                return
             answer = self.both("breakpoint_set", self._set, line, condition, log, hit_count, temporary)
             if isinstance(answer, str):
                 self.bps.append(answer)
-                self.lines_used[answer] = line
                 if temporary:
                     self.temporary.add(answer)
 
@@ -347,12 +320,9 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         @rule(line=st.sampled_from(LINES), times=st.integers(1, 3), condition=st.none() | st.sampled_from(CONDITIONS))
         def set_capture(self, line: str, condition: str | None, times: int) -> None:
             """A capture point (issue 31): taken in the JVM without a hold, or held, as --no-instrument takes it."""
-            if KNOWN.get("one_breakpoint_per_line") and line in self.lines_used.values():
-                return
             answer = self.both("capture_set", self._capture, line, condition, times)
             if isinstance(answer, str):
                 self.bps.append(answer)
-                self.lines_used[answer] = line
 
         @precondition(may_change)
         @rule(which=st.integers(0, 30), change=st.sampled_from(["condition", "log", "hit_count", "enabled"]),
@@ -377,7 +347,6 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         @rule(which=st.integers(0, 30))
         def remove_breakpoint(self, which: int) -> None:
             bp_id = self.bps.pop(which % len(self.bps))
-            self.lines_used.pop(bp_id, None)
             self.both("breakpoint_remove", self._remove, bp_id)
             if KNOWN.get("buffered_lines_lost_on_change"):
                 self.changed.add(bp_id)
@@ -386,7 +355,6 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         @rule(kind=st.sampled_from(["over", "into", "out"]))
         def step(self, kind: str) -> None:
             self.both("step", self._step, kind)
-            self.stepped = True
 
         @precondition(at_stop)
         @rule(expression=st.sampled_from(EXPRESSIONS))
@@ -406,7 +374,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         @precondition(alive)
         @invariant()
         def same_breakpoints(self) -> None:
-            if hasattr(self, "sides") and not (KNOWN.get("probe_after_step_stop") and self.stepped):
+            if hasattr(self, "sides"):
                 self.both("breakpoint_list", self._breakpoints)
 
     Differential.TestCase.settings = settings(
@@ -584,9 +552,7 @@ def test_in_jvm_and_round_trip_agree_on_what_threads_do_in_any_order(jvm_factory
 
     spec = st.tuples(st.none() | st.sampled_from(THREAD_CONDITIONS), st.none() | st.sampled_from(THREAD_LOGS),
                      st.sampled_from(HIT_COUNTS))
-    # One breakpoint per line (KNOWN["one_breakpoint_per_line"]).
-    chosen = st.lists(st.tuples(st.sampled_from(THREAD_LINES), spec), min_size=1, max_size=3,
-                      unique_by=lambda item: item[0])
+    chosen = st.lists(st.tuples(st.sampled_from(THREAD_LINES), spec), min_size=1, max_size=3)
 
     @settings(max_examples=EXAMPLES, deadline=None,
               database=None, suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,

@@ -25,6 +25,9 @@ def candidates() -> list[tuple[str, object]]:
 async def test_compiled_expressions_answer_as_the_round_trip_does(jvm_factory, line_of, java_source_root) -> None:
     jvm = jvm_factory("Evaluator", jdk="17")
     d = Debugger(sourcepath=[str(java_source_root)])
+    # Every expression's probe at one line, each on its own (the values are compared, not how a line's several
+    # breakpoints make one event: by default they would take the round trip together).
+    d.session.breakpoints.in_jvm.one_event_a_line = False
     try:
         await d.attach(jvm.address)
         where = f"fixtures.Evaluator:{line_of('eval')}"

@@ -8,7 +8,7 @@ import pytest
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.instrument import insert
 
-MAIN = "fixtures.HotCondition"
+MAIN = "fixtures.ManyLines"
 
 
 @pytest.mark.timeout(120)
@@ -18,7 +18,7 @@ async def test_forty_conditions_in_one_method_each_instrument_in_one_pass_and_al
     d = Debugger()
     try:
         await d.attach(jvm.address, timeout=10)
-        await d.breakpoint_set(f"{MAIN}:{line_of('hc-round')}")
+        await d.breakpoint_set(f"{MAIN}:{line_of('ml-round')}")
         await d.resume(timeout=30)  # in main, run() has returned: conditions set now go in-JVM at once
         decodes = 0
         real_decode = insert.bc.decode
@@ -32,7 +32,8 @@ async def test_forty_conditions_in_one_method_each_instrument_in_one_pass_and_al
         bps = []
         for k in range(40):
             decodes = 0
-            bps.append(await d.breakpoint_set(f"{MAIN}:{line_of('hc-body')}", condition=f"i == {100 + 3 * k}"))
+            # (One a line: a line's breakpoints are one event, and take the round trip together.)
+            bps.append(await d.breakpoint_set(f"{MAIN}:{line_of(f'ml-{k}')}", condition=f"i == {100 + 3 * k}"))
             assert bps[-1].mode == "in-JVM", bps[-1].mode
         # A few decodes per breakpoint (run()'s code, its payloads, the check of which methods the new bytes
         # change), not 40 of each.

@@ -44,7 +44,7 @@ async def test_a_probe_that_cannot_be_defined_in_time_falls_back_with_the_reason
         assert bp.mode.startswith("round trip (could not prepare the probe"), bp.mode
         assert "did not return within 2s" in bp.mode, bp.mode
         # The thread stays inside that call: the next condition says so at once instead of waiting again.
-        other = await asyncio.wait_for(d.breakpoint_set(f"{held}:{line_of('pl-cond')}", condition="v > 3"), 1.5)
+        other = await asyncio.wait_for(d.breakpoint_set(f"{held}:{line_of('pl-call')}", condition="v > 3"), 1.5)
         assert other.mode.startswith("round trip (could not prepare the probe: thread main is inside a call"), \
             other.mode
     finally:

@@ -26,11 +26,11 @@ FIRST_SESSION = """
 import asyncio, sys
 from tracepilot.core.debugger import Debugger
 
-async def main(address, line):
+async def main(address, line, other):
     d = Debugger()
     await d.attach(address, timeout=10)
     await d.breakpoint_set(f"fixtures.HotCondition:{line}", condition="i < 0")
-    await d.breakpoint_set(f"fixtures.HotCondition:{line}", condition="i % 100 == 0", log="i={i}")
+    await d.breakpoint_set(f"fixtures.HotCondition:{other}", condition="n % 2 == 0", log="n={n}")
     await d.resume(timeout=0)
     for _ in range(200):
         modes = [b.mode for b in await d.breakpoint_list()]
@@ -40,7 +40,7 @@ async def main(address, line):
     print("MODES", modes, flush=True)
     await asyncio.sleep(3600)
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
 """
 
 
@@ -62,7 +62,8 @@ async def test_a_new_process_restores_what_a_killed_one_left_and_instruments_aga
     jvm = jvm_factory(MAIN, "300", "100000000", jdk=jdk)
     line = line_of("hc-body")
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    first = subprocess.Popen([sys.executable, "-c", FIRST_SESSION, jvm.address, str(line)], env=env,
+    first = subprocess.Popen([sys.executable, "-c", FIRST_SESSION, jvm.address, str(line), str(line_of("hc-sum"))],
+                             env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ready = await asyncio.to_thread(first.stdout.readline)

@@ -135,6 +135,7 @@ class Firing(TrackerBase):
             except DebuggerError as exc:
                 text = f"{bp.info.log} [log error: {exc}]"
             where, details = await session.inspector.log_details(bp.info, event, extra)
+            await self.in_jvm.logs.drain()  # the lines in-JVM logpoints logged before this one come first
             session.history.add("log", text + where, Actor.TARGET, breakpoint=bp.info.id, thread=event.thread,
                                 **details)
             if message is None:

@@ -15,7 +15,7 @@ from ..locations import LineSpec, MethodSpec, parse_location, parse_method, sugg
 from ..model import Actor, BreakpointInfo
 from ..session_view import SessionView
 from ..sources import class_name_for_file
-from . import nested
+from . import nested, shared_lines
 from .codelines import looks_code_free
 from .hot_conditions import ConditionRate
 from .throttle import DEFAULT_LOGPOINT_RATE, MAX_SAMPLING, TokenBucket
@@ -123,8 +123,15 @@ class TrackerBase:
         self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
         self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)
         self.captures = CapturePoints(self)  # breakpoints that capture values instead of stopping (core/capture)
+        self.freed_lines: list[Any] = []  # locations temporary breakpoints left at their hits (lines_freed)
 
     # -- queries -------------------------------------------------------------------------------------
+
+    async def lines_freed(self) -> None:
+        """Before the program runs on: the lines temporary breakpoints left at their hits (remove)."""
+        freed, self.freed_lines = self.freed_lines, []
+        if freed and self.session.conn is not None and not self.session.conn.is_closed:
+            await shared_lines.left(self, freed)
 
     async def flush_logs(self) -> None:
         """Lines in-JVM logpoints logged and the debugger has not read yet: into the history now (before a
@@ -431,10 +438,13 @@ class TrackerBase:
             bp.condition_rate = ConditionRate()
             if bp.info.message and bp.info.message.startswith("hot:"):
                 bp.info.message = None
+        left = list(bp.info.locations)
         if self.session.conn is not None and not self.session.conn.is_closed \
                 and not await self.in_jvm.update(bp):  # in-JVM: a new condition may only redefine its probe
             await self._uninstall(bp)
             await self._install(bp)
+            if not bp.info.enabled:  # a line it shared may have one breakpoint left (shared_lines.py)
+                await shared_lines.left(self, left)
         self.session.history.add("breakpoint_changed", f"changed {bp.info.describe()}", actor, breakpoint=bp.info.id)
         return bp.info
 
@@ -443,10 +453,15 @@ class TrackerBase:
         removed = []
         for bp in targets:
             await self.captures.settle(bp.info.id)  # (what it took in the JVM, not read yet, is kept)
+            left = list(bp.info.locations)
             await self._uninstall(bp)
             self.by_id.pop(bp.info.id, None)
             self.captures.forget(bp.info.id)
             removed.append(bp.info.id)
+            if actor is Actor.TARGET:  # removed at its own hit: the event's other breakpoints are still to come
+                self.freed_lines += left
+            elif self.session.conn is not None and not self.session.conn.is_closed:
+                await shared_lines.left(self, left)  # a line it shared may have one breakpoint left
             for other in self.by_id.values():  # dependants of a removed breakpoint are armed for good
                 if other.info.after == bp.info.id:
                     other.info.after = None
@@ -481,6 +496,7 @@ class TrackerBase:
         self.in_jvm.forget_vm()
         self.by_request.clear()
         self._prepare_owner.clear()
+        self.freed_lines = []
         for bp in list(self.by_id.values()):
             if bp.internal:
                 self.by_id.pop(bp.info.id, None)
@@ -493,6 +509,7 @@ class TrackerBase:
         self.by_id.clear()
         self.by_request.clear()
         self._prepare_owner.clear()
+        self.freed_lines = []
         self._next_id = 1
 
     async def clear_in_vm(self) -> None:

@@ -44,11 +44,10 @@ def insert_many(code: Code, pool: ConstantPool, inserts: dict[int, bytes], extra
     decode and one layout however many probes the method gets: setting many conditions is not quadratic).
     ``extra_stack``: the most any one payload pushes (they run one after another, each leaves the stack
     as it found it)."""
-    for payload in inserts.values():
-        inserted = bc.decode(payload)
-        if any(ins.targets for ins in inserted) or any(ins.opcode in (bc.ATHROW, bc.RET) or
-                                                        bc.IRETURN <= ins.opcode <= bc.RETURN for ins in inserted):
-            raise ValueError("the inserted code must be straight-line (no branch, return or throw)")
+    inserted = bc.decode(b"".join(inserts.values()))  # (each payload whole instructions: one decode for all)
+    if any(ins.targets for ins in inserted) or any(ins.opcode in (bc.ATHROW, bc.RET) or
+                                                    bc.IRETURN <= ins.opcode <= bc.RETURN for ins in inserted):
+        raise ValueError("the inserted code must be straight-line (no branch, return or throw)")
     instructions = bc.decode(code.code)
     starts = {ins.offset for ins in instructions}
     for at in inserts:

@@ -59,6 +59,7 @@ from ..render import log_where
 from . import swap
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
+from .line_calls import after_line_calls
 from .logring import LogRings
 from .method_probes import (
     KINDS,
@@ -74,6 +75,7 @@ from .pops import Pops
 from .reach import old_calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
+from .shared_line import one_event, shared_reason, sharing
 from .skip import skip_once, waiting
 
 log = logging.getLogger(__name__)
@@ -166,6 +168,9 @@ class InJvm:
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
         self.logs = LogRings(self)  # logpoint probes' lines, read into the history
+        # Several breakpoints on one line take the round trip together (shared_line.py). Off only where each
+        # probe may act on its own: a test of what compiled expressions answer, many at one line.
+        self.one_event_a_line = True
 
     @property
     def session(self) -> Any:
@@ -210,6 +215,25 @@ class InJvm:
         except JdwpError:
             return False
         return any(f.location.class_id in probes for f in frames)
+
+    async def after_line_probes(self, location: Location) -> int | None:
+        """Where the in-JVM probe calls end that the line at `location` starts with (line_calls.py), or None:
+        a step that ends there runs them first, as by round trip the line's breakpoints fire with the step."""
+        record = self.classes.get(location.class_id)
+        if record is None or record.current is None:
+            return None
+        names = {p.probe.class_name for p in record.current.probes if p.spec.at != "exit"}
+        method = next((m for m in await self.session.require_vm().methods(location.class_id)
+                       if m.id == location.method_id), None)
+        if method is None or not names:
+            return None
+        return after_line_calls(record.current.data, method.name + method.signature, location.index, names)
+
+    @property
+    def rebinding(self) -> bool:
+        """Is a redefinition binding its class's round-trip breakpoints again now?"""
+        return self._rebinding
+
     def is_probe(self, type_id: int) -> bool:
         """Is this one of the probe classes the debugger defined (never the program's own code)?"""
         return any(type_id in record.probe_types.values() for record in self.classes.values())
@@ -241,6 +265,10 @@ class InJvm:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
+        others = sharing(self.tracker.by_id, bp, info.name, line) if methods is None and self.one_event_a_line \
+            else []
+        if one_event([bp, *others]):  # (they fire as one event: shared_line.py)
+            return shared_reason(others)
         if info.id in self.hotswapped:
             return "the class was redefined by hot swap since"
         if self._rebinding:
@@ -749,6 +777,7 @@ class InJvm:
         except DebuggerError as exc:
             text = f"{bp.info.log} [log error: {exc}]"
         name = await session.require_vm().thread_name(thread)
+        await self.logs.drain()  # the lines in-JVM logpoints logged before this one come first
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
 

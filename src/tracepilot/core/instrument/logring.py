@@ -26,6 +26,7 @@ breakpoint's message with how many lines the history holds of how many were logg
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections import deque
@@ -125,6 +126,7 @@ class LogRings:
         self._jobs: deque[tuple[Callable[[], Awaitable[None]], asyncio.Future[None]]] = deque()
         self._worker: asyncio.Task[None] | None = None
         self._poller: asyncio.Task[None] | None = None
+        self._held: list[Line] = []  # taken, waiting for an older line of another ring (_cutoff)
 
     @property
     def session(self) -> Any:
@@ -138,20 +140,21 @@ class LogRings:
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-logpoint-poll")
 
     async def drain(self, bp_id: str | None = None, polling: bool = False) -> None:
-        """Read every ring (of one breakpoint) into the history now, after every batch handed over before.
-        Never raises: a VM that is going away simply has nothing more to read."""
+        """Read the rings into the history now, after every batch handed over before. Never raises: a VM that
+        is going away simply has nothing more to read. (`bp_id`: the breakpoint whose lines must be in; with
+        several logpoints every ring is read, so that the history keeps the order they were logged in.)"""
         if self.rings:
             await self._submit(lambda: self._drain_now(bp_id, polling))
 
     async def _drain_now(self, bp_id: str | None, polling: bool) -> None:
         lines: list[Line] = []
         for ring in list(self.rings.values()):
-            if bp_id is None or ring.bp_id == bp_id:
+            if bp_id is None or ring.bp_id == bp_id or len(self.rings) > 1:
                 try:
                     lines += await self._read(ring, polling)
                 except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
                     log.debug("reading the log ring of %s failed: %s", ring.bp_id, exc)
-        self._record(lines)
+        self._record(lines, await self._cutoff())
 
     async def handover(self, probe_type: int, batch: int, wait: bool = False) -> None:
         """A batch a logging thread (or the shutdown hook) handed over: Object[]{String, Thread[], long[]}.
@@ -198,7 +201,7 @@ class LogRings:
                 lines += await self._read(other, polling=False, at_most=MERGE_LINES)
             except (JdwpTransportError, DebuggerError, OSError, TimeoutError) as exc:
                 log.debug("reading the log ring of %s failed: %s", other.bp_id, exc)
-        self._record(lines)
+        self._record(lines, await self._cutoff())
 
     def _submit(self, job: Callable[[], Awaitable[None]]) -> asyncio.Future[None]:
         """Run `job` after every job submitted before it: one reader of the rings, in order, so each line
@@ -245,6 +248,8 @@ class LogRings:
             if not done.done():
                 done.set_result(None)
         self._jobs.clear()
+        with contextlib.suppress(Exception):  # (the history may be going too)
+            self._record([])  # lines held for an older one that will never come
         self.rings.clear()
         self.throttled.clear()
         self.names.clear()
@@ -374,12 +379,37 @@ class LogRings:
         bp.bucket = bucket_at(bp.bucket, rate)
         return bp.bucket.take_up_to(count)
 
-    def _record(self, lines: list[Line]) -> None:
+    async def _cutoff(self) -> int | None:
+        """With several rings: the JVM time of the oldest line logged and not taken yet (a ring left to its
+        batches, or a line added after its ring was read): lines taken that are newer wait for it (held), so
+        the history has every line in the order logged. None: nothing to wait for (or the JVM went)."""
+        if len(self.rings) < 2:
+            return None
+        oldest: int | None = None
+        try:
+            vm = self.session.require_vm()
+            for ring in list(self.rings.values()):
+                fields = await self._fields(ring)
+                n = (await vm.send(ReferenceType.GetValues, ring.probe_type, [fields["N"]])).values[0].value & _U32
+                if n != ring.taken:
+                    first = (await vm.send(ArrayReference.GetValues, ring.arrays[2], ring.taken & _MASK, 1)).values
+                    oldest = first[0].value if oldest is None else min(oldest, first[0].value)
+        except (JdwpTransportError, DebuggerError, OSError, TimeoutError):
+            return None  # the JVM went: nothing more will come, everything held goes in
+        return oldest
+
+    def _record(self, lines: list[Line], cutoff: int | None = None) -> None:
         """Into the history in the order they were logged (by the JVM's clock, taken under each probe's
-        lock), each as a round-trip logpoint's line."""
+        lock), each as a round-trip logpoint's line; lines newer than `cutoff` are held for a later round."""
         add = self.session.history.add
-        if len({line.ring for line in lines}) > 1 and all(line.time for line in lines):
+        lines = self._held + lines
+        if len({line.ring for line in lines}) > 1:
             lines = sorted(lines, key=lambda entry: entry.time)  # (each ring's own lines are in order already)
+        if cutoff is not None:
+            self._held = [line for line in lines if line.time >= cutoff]
+            lines = [line for line in lines if line.time < cutoff]
+        else:
+            self._held = []
         for line in lines:
             text = _STRING_PART.sub(_as_logged, line.text) if STRING_OPEN in line.text else line.text
             where, details = log_where(line.location, line.thread_name) if line.location is not None else ("", {})

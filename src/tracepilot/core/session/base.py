@@ -89,6 +89,10 @@ class StepState:
     # The step filters this step keeps (None: the session's): fewer when it starts in filtered code with no
     # program frame to step out to (step_origin.step_start).
     filters: tuple[str, ...] | None = None
+    # Where the step ended (its JDWP location), and the request that stops it just after the in-JVM probe calls
+    # the line there starts with, which run first (Events._run_line_probes_first).
+    ended_at: Any = None
+    probes_request: int = 0
 
 
 NO_SIDE_EFFECTS: contextvars.ContextVar[str | None] = contextvars.ContextVar("tracepilot_no_side_effects",

@@ -10,8 +10,10 @@ from typing import Any
 
 from ...jdwp import (
     EventKind,
+    EventRequest,
     JdwpConnection,
     JdwpError,
+    Mod,
     StepDepth,
     StepSize,
     SuspendPolicy,
@@ -63,7 +65,7 @@ class Events(SessionBase):
         # Count the suspension this packet made before anything else runs (a resume must find it).
         if policy != SuspendPolicy.NONE:
             self.threads.event_suspended(event_thread, vm_wide=policy == SuspendPolicy.ALL)
-        for event in composite.events:
+        for event in self._in_made_order(composite.events):
             kind = type(event).KIND
             if kind == EventKind.VM_START:
                 self.history.add("vm_start", "VM started", Actor.TARGET, thread=event.thread)
@@ -100,6 +102,13 @@ class Events(SessionBase):
                 # program's: its calls sit inside the line, the program never made them).
                 elif event.value.tag != Tag.VOID and not self.breakpoints.in_jvm.is_probe(event.location.class_id):
                     self._step.returned = (event.location, event.value)
+            elif self._step is not None and self._step.probes_request and event.request_id == self._step.probes_request:
+                # Past the in-JVM probe calls the line starts with: the step's stop (_run_line_probes_first).
+                self._step.probes_request = 0  # (a Count(1) request: spent)
+                stop = StopReason(StopKind.STEP, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
+                                  location=await self.code_location(event.location))
+                stops.append((stop, False))
+                self.inspector.stop_reads.note(stop, event.location)
             elif kind in STOP_EVENT_KINDS:
                 if self.threads.get(event.thread).call:
                     self.history.add("suppressed", f"{type(event).__name__} during an evaluation was not stopped at",
@@ -115,9 +124,15 @@ class Events(SessionBase):
         if not stops:
             await self._resume_for_policy(composite)
             return
-        # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`.
-        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None))
+        # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`, the
+        # oldest breakpoint first (the JVM lists a composite's events in an order of its own, which moves when
+        # requests are made again: the answer must not).
+        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None,
+                                  _made(s[0].breakpoint_id)))
         reason, needs_vm_suspend = stops[0]
+        if len(stops) == 1 and reason.kind is StopKind.STEP and await self._run_line_probes_first():
+            await self._resume_for_policy(composite)
+            return
         reason.also = [s.breakpoint_id for s, _ in stops[1:] if s.breakpoint_id and s.breakpoint_id != reason.breakpoint_id]
         if any(s.kind is StopKind.BREAKPOINT and s.breakpoint_id is None for s, _ in stops) and self._run_to_target:
             reason.run_to = self._run_to_target  # run_to's own temporary breakpoint is one of them
@@ -146,6 +161,45 @@ class Events(SessionBase):
         elif policy != SuspendPolicy.NONE:
             self.threads.event_kept(event_thread, vm_wide=vm_wide)
         await self._become_stopped(reason, vm_wide)
+
+    def _in_made_order(self, events: list[Any]) -> list[Any]:
+        """A composite's breakpoint events in the order their breakpoints were made: the JVM lists them in an
+        order of its own, which moves when requests are made again (a redefinition binds a class's
+        breakpoints anew), and the lines they log must come in one order whatever the mode."""
+        owners = self.breakpoints.by_request
+        slots = [i for i, e in enumerate(events) if type(e).KIND == EventKind.BREAKPOINT and e.request_id in owners]
+        if len(slots) < 2:
+            return events
+        ordered = sorted((events[i] for i in slots), key=lambda e: _made(owners[e.request_id].info.id))
+        events = list(events)
+        for i, event in zip(slots, ordered, strict=True):
+            events[i] = event
+        return events
+
+    async def _run_line_probes_first(self) -> bool:
+        """The step ends where the line starts with in-JVM probe calls (line_calls.py). By round trip the line's
+        breakpoints fire with the step's event (logged, counted, captured, or the breakpoint's stop instead);
+        here the thread runs those calls first and the step stops right after them, unless a probe stops it.
+        True when it runs them (the step's stop comes with the request made here)."""
+        step = self._step
+        if step is None or step.ended_at is None:
+            return False
+        ended, step.ended_at = step.ended_at, None
+        in_jvm = self.breakpoints.in_jvm
+        if not in_jvm.classes:
+            return False
+        end = await in_jvm.after_line_probes(ended)
+        if end is None:
+            return False
+        mods = [Mod.LocationOnly(ended._replace(index=end)), Mod.ThreadOnly(step.thread_id), Mod.Count(1)]
+        policy = SuspendPolicy.ALL if step.vm_wide else SuspendPolicy.EVENT_THREAD
+        try:
+            step.probes_request = (await self.require_vm().send(EventRequest.Set, EventKind.BREAKPOINT, policy,
+                                                                 mods)).request_id
+        except JdwpError:
+            return False
+        await self._clear_exit_request(step)  # what the step returned is known: the probes' calls are not the program's
+        return True
 
     async def _attach_return_value(self, step: StepState, reason: StopReason) -> None:
         if step.returned is None:
@@ -216,6 +270,7 @@ class Events(SessionBase):
                 step.start_line, step.start_method = method.line_at(location.index), location.method_id
             await self._request_step(step)
             return None
+        step.ended_at = location
         return StopReason(StopKind.STEP, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
                           location=await self.code_location(location)), False
 
@@ -235,3 +290,8 @@ class Events(SessionBase):
         self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         self._notify_waiters()
 
+
+def _made(bp_id: str | None) -> int:
+    """The order breakpoints were made in (bp-3 before bp-12)."""
+    number = (bp_id or "").rpartition("-")[2]
+    return int(number) if number.isdigit() else 0

@@ -197,6 +197,7 @@ class Execution(SessionBase):
         as it arrives, so for a person the current stop, and the stop of a thread they resume, count as
         answered; an agent learns of stops only from the answers of its calls."""
         await self.ensure_connected()
+        await self.breakpoints.lines_freed()  # (a line's last breakpoint back into the JVM: shared_lines.py)
         if actor is Actor.PERSON:
             self._shown_to_person(self.stop)
         if thread is not None and thread != "":
@@ -395,6 +396,7 @@ class Execution(SessionBase):
             raise InvalidArgument(f"step count {count} must be at least 1")
         tid = await self.resolve_thread(thread)
         record = self.threads.get(tid)
+        await self.breakpoints.lines_freed()
         if record.call:
             raise NotStopped(f"thread {record.name or tid} is inside a call to {record.call}",
                              "pause it first, or wait for the call to return")
@@ -481,6 +483,10 @@ class Execution(SessionBase):
             with contextlib.suppress(JdwpError):
                 await self.conn.send(EventRequest.Clear, EventKind.SINGLE_STEP, step.request_id)
             step.request_id = 0
+        if step and step.probes_request and self.conn and not self.conn.is_closed:  # (events.py)
+            with contextlib.suppress(JdwpError):
+                await self.conn.send(EventRequest.Clear, EventKind.BREAKPOINT, step.probes_request)
+            step.probes_request = 0
 
     async def run_to(self, location: str, thread: str | int | None, timeout: float, actor: Actor) -> WaitResult:
         """Resume all threads until `location` (a temporary breakpoint; deferred like breakpoint_set when its
