@@ -151,12 +151,14 @@ class Lifecycle(SessionBase):
                 self._handlers.add(task)
                 task.add_done_callback(self._handlers.discard)
 
-        conn.set_event_handler(on_event)
-        self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events",
-                                               context=events_context)
+        # Said before the handler is set: events that came meanwhile are handed over as it is, and handled at
+        # once (eagerly), so the history must say "attach" before their records.
         self.history.add("attach" if not reconnect else "reconnect",
                          f"{'reconnected' if reconnect else 'attached'} to {address} ({version.vm_name} {version.vm_version})",
                          actor, address=address)
+        conn.set_event_handler(on_event)
+        self._event_task = asyncio.create_task(self._event_loop(conn), name="tracepilot-events",
+                                               context=events_context)
         await self.breakpoints.in_jvm.restore_leftovers(actor)  # a dead session's probe calls go before ours come
         await self.breakpoints.install_all()
         if suspended:
