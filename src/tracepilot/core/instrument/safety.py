@@ -20,13 +20,24 @@ from .classfile import ClassFile, ClassFormatError, ConstantPool
 __all__ = ["changed_methods", "thread_inside"]
 
 
-def _bodies(data: bytes) -> dict[str, tuple[bytes, tuple[Any, ...]]]:
-    """Each method's code, with what its instructions refer to in the constant pool: two versions whose code
-    is byte for byte the same but whose entry at an index differs (a probe class of another name at a line
-    whose probe was replaced) are different methods to the JVM, and a frame running one is left obsolete."""
+def _bodies(data: bytes) -> tuple[ClassFile, dict[str, Any]]:
+    """The class and each method (name + descriptor) with its code."""
     cf = ClassFile.parse(data)
-    return {cf.member_name(m) + cf.member_descriptor(m): (m.code.code, _referred(cf.pool, m.code.code))
-            if m.code is not None else (b"", ()) for m in cf.methods}
+    return cf, {cf.member_name(m) + cf.member_descriptor(m): m.code for m in cf.methods}
+
+
+def _same_method(cf_a: ClassFile, a: Any, cf_b: ClassFile, b: Any) -> bool:
+    """Two versions whose code is byte for byte the same but whose constant pool entry at an index differs (a
+    probe class of another name at a line whose probe was replaced) are different methods to the JVM, and a
+    frame running one is left obsolete: the entries the code names are compared too (decoded only then)."""
+    if a is None or b is None:
+        return a is None and b is None
+    if a.code != b.code:
+        return False
+    shorter, longer = sorted((cf_a.pool.entries, cf_b.pool.entries), key=len)
+    if longer[:len(shorter)] == shorter:
+        return True  # (one pool extends the other, as instrumenting does: the same indices, the same entries)
+    return _referred(cf_a.pool, a.code) == _referred(cf_b.pool, b.code)
 
 
 def _referred(pool: ConstantPool, code: bytes) -> tuple[Any, ...]:
@@ -66,10 +77,12 @@ def changed_methods(old: bytes, new: bytes) -> set[str] | None:
     """Name + descriptor of every method whose code differs between the two versions; None when either
     version cannot be read (then every method counts as changed)."""
     try:
-        before, after = _bodies(old), _bodies(new)
+        (cf_before, before), (cf_after, after) = _bodies(old), _bodies(new)
+        return {name for name in before.keys() | after.keys()
+                if name not in before or name not in after
+                or not _same_method(cf_before, before[name], cf_after, after[name])}
     except (ClassFormatError, ValueError):  # (ValueError: an opcode the decoder does not know)
         return None
-    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
 
 async def thread_inside(vm: Any, type_id: int, methods: set[str] | None) -> bool:
