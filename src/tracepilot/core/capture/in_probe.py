@@ -348,8 +348,10 @@ class InProbe:
                         "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
                         "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
                         breakpoint=bp.info.id)
+                # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped":
+                # a hit_count update restarts the count from 0, as by round trip.)
+                bp.info.hits += skipped - state.skipped
                 state.skipped = skipped
-            bp.info.hits = max(bp.info.hits, state.taken + state.skipped)  # (passing hits, as by round trip)
 
     async def _book(self, record: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values

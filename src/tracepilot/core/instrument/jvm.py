@@ -682,6 +682,7 @@ class InJvm:
         if message is not None:
             message = await self._condition_error(bp, event.thread, message, extra)
         if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops (round trip)
+            await self.logs.drain()  # after the lines the probes logged before this hit
             await self._log_at_stop(bp, event.thread, extra)
         reason = await self.tracker.stop_reason(bp, stands_for, extra)
         session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
