@@ -34,7 +34,7 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
 
     Steps: ("set", line, options), ("update", bp, options), ("remove", bp), ("go",), ("run",), ("step", kind),
     ("set_value", name, value). Every step answers; "go" and "step" add the hits of every breakpoint. At the
-    end: the program runs out and every log line, in order, per breakpoint."""
+    end: the program runs out; every log line, in order, per breakpoint; every capture with its hit number."""
     gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-found-"))
     jvm = jvm_factory("Differential", str(rounds), str(chunk), str(gate_dir), jdk=jdk)
     debugger = Debugger(sourcepath=[str(java_source_root)])
@@ -113,7 +113,9 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
         lines: dict[str, list[str]] = {}
         for record in await debugger.events(kinds=["log"], limit=10_000):
             lines.setdefault(record.data.get("breakpoint"), []).append(record.text)
-        return answers + [lines]
+        captures = sorted((c.breakpoint_id, c.number, c.hit, [(v.name, v.text) for v in c.expressions])
+                          for c in await debugger.captures(limit=10_000))
+        return answers + [lines, captures]
     finally:
         await debugger.close()
         jvm.close()
@@ -153,3 +155,15 @@ def test_a_done_capture_point_given_a_hit_count_counts_from_zero(jvm_factory, li
         ("update", "bp-1", {"hit_count": "%4"}),
         ("go",),
     ], rounds=16)
+
+
+@pytest.mark.timeout(60)
+def test_a_capture_point_with_a_hit_count_numbers_its_hits_as_the_round_trip(jvm_factory, line_of,
+                                                                           java_source_root, default_jdk):
+    # Captures at the 4th and 8th hit (every 4th), and at the 2nd, 4th and 6th hit whose condition holds.
+    _compare(jvm_factory, line_of, java_source_root, default_jdk, [
+        ("set", "diff-weigh", {"capture": 2, "hit_count": "%4", "expressions": ["i"]}),
+        ("set", "diff-name", {"capture": 3, "condition": "i % 3 == 0", "hit_count": "%2", "expressions": ["i"]}),
+        ("go",),  # gate 0
+        ("go",),  # gate 1
+    ], rounds=24)

@@ -43,6 +43,7 @@ from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError
 from ..inspect.stack import Frames
 from ..instrument.naming import is_probe_class
+from ..instrument.take_call import HIT
 from ..model import Actor
 from ..secrets import is_secret_name
 from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut, in_order
@@ -349,8 +350,10 @@ class InProbe:
                         "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
                         breakpoint=bp.info.id)
                 # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped":
-                # a hit_count update restarts the count from 0, as by round trip.)
-                bp.info.hits += skipped - state.skipped
+                # a hit_count update restarts the count from 0, as by round trip. With a hit count the probe
+                # counts them, see InJvm.refresh_hits.)
+                if bp.hit_rule is None:
+                    bp.info.hits += skipped - state.skipped
                 state.skipped = skipped
 
     async def _book(self, record: int) -> None:
@@ -369,8 +372,12 @@ class InProbe:
         self.short[point] = 0
         state.taken += 1
         number = state.taken
-        bp.info.hits += 1
-        capture.breakpoint_id, capture.number, capture.hit, capture.via = bp.info.id, number, bp.info.hits, NOT_HELD
+        if capture.hit:  # the probe's count at this hit, which its hit count let by (the round trip's number)
+            bp.info.hits = max(bp.info.hits, capture.hit)
+        else:
+            bp.info.hits += 1
+            capture.hit = bp.info.hits
+        capture.breakpoint_id, capture.number, capture.via = bp.info.id, number, NOT_HELD
         capture.skipped = state.skipped
         self.points.book.add(capture)
         self.session.history.add("capture", capture.headline() + self.points.summary(capture), Actor.TARGET,
@@ -399,6 +406,8 @@ class InProbe:
             with one_capture():
                 copied, refs = await copier.read_result(copy, objects, field_memo())
                 values = [read_value(cur, refs) for _ in letters]
+                if names.endswith(HIT):  # (a point with a hit count: its hit number comes last)
+                    capture.hit = values[-1].value
                 jvm_us = cur.number() / 1000
                 frames = await self._frames(cur, classes)
                 capture.frames = [CapturedFrame(n, code) for n, (_, code) in enumerate(frames)]

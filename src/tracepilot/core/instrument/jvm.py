@@ -738,6 +738,11 @@ class InJvm:
             if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
                     or request.probe_type in seen:
                 continue
+            if bp.info.capture is not None and (bp.info.capture.done or bp.jvm_counts):
+                # A capture point counts as the round trip does: a done one no more (its probe counts on until
+                # it goes), one with a hit count alone only the hits it lets by (a JVM Count filter's view):
+                # its captures carry their hit numbers.
+                continue
             seen.add(request.probe_type)
             with contextlib.suppress(JdwpError, StopIteration):
                 bp.info.hits = await self._hits(request.probe_type)

@@ -121,9 +121,14 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
         a.place(try_start)
         if condition is not None:
             emitter.jump(condition, done, False)
+    hit_slot = None  # a capture point's hit number, passed to take (the record carries it: in_probe.py)
     if hit_rule is not None:
         mode, n = hit_rule
         a.invoke(bc.INVOKESTATIC, class_name, "count", "()I")
+        if take is not None and message is None:
+            hit_slot = arg_slots
+            a.op(bc.DUP)
+            a.local(bc.ISTORE, hit_slot)
         a.push_int(n)
         if mode == "eq":
             a.branch(bc.IF_ICMPNE, done)
@@ -133,7 +138,7 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
         else:
             a.branch(bc.IF_ICMPLT, done)
     if message is None and take is not None:
-        emit_take(a, class_name, captures, slots, take, done)
+        emit_take(a, class_name, captures, slots, take, done, hit_slot)
     elif message is None:
         a.invoke(bc.INVOKESTATIC, class_name, "hit", "()V")
     else:
@@ -156,7 +161,8 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     a.handlers.append((try_start, try_end, handler, 0))
     depth = 2 * _size(condition) + 2 * sum(_size(p) for p in message or [] if not isinstance(p, str)) + 8 + \
         (8 if take is not None else 0)
-    writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF), max(arg_slots, 1))
+    writer.add_method("check", descriptor, ACC_PUBLIC | ACC_STATIC, a, min(depth, 0xFFFF),
+                      max(arg_slots + (hit_slot is not None), 1))
 
     writer.add_method("skipped", "()Z", ACC_STATIC, _skipped(pool, class_name), 4, 2)
     counter = Assembler(pool)  # static synchronized int count(): ++HITS
