@@ -167,3 +167,35 @@ def test_a_capture_point_with_a_hit_count_numbers_its_hits_as_the_round_trip(jvm
         ("go",),  # gate 0
         ("go",),  # gate 1
     ], rounds=24)
+
+
+@pytest.mark.timeout(60)
+def test_a_condition_on_a_local_declared_at_its_line_fails_alike(jvm_factory, line_of, java_source_root,
+                                                                 default_jdk):
+    # `late` is declared at diff-late: not a variable there yet, so the condition fails at every hit.
+    _compare(jvm_factory, line_of, java_source_root, default_jdk, [
+        ("set", "diff-late", {"condition": "late > 3", "log": "late={late} of {total}", "hit_count": ">=5"}),
+        ("go",),
+        ("go",),
+    ], rounds=8)
+
+
+
+
+@pytest.mark.timeout(60)
+def test_a_condition_after_its_class_got_a_probe_reads_the_new_code(jvm_factory, line_of, java_source_root,
+                                                                    default_jdk):
+    # Set in round(), all three wait on the round trip until round() returns. Then diff-call's logpoint goes
+    # into the class: the code below it moves by the probe call's length, and diff-late's code starts where
+    # diff-end's did. `late` is a variable at diff-end, not at diff-late (declared there): diff-late's
+    # condition (never compilable: a round trip's) must not read it through what diff-end's evaluation learnt.
+    _compare(jvm_factory, line_of, java_source_root, default_jdk, [
+        ("set", "diff-name", {"temporary": True}),
+        ("go",),
+        ("set", "diff-late", {"condition": "late > 3"}),
+        ("set", "diff-call", {"log": "i={i}"}),
+        ("set", "diff-end", {"condition": "late > 100"}),
+        ("go",),  # diff-late: its condition fails (no `late` here yet)
+        ("go",),  # diff-end's condition evaluated; round() returns, diff-call goes into the JVM
+        ("go",),
+    ], rounds=8)
