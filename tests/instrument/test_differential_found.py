@@ -199,3 +199,4 @@ def test_a_condition_after_its_class_got_a_probe_reads_the_new_code(jvm_factory,
         ("go",),  # diff-end's condition evaluated; round() returns, diff-call goes into the JVM
         ("go",),
     ], rounds=8)
+

@@ -463,7 +463,8 @@ class InJvm:
         """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
         redefinition drops its request, and binding it again would count from zero."""
         for other in self.tracker.by_id.values():
-            if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests:
+            if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests \
+                    or self._is_in_jvm(other):  # (a capture point's probe counts: a redefinition keeps its count)
                 continue
             rule = other.hit_rule
             if rule is not None and not (other.fired and rule.mode in ("ge", "eq")):
