@@ -190,3 +190,19 @@ def test_a_condition_after_its_class_got_a_probe_reads_the_new_code(jvm_factory,
         ("go",),
     ], rounds=8)
 
+
+@pytest.mark.timeout(60)
+def test_a_step_that_ends_on_a_conditional_breakpoint_leaves_no_thread_suspended(jvm_factory, line_of,
+                                                                                 java_source_root, default_jdk):
+    # The step's event and the breakpoint's come as one (suspending every thread, for the step): the
+    # breakpoint's condition, checked by the debugger (`late` is no variable there: never compiled), must not
+    # suspend them all a second time, or they stay suspended (and the JVM cannot exit) after the next resume.
+    _compare(jvm_factory, line_of, java_source_root, default_jdk, [
+        ("set", "diff-call", {"temporary": True}),
+        ("go",),
+        ("set", "diff-return", {"condition": "late > 3", "temporary": True}),
+        ("step", "into"),  # weigh:16
+        ("step", "into"),
+        ("step", "into"),
+        ("step", "into"),  # the return: a step and the breakpoint (its condition error) at once
+    ], rounds=8)
