@@ -33,7 +33,7 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
     """One script, one mode: what a user of either mode reads, answer by answer.
 
     Steps: ("set", line, options), ("update", bp, options), ("remove", bp), ("go",), ("run",), ("step", kind),
-    ("set_value", name, value). Every step answers; "go" and "step" add the hits of every breakpoint. At the
+    ("evaluate", expression), ("set_value", name, value). Every step answers; "go" and "step" add the hits of every breakpoint. At the
     end: the program runs out; every log line, in order, per breakpoint; every capture with its hit number."""
     gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-found-"))
     jvm = jvm_factory("Differential", str(rounds), str(chunk), str(gate_dir), jdk=jdk)
@@ -93,6 +93,9 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
         if kind == "step":
             result = await debugger.step(args[0], timeout=SETTLE)
             return (await stop_answer(result) if result.stopped else ("not stopped", result.message), await hits())
+        if kind == "evaluate":
+            value = await debugger.evaluate(args[0])
+            return (value.type, value.text)
         if kind == "set_value":
             return getattr(await debugger.set_value(*args), "text", None)
         raise AssertionError(f"unknown step {step!r}")
@@ -205,4 +208,19 @@ def test_a_step_that_ends_on_a_conditional_breakpoint_leaves_no_thread_suspended
         ("step", "into"),
         ("step", "into"),
         ("step", "into"),  # the return: a step and the breakpoint (its condition error) at once
+    ], rounds=8)
+
+
+@pytest.mark.timeout(60)
+def test_a_capture_point_set_at_a_stop_leaves_the_stopped_frame_readable(jvm_factory, line_of, java_source_root,
+                                                                       default_jdk):
+    # Stopped in round(), the first breakpoint of its class gone: a capture point set now may go into the JVM
+    # under running threads' calls (they keep the old code), never under the stopped thread's frame, whose
+    # locals would then have no names (obsolete code).
+    _compare(jvm_factory, line_of, java_source_root, default_jdk, [
+        ("set", "diff-end", {"temporary": True}),
+        ("go",),
+        ("set", "diff-total", {"capture": 2}),
+        ("evaluate", "i"),
+        ("go",),
     ], rounds=8)

@@ -282,8 +282,12 @@ class InJvm:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
-            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
-                if not self._may_leave_old_frames(bp, record):
+            changed = changed_methods(record.data, result.data)
+            if not at_prepare and await thread_inside(vm, record.type_id, changed):
+                # (Never a stopped thread's frame: on the old code it would read without its locals' names.)
+                held = self._held_at_stops()
+                if not self._may_leave_old_frames(bp, record) or held and await thread_inside(
+                        vm, record.type_id, changed, only=held):
                     return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
                 if await old_calls_may_reach(vm, record.type_id, record.data,
                                              probe_places(record.data, spec.line, spec.at, spec.methods)):
@@ -458,6 +462,13 @@ class InJvm:
         and nothing else in the class can be missed. (Under load some thread is always inside the method.)"""
         return bp.info.capture is not None and not record.specs and not any(
             other is not bp and record.type_id in other.bound_types for other in self.tracker.by_id.values())
+
+    def _held_at_stops(self) -> set[int]:
+        """The threads a user looks at: stopped (at an event, a step's end) or paused."""
+        book = getattr(self.session, "threads", None)
+        if book is None:
+            return set()
+        return {r.id for r in book.records.values() if not r.finished and (r.stop is not None or r.paused)}
 
     def _counting_in(self, type_id: int, mine: Breakpoint) -> Breakpoint | None:
         """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
