@@ -224,3 +224,18 @@ def test_a_capture_point_set_at_a_stop_leaves_the_stopped_frame_readable(jvm_fac
         ("evaluate", "i"),
         ("go",),
     ], rounds=8)
+
+
+
+@pytest.mark.timeout(60)
+def test_a_logpoint_that_becomes_a_plain_hit_count_stays_a_jdwp_count(jvm_factory, line_of, java_source_root,
+                                                                     default_jdk):
+    # Set while running (the round trip until its method returns), then its log cleared: a plain "==2" now,
+    # counted by a JDWP Count filter (the hits after the second are never seen), never by a probe in the JVM.
+    _compare(jvm_factory, line_of, java_source_root, default_jdk, [
+        ("go",),  # gate 0
+        ("set", "diff-end", {"log": "w={w}", "hit_count": "==2"}),
+        ("update", "bp-1", {"log": ""}),
+        ("go",),  # its second hit
+        ("go",),
+    ], rounds=16)

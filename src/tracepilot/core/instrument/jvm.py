@@ -320,6 +320,8 @@ class InJvm:
     async def update(self, bp: Breakpoint) -> bool:
         """A changed condition or log of an in-JVM breakpoint: when the probe keeps its signature, redefine
         only the probe class (the user's method, running or not, is untouched); False: uninstall + install."""
+        if not self.wanted(bp):
+            bp.info.mode = None  # a plain breakpoint now (no condition, log or capture): no mode to tell
         records = [r for r in self.classes.values() if bp.info.id in r.specs]
         if not records or not self.wanted(bp) or self.refusal(bp) or not bp.info.enabled or not bp.info.armed:
             return False
@@ -884,7 +886,8 @@ class InJvm:
     async def maybe_upgrade(self, bp: Breakpoint, event: Any) -> None:
         """A round-trip hit of a breakpoint that waits only for a safe moment (set after its class loaded):
         stop once, every thread suspended, where the method returns to its caller, and instrument there."""
-        if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled:
+        if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled \
+                or not self.wanted(bp):  # (no condition, log or capture any more: nothing to move)
             return
         if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or self.upgrade_pending(bp):
             return
@@ -934,9 +937,10 @@ class InJvm:
         self.tracker.by_request.pop(event.request_id, None)
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
-        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM":
+        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM" \
+                or not self.wanted(bp):
             self._moving.discard(bp.info.id)
-            return  # (gone, or moved already)
+            return  # (gone, moved already, or nothing to move any more)
         info = await vm.type(request.probe_type)
         methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
             if bp.info.kind in KINDS else None
