@@ -2,7 +2,8 @@
 
 Each script is a fixed sequence of actions on tests/java/fixtures/Differential.java, run twice: once with
 in-JVM mode on, once by round trip (`--no-instrument`). The two transcripts (every stop, every hit count,
-every log line in order) must be the same; the round trip is the reference.
+every log line in order, every capture's hit number) must be the same; the round trip is the reference.
+Each script is a divergence (or, once, a hang of both modes) a random run found, reduced; about 1 s each.
 """
 
 from __future__ import annotations
