@@ -109,7 +109,8 @@ def shown_hits(info: Any) -> Any:
 
 
 def view(value: Any) -> Any:
-    return None if value is None else (value.type, value.text)
+    # (an object's handle number is its session's: @11 here, @12 there when the other made one more before)
+    return None if value is None else (value.type, re.sub(r" @\d+", " @", value.text))
 
 
 def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, java_source_root, jdk):
@@ -246,7 +247,9 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
 
         async def _update(self, side: Side, bp_id: str, options: dict[str, Any]) -> Any:
             info = await side.debugger.breakpoint_update(bp_id, **options)
-            return (info.id, info.enabled, info.condition, info.log, info.hit_count, shown_hits(info))
+            # (Its hits, like breakpoint_list's, not between a step and the next go: KNOWN["probe_after_step_stop"].)
+            stepped = KNOWN.get("probe_after_step_stop") and self.stepped
+            return (info.id, info.enabled, info.condition, info.log, info.hit_count, None if stepped else shown_hits(info))
 
         async def _remove(self, side: Side, bp_id: str) -> Any:
             return await side.debugger.breakpoint_remove(bp_id)

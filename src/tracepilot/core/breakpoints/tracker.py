@@ -408,6 +408,9 @@ class TrackerBase:
         if "condition" in options:
             bp.info.condition = options["condition"] or None
         if "hit_count" in options:
+            # What the JVM logged or captured before the change counted under the old rule: read it first, or
+            # it would count again from 0 once read (the round trip counted it as it happened).
+            await self.flush_logs()
             bp.hit_rule = HitRule.parse(options["hit_count"])
             bp.info.hit_count = str(bp.hit_rule) if bp.hit_rule else None
             # The new rule counts from now on, and so does the hit label the user sees ("hit 5" is the 5th

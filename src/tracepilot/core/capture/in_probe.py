@@ -45,6 +45,7 @@ from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError
 from ..inspect.stack import Frames
 from ..instrument.naming import is_probe_class
+from ..instrument.take_call import HIT
 from ..model import Actor
 from ..secrets import is_secret_name
 from .done import mark_done
@@ -394,9 +395,11 @@ class InProbe:
                         "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
                         "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
                         breakpoint=bp.info.id)
-                # Passing hits, as by round trip: the ones the rate limit let by too. Added, not set from
-                # taken + skipped: a new hit rule (breakpoint_update) counts from 0 from then on.
-                bp.info.hits += skipped - state.skipped
+                # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped":
+                # a hit_count update restarts the count from 0, as by round trip. With a hit count the probe
+                # counts them, see InJvm.refresh_hits.)
+                if bp.hit_rule is None:
+                    bp.info.hits += skipped - state.skipped
                 state.skipped = skipped
 
     async def _book(self, record: int, place: int) -> None:
@@ -415,7 +418,7 @@ class InProbe:
         self.short[point] = 0
         state.taken += 1
         number = state.taken
-        if capture.hit:  # counted by the probe's hit rule (the count the debugger reads for breakpoint_list)
+        if capture.hit:  # the probe's count at this hit, which its hit count let by (the round trip's number)
             bp.info.hits = max(bp.info.hits, capture.hit)
         else:
             bp.info.hits += 1
@@ -448,6 +451,8 @@ class InProbe:
             with one_capture():
                 copied, refs = await copier.read_result(copy, objects, field_memo())
                 values = [read_value(cur, refs) for _ in letters]
+                if names.endswith(HIT):  # (a point with a hit count: its hit number comes last)
+                    capture.hit = values[-1].value
                 jvm_us = cur.number() / 1000
                 frames = await self._frames(cur, classes)
                 capture.frames = [CapturedFrame(n, code) for n, (_, code) in enumerate(frames)]
@@ -459,8 +464,7 @@ class InProbe:
                     read.copied = copied
                     COPY_ONLY.set(True)
                     by_slot = dict(zip(names.split(","), values, strict=True))
-                    if (counted := by_slot.pop("h", None)) is not None:  # the hit's number, a hit rule's count
-                        capture.hit = counted.value
+                    by_slot.pop(HIT, None)  # (read above)
                     names_at = await self._top(read, capture, by_slot, frames[0][0])
                     capture.expressions = [await self._expression(read, text, by_slot, names_at)
                                            for text in state.expressions]

@@ -63,7 +63,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from ..vm import FieldInfo, TypeInfo, VariableSlot, Vm
+    from ..vm import FieldInfo, MethodInfo, TypeInfo, VariableSlot, Vm
 
 
 __all__ = ["Evaluator"]
@@ -75,8 +75,8 @@ class Evaluator:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self._plans: dict[tuple, Plan] = {}
-        self._live: dict[tuple[int, int, int], dict[str, VariableSlot]] = {}
+        self._plans: dict[tuple, tuple[MethodInfo, Plan]] = {}  # per method version (see _context)
+        self._live: dict[tuple[int, int, int], tuple[MethodInfo, dict[str, VariableSlot]]] = {}
         self.type_names: dict[tuple[int, str], TypeInfo] = {}
         self.known_subtypes: dict[tuple[str, str], bool] = {}
         self._imports: dict[int, Imports] = {}
@@ -251,18 +251,20 @@ class Evaluator:
                 await ctx.load_frame()
             method = await self.vm.variables(ctx.location.class_id, ctx.location.method_id)
             ctx.method = method
+            # (Keyed by code index, and kept only for the same version of the method: the debugger's own
+            # redefinitions, in-JVM probes and traces, move the code, and the VM's tables are fetched afresh.)
             key = (ctx.location.class_id, ctx.location.method_id, ctx.location.index)
-            live = self._live.get(key)
-            if live is None:
+            known, live = self._live.get(key, (None, None))
+            if live is None or known is not method:
                 live = {}
                 for s in method.variables or ():
                     if s.live_at(ctx.location.index) and (s.name not in live or s.start >= live[s.name].start):
                         live[s.name] = s
-                self._live[key] = live
+                self._live[key] = (method, live)
             ctx.live = live
             plan_key = (plan_text, *key)
-            plan = self._plans.get(plan_key)
-            if plan is None:
+            known, plan = self._plans.get(plan_key, (None, None))
+            if plan is None or known is not method:
                 names: set[str] = set()
                 need_this = [False]
                 for n in nodes:
@@ -272,7 +274,7 @@ class Evaluator:
                 plan = Plan(slots, need_this_flag and not method.is_static)
                 if len(self._plans) > 4096:
                     self._plans.clear()
-                self._plans[plan_key] = plan
+                self._plans[plan_key] = (method, plan)
             await ctx.prefetch(plan)
             if frame_index == 0:
                 self._remember_frame(ctx, plan_text, plan)
@@ -324,7 +326,8 @@ class Evaluator:
         frame = reply.frames[0]
         here = await self.vm.readable_location(ctx.thread, 0, frame.location)
         ctx.frame_id, ctx.location, ctx.initial_frame_id = frame.frame_id, here, frame.frame_id
-        hit = frame.frame_id == predicted and here == location
+        hit = frame.frame_id == predicted and here == location \
+            and await self.vm.variables(here.class_id, here.method_id) is method  # (not since redefined)
         if hit and not any(isinstance(r, BaseException) for r in results[1:]):
             ctx.method, ctx.live = method, live
             rest = list(results[1:])

@@ -312,8 +312,12 @@ class InJvm:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
-            if not at_prepare and await thread_inside(vm, record.type_id, changed_methods(record.data, result.data)):
-                if not self._may_leave_old_frames(bp, record):
+            changed = changed_methods(record.data, result.data)
+            if not at_prepare and await thread_inside(vm, record.type_id, changed):
+                # (Never a stopped thread's frame: on the old code it would read without its locals' names.)
+                held = self._held_at_stops()
+                if not self._may_leave_old_frames(bp, record) or held and await thread_inside(
+                        vm, record.type_id, changed, only=held):
                     return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
                 if await old_calls_may_reach(vm, record.type_id, record.data,
                                              probe_places(record.data, spec.line, spec.at, spec.methods)):
@@ -346,6 +350,8 @@ class InJvm:
     async def update(self, bp: Breakpoint) -> bool:
         """A changed condition or log of an in-JVM breakpoint: when the probe keeps its signature, redefine
         only the probe class (the user's method, running or not, is untouched); False: uninstall + install."""
+        if not self.wanted(bp):
+            bp.info.mode = None  # a plain breakpoint now (no condition, log or capture): no mode to tell
         records = [r for r in self.classes.values() if bp.info.id in r.specs]
         if not records or not self.wanted(bp) or self.refusal(bp) or not bp.info.enabled or not bp.info.armed:
             return False
@@ -495,11 +501,19 @@ class InJvm:
         return bp.info.capture is not None and not record.specs and not any(
             other is not bp and record.type_id in other.bound_types for other in self.tracker.by_id.values())
 
+    def _held_at_stops(self) -> set[int]:
+        """The threads a user looks at: stopped (at an event, a step's end) or paused."""
+        book = getattr(self.session, "threads", None)
+        if book is None:
+            return set()
+        return {r.id for r in book.records.values() if not r.finished and (r.stop is not None or r.paused)}
+
     def _counting_in(self, type_id: int, mine: Breakpoint) -> Breakpoint | None:
         """A breakpoint in the class whose hit count a JVM Count filter holds, still counting: a
         redefinition drops its request, and binding it again would count from zero."""
         for other in self.tracker.by_id.values():
-            if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests:
+            if other is mine or type_id not in other.bound_types or not other.jvm_counts or not other.requests \
+                    or self._is_in_jvm(other):  # (a capture point's probe counts: a redefinition keeps its count)
                 continue
             if not other.fired:  # ("==N": its Count filter is done once it fired)
                 return other
@@ -724,6 +738,7 @@ class InJvm:
             if message is not None:
                 message = await self._condition_error(bp, event.thread, message, extra)
             if message is not None and bp.info.log:  # a logpoint whose condition failed logs, then stops
+                await self.logs.drain()  # after the lines the probes logged before this hit
                 await self._log_at_stop(bp, event.thread, extra)
             reason = await self.tracker.stop_reason(bp, stands_for, extra)
             session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
@@ -793,9 +808,10 @@ class InJvm:
             if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
                     or request.probe_type in seen:
                 continue
-            # A capture point's pure hit count is by round trip a Count filter, which counts only the hits it
-            # lets by: its captures carry those counts (the probe's own count goes on).
-            if bp.jvm_counts:
+            # A capture point counts as the round trip does: a done one no more (its probe counts on until it goes),
+            # one with a hit count alone (a JVM Count filter by round trip) only the hits it lets by: its captures
+            # carry their hit numbers (the probe's own count goes on).
+            if bp.jvm_counts or (bp.info.capture is not None and bp.info.capture.done):
                 continue
             seen.add(request.probe_type)
             with contextlib.suppress(JdwpError, StopIteration):
@@ -926,7 +942,8 @@ class InJvm:
     async def maybe_upgrade(self, bp: Breakpoint, event: Any) -> None:
         """A round-trip hit of a breakpoint that waits only for a safe moment (set after its class loaded):
         stop once, every thread suspended, where the method returns to its caller, and instrument there."""
-        if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled:
+        if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled \
+                or not self.wanted(bp):  # (no condition, log or capture any more: nothing to move)
             return
         if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or self.upgrade_pending(bp):
             return
@@ -976,9 +993,10 @@ class InJvm:
         self.tracker.by_request.pop(event.request_id, None)
         with contextlib.suppress(JdwpError):
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
-        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM":
+        if self.tracker.by_id.get(bp.info.id) is not bp or not bp.info.enabled or bp.info.mode == "in-JVM" \
+                or not self.wanted(bp):
             self._moving.discard(bp.info.id)
-            return  # (gone, or moved already)
+            return  # (gone, moved already, or nothing to move any more)
         info = await vm.type(request.probe_type)
         methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
             if bp.info.kind in KINDS else None

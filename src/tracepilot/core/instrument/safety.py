@@ -85,14 +85,18 @@ def changed_methods(old: bytes, new: bytes) -> set[str] | None:
         return None
 
 
-async def thread_inside(vm: Any, type_id: int, methods: set[str] | None) -> bool:
+async def thread_inside(vm: Any, type_id: int, methods: set[str] | None, *, only: set[int] | None = None) -> bool:
     """Might a thread be inside one of `methods` of the class (all of them when None)? A thread that is not
-    suspended might be anywhere. A frame already on obsolete code (method id 0) is not made worse."""
+    suspended might be anywhere. `only`: these (suspended) threads alone. A frame already on obsolete code
+    (method id 0) is not made worse."""
     names = {m.id: m.name + m.signature for m in await vm.methods(type_id)}
-    for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
+    threads = (await vm.send(VirtualMachine.AllThreads)).threads if only is None else sorted(only)
+    for thread in threads:
         try:
             frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
         except JdwpError:
+            if only is not None:
+                continue  # (ended meanwhile)
             return True  # running (not suspended), or ended meanwhile: it could be anywhere
         for frame in frames:
             loc = frame.location

@@ -24,30 +24,33 @@ def passed_values(captures: list[Capture]) -> list[int]:
     return [i for i, c in enumerate(captures) if c.kind in ("this", "local")]
 
 
-def kinds_of(captures: list[Capture], counted: bool = False) -> str:
+HIT = "#"  # the name of the hit number a point with a hit count passes last (not a variable: no slot is "#")
+
+
+def kinds_of(captures: list[Capture], hit: bool = False) -> str:
     """One letter per value passed (take reads those), then "|" and each value's slot ("t": `this`), which the
-    record carries back to the debugger: "LIL|t,1,2". `counted`: then the hit's number ("h"), when a hit rule
-    counts in the probe (by the time the debugger reads the record, later hits may have counted on)."""
+    record carries back to the debugger: "LIL|t,1,2". `hit`: the hit number (the probe's count) comes last,
+    named HIT: "LILI|t,1,2,#"."""
     passed = [captures[i] for i in passed_values(captures)]
     letters = "".join(c.descriptor[0] if c.descriptor[0] in LOAD else "L" for c in passed)
     names = ["t" if c.kind == "this" else str(c.slot) for c in passed]
-    return letters + ("I" if counted else "") + "|" + ",".join(names + (["h"] if counted else []))
+    return letters + "I" * hit + "|" + ",".join(names + [HIT] * hit)
 
 
 def emit_take(a: Assembler, class_name: str, captures: list[Capture], slots: list[int], point: int,
               done: Label, hit_slot: int | None = None) -> int:
     """The take call and its fallback to hit(); returns the stack it needs. `hit_slot`: the local holding the
-    hit's number (a hit rule's count), passed last."""
+    hit number a hit count let by (the round trip numbers a capture by it)."""
     passed = passed_values(captures)
+    loads = [(captures[i].descriptor, slots[i]) for i in passed] + ([("I", hit_slot)] if hit_slot is not None else [])
     a.push_int(point)
     a.ldc(a.pool.add_string(kinds_of(captures, hit_slot is not None)))
-    a.push_int(len(passed) + (hit_slot is not None))
+    a.push_int(len(loads))
     a.u2(bc.ANEWARRAY, a.pool.add_class("java/lang/Object"))
-    for n, i in enumerate(passed):
-        descriptor = captures[i].descriptor
+    for n, (descriptor, slot) in enumerate(loads):
         a.op(bc.DUP)
         a.push_int(n)
-        a.local(LOAD.get(descriptor, bc.ALOAD), slots[i])
+        a.local(LOAD.get(descriptor, bc.ALOAD), slot)
         if descriptor in BOX_OF:
             box = BOX_OF[descriptor]
             a.invoke(bc.INVOKESTATIC, box[1:-1], "valueOf", f"({descriptor}){box}")
