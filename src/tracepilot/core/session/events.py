@@ -150,11 +150,13 @@ class Events(SessionBase):
         # or the stop would be recorded on a running thread (no await from event_kept to add_stop).
         await self.breakpoints.flush_logs()
         vm_wide = policy == SuspendPolicy.ALL
-        if needs_vm_suspend and reason.thread_id and policy != SuspendPolicy.ALL:
+        if needs_vm_suspend and reason.thread_id and not vm_wide:
             # A suspend-all breakpoint whose condition/log is checked here arrives suspending only its thread.
             # Suspend the rest, then take the event's own suspension back: the thread is suspended exactly
-            # once, as an invocation (evaluate) requires. (Not when another event of the packet, a step's,
-            # suspended them all already: a second suspension of the others would outlive the next resume.)
+            # once, as an invocation (evaluate) requires. (Not when another event of the same composite
+            # suspended all threads already: that suspension is the stop's; one more VM-wide one, with the
+            # thread's taken back, left every other thread held once too often, and its last thread hung at
+            # the program's exit in DestroyJavaVM, which starts with the VM's suspend-all count.)
             await vm.send(VirtualMachine.Suspend)
             await vm.send(ThreadReference.Resume, reason.thread_id)
             self.threads.convert_to_vm_wide(reason.thread_id)
