@@ -111,10 +111,11 @@ async def test_a_capture_taken_just_before_the_program_exits_is_kept(jvm_factory
     try:
         await d.attach(jvm_factory(MAIN).address, timeout=10)
         point = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 4", capture=1)
-        # Asking for the callers' variables (or an expression other than a name) takes the capture held.
-        callers = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 1", capture=1,
+        # Asking for the callers' variables (or an expression other than a name) takes the capture held. (One
+        # point a line: a line's points fire as one event, on the round trip.)
+        callers = await d.breakpoint_set(f"{MAIN}:{line_of('plain-note')}", condition="i == 1", capture=1,
                                          capture_limits={"frames": 2})
-        called = await d.breakpoint_set(f"{MAIN}:{line_of('plain-line')}", condition="i == 0", capture=1,
+        called = await d.breakpoint_set(f"{MAIN}:{line_of('plain-clear')}", condition="i == 0", capture=1,
                                         expressions=["items.size()"])
         end = await d.resume(timeout=30)  # to the program's end: the capture is still in the ring as it exits
         assert not end.stopped or end.stop.kind.value != "breakpoint", end

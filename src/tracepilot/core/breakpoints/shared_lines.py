@@ -21,7 +21,7 @@ async def bound_at(tracker: Any, bp: Any, type_id: int, class_name: str, line: i
 
 
 async def left(tracker: Any, locations: list[Any]) -> None:
-    """A breakpoint left these locations (removed, disabled): a line's last breakpoint (or capture points only),
+    """A breakpoint left these locations (removed, disabled): a line's last breakpoint,
     on the round trip only because it shared the line, goes back into the JVM."""
     for class_name, line in dict.fromkeys((loc.class_name, loc.line) for loc in locations):
         left = [bp for bp in tracker.by_id.values() if on_line(bp, class_name, line)]

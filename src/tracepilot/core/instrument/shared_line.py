@@ -1,7 +1,9 @@
 """Several breakpoints on one line: by round trip they are one JDWP event (one stop, the others in `also`, a
 logpoint's line logged before the stop, a capture taken at it); in the JVM each probe would act on its own
 (two stops, or a stop before the line is logged). So a line with more than one breakpoint keeps all of them on
-the round trip, each saying why (capture points alone excepted: none stops or logs), and the one left alone
+the round trip, each saying why (capture points too: one whose hit is held -- a condition that threw, a copy that
+fell short -- would be listed before or after the others' captures of the same hit by when its reading ended,
+where the round trip lists a hit's captures in the breakpoints' order), and the one left alone
 there goes back into the JVM (as it would when set then: at once where it may be, else at a later safe
 moment). breakpoints/shared_lines.py makes the moves."""
 
@@ -25,9 +27,8 @@ def sharing(by_id: dict[str, Any], bp: Any, class_name: str, line: int) -> list[
 
 
 def one_event(bps: list[Any]) -> bool:
-    """Must these breakpoints of one line take the round trip together? When there are several, unless every one
-    is a capture point (none stops or logs: each takes its capture at the same hit, with the same values)."""
-    return len(bps) > 1 and not all(bp.info.capture is not None for bp in bps)
+    """Must these breakpoints of one line take the round trip together? When there are several."""
+    return len(bps) > 1
 
 
 def shared_reason(others: list[Any]) -> str:
