@@ -6,16 +6,15 @@ the probe took them in the JVM or the thread was held; a done point lists the sa
 from __future__ import annotations
 
 import asyncio
-import re
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support.gates import Gates
 from tracepilot.core.debugger import Debugger
-from tracepilot.core.model import SessionState, StopKind
+from tracepilot.core.model import SessionState
 
 MAIN = "fixtures.Differential"
 FAST = {"rate": 100_000}  # (every hit of the loop captured, none skipped by the rate limit)
@@ -36,23 +35,10 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
     debugger = Debugger(sourcepath=[str(java_source_root)])
     debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list = []
-    gates = 0
+    gates = Gates(debugger, jvm, gate_dir)
 
-    async def settle() -> Any:
-        nonlocal gates
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            result = await debugger.wait_for_stop(timeout=0.05)
-            if result.stopped:
-                stop = result.stop
-                return "exited" if stop.kind is StopKind.VM_DEATH else (stop.kind.value, stop.breakpoint_id)
-            if debugger.session.state not in (SessionState.RUNNING, SessionState.STOPPED):
-                return "exited"
-            found = re.findall(r"^gate (\d+)$", jvm.stdout_text(), re.MULTILINE)
-            if len(found) > gates:
-                gates = len(found)
-                return f"gate {found[-1]}"
-        raise AssertionError("neither a stop nor a gate after 20s")
+    async def stop_answer(result: Any) -> Any:
+        return (result.stop.kind.value, result.stop.breakpoint_id)
 
     try:
         await debugger.attach(jvm.address, timeout=10)
@@ -78,9 +64,9 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
         for _ in range(8):
             if debugger.session.state is SessionState.STOPPED:
                 await debugger.resume(timeout=0)
-            elif gates:
-                (gate_dir / f"go-{gates - 1}").touch()
-            answers.append(await settle())
+            elif gates.seen:
+                gates.open()
+            answers.append(await gates.settle(stop_answer))
             if answers[-1] == "gate 0":  # a new hit rule counts from now on, in the JVM as by round trip
                 await debugger.breakpoint_update("bp-2", hit_count="")
             answers.append([(b.id, b.hits, b.verified, [(x.method, x.line) for x in b.locations],

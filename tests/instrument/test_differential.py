@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from support.gates import Gates
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.errors import DebuggerError
 from tracepilot.core.model import SessionState, StopKind
@@ -371,31 +372,15 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
     debugger.session.breakpoints.in_jvm.enabled = in_jvm
     at = {name: f"{MAIN}:{line_of(name)}" for name in LINES}
     answers: list = []
-    gates = 0
+    gates = Gates(debugger, jvm, gate_dir, SETTLE)
 
-    async def settle() -> Any:
-        nonlocal gates
-        deadline = time.monotonic() + SETTLE
-        while time.monotonic() < deadline:
-            result = await debugger.wait_for_stop(timeout=0.05)
-            if result.stopped:
-                stop = result.stop
-                if stop.kind is StopKind.VM_DEATH:
-                    return "exited"
-                return (where(stop.location), stop.breakpoint_id, stop.hit_count, stop.message,
-                        [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("i", "w")])
-            found = re.findall(r"^gate (\d+)$", jvm.stdout_text(), re.MULTILINE)
-            if len(found) > gates:
-                gates = len(found)
-                return f"gate {found[-1]}"
-        raise AssertionError(f"neither a stop nor a gate after {SETTLE:g}s")
+    async def stop_answer(result: Any) -> Any:
+        stop = result.stop
+        return (where(stop.location), stop.breakpoint_id, stop.hit_count, stop.message,
+                [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("i", "w")])
 
     async def go() -> None:
-        if debugger.session.state is SessionState.STOPPED:
-            await debugger.resume(timeout=0)
-        else:
-            (gate_dir / f"go-{gates - 1}").touch()
-        answers.append(await settle())
+        answers.append(await gates.go(stop_answer))
         answers.append([(b.id, b.hits) for b in await debugger.breakpoint_list()])
 
     try:

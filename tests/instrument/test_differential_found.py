@@ -9,17 +9,16 @@ Each script is a divergence (or, once, a hang of both modes) a random run found,
 from __future__ import annotations
 
 import asyncio
-import re
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support.gates import Gates
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.errors import DebuggerError
-from tracepilot.core.model import SessionState, StopKind
+from tracepilot.core.model import StopKind
 
 MAIN = "fixtures.Differential"
 SETTLE = 20.0  # seconds an action may take to reach a stop, a gate or the end
@@ -41,7 +40,7 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
     debugger = Debugger(sourcepath=[str(java_source_root)])
     debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list = []
-    gates = 0
+    gates = Gates(debugger, jvm, gate_dir, SETTLE)
 
     async def stop_answer(result: Any) -> Any:
         stop = result.stop
@@ -52,27 +51,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
         values = [(v.name, v.value.text) for v in await debugger.locals() if v.name in ("i", "w", "late")]
         return (stop.kind.value, _where(stop.location), stop.breakpoint_id, stop.hit_count, stop.message, values)
 
-    async def settle() -> Any:
-        nonlocal gates
-        deadline = time.monotonic() + SETTLE
-        while time.monotonic() < deadline:
-            result = await debugger.wait_for_stop(timeout=0.05)
-            if result.stopped:
-                return await stop_answer(result)
-            if debugger.session.state not in (SessionState.RUNNING, SessionState.STOPPED):
-                return "exited"
-            found = re.findall(r"^gate (\d+)$", jvm.stdout_text(), re.MULTILINE)
-            if len(found) > gates:
-                gates = len(found)
-                return f"gate {found[-1]}"
-        raise AssertionError(f"neither a stop nor a gate after {SETTLE:g}s")
-
     async def go() -> Any:
-        if debugger.session.state is SessionState.STOPPED:
-            await debugger.resume(timeout=0)
-        else:
-            (gate_dir / f"go-{gates - 1}").touch()
-        return await settle()
+        return await gates.go(stop_answer)
 
     async def hits() -> Any:
         return [(b.id, b.hits, b.enabled) for b in await debugger.breakpoint_list()]
@@ -103,7 +83,7 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, jd
 
     try:
         await debugger.attach(jvm.address, timeout=10)
-        answers.append(await settle())  # the VM start
+        answers.append(await gates.settle(stop_answer))  # the VM start
         for step in script:
             try:
                 answers.append((step, await act(step)))

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import re
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support.gates import Gates
 from tracepilot.core.debugger import Debugger
-from tracepilot.core.model import SessionState, StopKind
+from tracepilot.core.model import StopKind
 
 MAIN = "fixtures.Differential"
 SETTLE = 20.0
@@ -29,8 +29,8 @@ class Side:
         self.debugger = Debugger(sourcepath=[str(root)])
         self.debugger.session.breakpoints.in_jvm.enabled = in_jvm
         self.line_of = line_of
-        self.gates = 0
         self.answers: list[Any] = []
+        self.gates = Gates(self.debugger, self.jvm, self.gate_dir, SETTLE, so_far=self.answers)
 
     def at(self, marker: str) -> str:
         return f"{MAIN}:{self.line_of(marker)}"
@@ -43,30 +43,8 @@ class Side:
         return (stop.kind.value, stop.location.line if stop.location else None, stop.breakpoint_id,
                 stop.hit_count, sorted(stop.also), stop.message, local)
 
-    async def settle(self) -> Any:
-        deadline = time.monotonic() + SETTLE
-        while time.monotonic() < deadline:
-            result = await self.debugger.wait_for_stop(timeout=0.05)
-            if result.stopped:
-                return await self.stop_answer(result)
-            if self.debugger.session.state not in (SessionState.RUNNING, SessionState.STOPPED):
-                return "exited"
-            found = re.findall(r"^gate (\d+)$", self.jvm.stdout_text(), re.MULTILINE)
-            if len(found) > self.gates:
-                self.gates = len(found)
-                return f"gate {found[-1]}"
-        threads = [(t.name, t.state, str(t.location)) for t in await self.debugger.threads(include_system=True)] \
-            if self.debugger.session.conn else None
-        raise AssertionError(f"neither a stop nor a gate after {SETTLE:g}s ({self.debugger.session.state}, "
-                             f"exit code {self.jvm.returncode}, threads {threads}, output "
-                             f"{self.jvm.stdout_text()[-300:]!r}); so far:\n" + "\n".join(map(repr, self.answers)))
-
     async def go(self) -> None:
-        if self.debugger.session.state is SessionState.STOPPED:
-            await self.debugger.resume(timeout=0)
-        else:
-            (self.gate_dir / f"go-{self.gates - 1}").touch()
-        self.answers.append(await self.settle())
+        self.answers.append(await self.gates.go(self.stop_answer))
         await self.seen()
 
     async def step(self, kind: str = "over") -> None:
