@@ -88,8 +88,10 @@ class ThreadBook:
 
     def stops(self) -> list[ThreadRecord]:
         """Threads suspended by a stop of their own, in order of arrival."""
-        return sorted((r for r in self.records.values() if r.stop is not None and not r.finished),
-                      key=lambda r: r.arrival)
+        stopped = [r for r in self.records.values() if r.stop is not None and not r.finished]
+        if len(stopped) > 1:  # (asked several times a stop: usually of one thread)
+            stopped.sort(key=_arrival)
+        return stopped
 
     def undelivered(self) -> list[ThreadRecord]:
         return [r for r in self.stops() if not r.delivered]
@@ -386,3 +388,7 @@ def thread_description(r: ThreadRecord | None, book: ThreadBook, jdwp_state: str
     if suspended:
         return "suspended (not by this debugger)", False
     return jdwp_state, False
+
+
+def _arrival(record: ThreadRecord) -> int:
+    return record.arrival

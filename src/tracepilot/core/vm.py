@@ -61,6 +61,13 @@ def obsolete_method(type_id: int) -> MethodInfo:
                       has_variable_table=False, obsolete=True)
 
 
+
+# The flags as plain ints: `int & Modifier.X` goes through IntFlag's __rand__ and makes an enum member each
+# time (the method's flags are read on every stop).
+_STATIC, _NATIVE, _ABSTRACT = int(Modifier.STATIC), int(Modifier.NATIVE), int(Modifier.ABSTRACT)
+_SYNTHETIC = int(Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC)
+_VOLATILE, _TRANSIENT = int(Modifier.VOLATILE), int(Modifier.TRANSIENT)
+
 @dataclass
 class MethodInfo:
     type_id: int
@@ -77,30 +84,32 @@ class MethodInfo:
     # A method version the class had before it was redefined, still run by some frame: JDWP gives it method
     # id 0 and no name, lines or variables (as JDI's ObsoleteMethodImpl). See Vm.method.
     obsolete: bool = False
+    # code index -> (the variable table it was read from, the variables live there): inspect/stack.py
+    live_at: dict[int, tuple[Any, list[Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def is_static(self) -> bool:
-        return bool(self.mod_bits & Modifier.STATIC)
+        return bool(self.mod_bits & _STATIC)
 
     @property
     def is_native(self) -> bool:
-        return bool(self.mod_bits & Modifier.NATIVE)
+        return bool(self.mod_bits & _NATIVE)
 
     @property
     def is_abstract(self) -> bool:
-        return bool(self.mod_bits & Modifier.ABSTRACT)
+        return bool(self.mod_bits & _ABSTRACT)
 
     @property
     def is_synthetic(self) -> bool:
-        return bool(self.mod_bits & (Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC))
+        return bool(self.mod_bits & _SYNTHETIC)
 
     @property
     def is_bridge(self) -> bool:
-        return bool(self.mod_bits & Modifier.VOLATILE)
+        return bool(self.mod_bits & _VOLATILE)
 
     @property
     def is_varargs(self) -> bool:
-        return bool(self.mod_bits & Modifier.TRANSIENT)
+        return bool(self.mod_bits & _TRANSIENT)
 
     @property
     def is_lambda_body(self) -> bool:
@@ -150,7 +159,7 @@ class FieldInfo:
 
     @property
     def is_static(self) -> bool:
-        return bool(self.mod_bits & Modifier.STATIC)
+        return bool(self.mod_bits & _STATIC)
 
     @property
     def type_name(self) -> str:
@@ -158,7 +167,7 @@ class FieldInfo:
 
     @property
     def is_synthetic(self) -> bool:
-        return bool(self.mod_bits & (Modifier.SYNTHETIC | Modifier.JDWP_SYNTHETIC))
+        return bool(self.mod_bits & _SYNTHETIC)
 
 
 @dataclass
@@ -425,7 +434,7 @@ class Vm:
                 await self.line_table(loc.class_id, loc.method_id)
                 current = await self.variables(loc.class_id, loc.method_id)
                 synthetic = REPLACED_IDS + len(self._replaced_methods) + 1
-                self._replaced_methods[synthetic] = dataclasses.replace(current, id=synthetic, obsolete=True)
+                self._replaced_methods[synthetic] = dataclasses.replace(current, id=synthetic, obsolete=True, live_at={})
                 self._replaced[(thread, len(frames) - 1 - position, loc.class_id)] = synthetic
 
     @property

@@ -39,9 +39,10 @@ class Tag(IntEnum):
         first = signature[0]
         if first == "L":
             return cls.STRING if signature == "Ljava/lang/String;" else cls.OBJECT
-        return cls(ord(first))
+        return _BY_FIRST_CHAR.get(first) or cls(ord(first))
 
 
+_BY_FIRST_CHAR: dict[str, Tag] = {chr(t): t for t in Tag}  # (for_signature without EnumType.__call__)
 OBJECT_TAGS = frozenset(
     {Tag.ARRAY, Tag.OBJECT, Tag.STRING, Tag.THREAD, Tag.THREAD_GROUP, Tag.CLASS_LOADER, Tag.CLASS_OBJECT}
 )

@@ -225,10 +225,9 @@ class Reader:
 
     def value(self) -> Value:
         raw_tag = self.ubyte()
-        try:
-            tag = Tag(raw_tag)
-        except ValueError:
-            raise ProtocolError(f"unknown value tag {raw_tag}") from None
+        tag = _TAGS.get(raw_tag)
+        if tag is None:
+            raise ProtocolError(f"unknown value tag {raw_tag}")
         return Value(tag, self.untagged(tag))
 
     def tagged_object(self) -> Value:
@@ -239,10 +238,9 @@ class Reader:
 
     def array_region(self) -> list[Value]:
         raw_tag = self.ubyte()
-        try:
-            tag = Tag(raw_tag)
-        except ValueError:
-            raise ProtocolError(f"unknown array region tag {raw_tag}") from None
+        tag = _TAGS.get(raw_tag)
+        if tag is None:
+            raise ProtocolError(f"unknown array region tag {raw_tag}")
         n = self.count()
         if tag in OBJECT_TAGS:
             return self._object_region(n)
@@ -283,6 +281,7 @@ class Reader:
         return self.pos >= len(self.data)
 
 
+_TAGS = {int(t): t for t in Tag}  # (a look-up: Tag(raw) goes through EnumType.__call__ on every value)
 _UNTAGGED_READERS = {
     Tag.BYTE: Reader.byte,
     Tag.CHAR: Reader.char,

@@ -180,6 +180,19 @@ class Frames:
 
 
 def _live_at(method: MethodInfo, location: Location) -> list[VariableSlot]:
+    # (asked at every stop, mostly at the same few places: kept per method version and code index, for the
+    # variable table it was made from)
+    known = method.live_at.get(location.index)
+    if known is not None and known[0] is method.variables:
+        return list(known[1])
+    live = _live_in(method, location)
+    if len(method.live_at) > 256:
+        method.live_at.clear()
+    method.live_at[location.index] = (method.variables, live)
+    return list(live)
+
+
+def _live_in(method: MethodInfo, location: Location) -> list[VariableSlot]:
     # `this` comes from StackFrame.ThisObject (it is also slot 0 of the table: don't list it twice).
     live = [v for v in method.variables or ()
             if v.name != "this" and (v.live_at(location.index) or v.is_argument)]

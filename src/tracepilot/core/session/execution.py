@@ -50,21 +50,14 @@ class Execution(SessionBase):
                 waiter.set_result(None)
         self._waiters.clear()
 
-    async def wait_for_stop(self, timeout: float, *, new_only: bool = False, write_first: bool = False) -> WaitResult:
+    async def wait_for_stop(self, timeout: float, *, new_only: bool = False) -> WaitResult:
         """The next stop not delivered yet (each stop is delivered to exactly one waiting call); when none
         comes, the current stop (unless `new_only`: resume or step of one thread wants a new one), or
         "still running" after `timeout` seconds. On a dead VM with a remembered target it reconnects, as
-        every other call does, and says so. `write_first`: the requests queued by the caller (a resume) are
-        written once this call is ready to wait (or answers without waiting): nothing of its own runs after
-        the write, while the JVM runs to the stop (on a busy machine they would compete for a core)."""
-        unwritten = [write_first]
-        try:
-            return await self._wait_for_stop(timeout, new_only, unwritten)
-        finally:
-            if unwritten[0]:  # (answered without waiting)
-                self._write_now()
+        every other call does, and says so."""
+        return await self._wait_for_stop(timeout, new_only)
 
-    async def _wait_for_stop(self, timeout: float, new_only: bool, unwritten: list[bool]) -> WaitResult:
+    async def _wait_for_stop(self, timeout: float, new_only: bool) -> WaitResult:
         started = time.monotonic()
         deadline = started + max(timeout, 0.0)
         pauses = self.pauses
@@ -94,9 +87,6 @@ class Execution(SessionBase):
             # A timer that answers the waiter (cheaper than asyncio.timeout or wait_for: one wake-up, no
             # Timeout object to enter and leave on every stop)
             expiry = loop.call_later(remaining, _expire, waiter)
-            if unwritten[0]:
-                self._write_now()
-                unwritten[0] = False
             try:
                 if await waiter is _EXPIRED:
                     break
@@ -228,11 +218,11 @@ class Execution(SessionBase):
         if self._step is not None:
             await self._cancel_step()  # a step still under way ("still running") ends with a resume
         if self.state is SessionState.STOPPED or self.threads.vm_holds or self.threads.suspended():
-            await self._release_all(write=False)
+            # (The Resume is written as soon as it is known: the bookkeeping after it, and the setting up of the
+            # wait, run while the JVM runs to the next stop, not before. Measured: ~0.05 ms of 0.8 ms per stop.)
+            await self._release_all()
             self.history.add("resume", "resumed", actor)
-            # (written once the bookkeeping is done and the call is ready to wait for the stop: what runs once
-            # the JVM runs competes with it for a core)
-            return await self.wait_for_stop(timeout, new_only=True, write_first=True)
+            return await self.wait_for_stop(timeout, new_only=True)
         return await self.wait_for_stop(timeout, new_only=True)
 
     def _write_now(self) -> None:
