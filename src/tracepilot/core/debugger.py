@@ -44,56 +44,46 @@ from .targets import Targets
 EXIT_WAIT = 10.0  # seconds detach(terminate=True) waits for an attached JVM to end
 
 
-def _explain_transport_errors(method: Any) -> Any:
-    """Protocol-level failures reaching a front end become core errors that say what to do next."""
-
-    @functools.wraps(method)
-    async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return await method(*args, **kwargs)
-        except DebuggerError:
-            raise
-        except VMDisconnected as exc:
-            raise NotConnected(f"the VM disconnected ({exc})", "attach or launch again") from None
-        except JdwpError as exc:
-            hint = "check the thread is suspended and try again" if exc.from_vm else (
-                "try again; if it persists, detach and attach again (the debugger's tables may be stale)")
-            raise TargetError(refused(exc), hint) from None
-        except JdwpTransportError as exc:
-            raise TargetError(f"the connection to the JVM failed: {exc}", "attach again") from None
-        except TimeoutError as exc:
-            raise TargetError(f"the JVM did not answer in time ({exc})",
-                              "it may be busy or hung: try again, pause it, or detach") from None
-
-    return wrapper
+def _explained(exc: Exception) -> Exception | None:
+    """Protocol-level failures reaching a front end become core errors that say what to do next (None: the
+    error goes out as it is)."""
+    if isinstance(exc, DebuggerError):
+        return None
+    if isinstance(exc, VMDisconnected):
+        return NotConnected(f"the VM disconnected ({exc})", "attach or launch again")
+    if isinstance(exc, JdwpError):
+        hint = "check the thread is suspended and try again" if exc.from_vm else (
+            "try again; if it persists, detach and attach again (the debugger's tables may be stale)")
+        return TargetError(refused(exc), hint)
+    if isinstance(exc, JdwpTransportError):
+        return TargetError(f"the connection to the JVM failed: {exc}", "attach again")
+    if isinstance(exc, TimeoutError):
+        return TargetError(f"the JVM did not answer in time ({exc})",
+                           "it may be busy or hung: try again, pause it, or detach")
+    return None
 
 
-def _redacted_at_the_output(method: Any) -> Any:
-    """Under --redact every answer and every error leaves through `redact_outgoing` (core/secrets.py): the
-    one place where what the debugger has learned to be secret is taken out, for every front end."""
+def _public_call(method: Any) -> Any:
+    """What every public call of the Debugger goes through, in one frame (it runs on every call, each resume's
+    too): routed to a target (core/targets.py: with one target exactly as before; with several, the one named
+    with `on_target`, or the target of the current stop; calls that span targets are answered there), its
+    protocol failures explained (_explained), and under --redact its answer and its error leaving through
+    `redact_outgoing`/`redact_error` (core/secrets.py): the one place where what the debugger has learned to be
+    secret is taken out, for every front end."""
 
     @functools.wraps(method)
     async def wrapper(self: Debugger, *args: Any, **kwargs: Any) -> Any:
         secrets = self.session.secrets
-        if secrets is None:
-            return await method(self, *args, **kwargs)
         try:
-            result = await method(self, *args, **kwargs)
+            result = await self.targets.route(method, self, args, kwargs)
         except Exception as exc:  # a DebuggerError, or a bug whose text a front end may still show
-            redact_error(exc, secrets)
-            raise
-        return redact_outgoing(result, secrets)
-
-    return wrapper
-
-
-def _routed_to_a_target(method: Any) -> Any:
-    """Every call runs on one target (core/targets.py): with one target exactly as before; with several, the
-    one named with `on_target`, or the target of the current stop; calls that span targets are answered there."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Debugger, *args: Any, **kwargs: Any) -> Any:
-        return await self.targets.route(method, self, args, kwargs)
+            explained = _explained(exc)
+            if secrets is not None:
+                redact_error(explained or exc, secrets)
+            if explained is None:
+                raise
+            raise explained from None
+        return result if secrets is None else redact_outgoing(result, secrets)
 
     wrapper.raw_method = method  # type: ignore[attr-defined]  (what a routed call runs on its target)
     return wrapper
@@ -102,7 +92,7 @@ def _routed_to_a_target(method: Any) -> Any:
 def _with_explained_errors(cls: type) -> type:
     for name, member in list(vars(cls).items()):
         if not name.startswith("_") and inspect.iscoroutinefunction(member):
-            setattr(cls, name, _redacted_at_the_output(_explain_transport_errors(_routed_to_a_target(member))))
+            setattr(cls, name, _public_call(member))
     return cls
 
 
