@@ -212,3 +212,22 @@ async def test_a_held_place_is_answered_before_what_was_sent_after_it(jvm_factor
             place.send_nowait(VirtualMachine.Version)
     finally:
         await conn.close()
+
+
+async def test_an_unanswered_request_runs_in_order_and_its_failure_breaks_nothing(jvm_factory):
+    """A resume's reply is not waited for (core/session/execution.py): no future is made for it; the JVM still
+    runs it before what is sent after it, and a failing one (an unknown thread) leaves the stream as it was."""
+    jvm = jvm_factory("Values")  # started suspended (suspend=y): held once by the VM's start
+    conn = await _connect(jvm)
+    try:
+        threads = (await conn.send(VirtualMachine.AllThreads)).threads
+        names = await asyncio.gather(*(conn.send(ThreadReference.Name, t) for t in threads))
+        main = next(t for t, n in zip(threads, names, strict=True) if n.thread_name == "main")
+        assert (await conn.send(ThreadReference.SuspendCount, main)).suspend_count == 1
+        conn.send_unanswered(ThreadReference.Resume, 0x7FFF_FFFF)  # no such thread: a JDWP error, dropped
+        conn.send_unanswered(VirtualMachine.Resume)
+        # The VM-wide resume ran before this read: main's suspension by the VM start is lifted.
+        assert (await conn.send(ThreadReference.SuspendCount, main)).suspend_count == 0
+        assert not conn._pending and conn.unmatched_replies == 0  # noqa: SLF001 (every reply was matched)
+    finally:
+        await conn.close()

@@ -41,7 +41,7 @@ class JdwpConnection:
         self._writer = writer
         self.codec = Codec()
         self._parser = PacketParser(max_packet)
-        self._pending: dict[int, tuple[Command, asyncio.Future[Any]]] = {}
+        self._pending: dict[int, tuple[Command, asyncio.Future[Any] | None]] = {}
         self._outgoing: list[Any] = []  # encoded requests (bytes) and places held for some (HeldPlace)
         self._flush_scheduled = False
         self._held = 0  # places in _outgoing still held (hold_place)
@@ -157,6 +157,13 @@ class JdwpConnection:
         self._schedule_flush()
         return future
 
+    def send_unanswered(self, command: Command, *args: Any, **kwargs: Any) -> None:
+        """Write a request whose reply nobody waits for (a resume: the JVM runs a connection's commands in
+        order, so what is sent next is handled after it). No future is made for it: its reply is dropped, and
+        an error in it is logged."""
+        self._request(command, args, kwargs, self._outgoing, answered=False)
+        self._schedule_flush()
+
     def hold_place(self) -> HeldPlace:
         """Hold a place in the write queue for requests made later: whatever is sent after this leaves after
         them (the JVM answers in that order), and waits until the place is released. (A stop's first reads
@@ -167,10 +174,14 @@ class JdwpConnection:
         return place
 
     def _request(self, command: Command, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 into: list[Any]) -> asyncio.Future[Any]:
+                 into: list[Any], answered: bool = True) -> asyncio.Future[Any]:
         if self._closed.is_set():
             raise self._disconnected()
         packet_id, data = self.codec.encode_request(command, args, kwargs)
+        if not answered:  # (send_unanswered: no future)
+            self._pending[packet_id] = (command, None)
+            into.append(data)
+            return None  # type: ignore[return-value]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (command, future)
         future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
@@ -320,7 +331,7 @@ class JdwpConnection:
             self._writer.close()
         error = self._disconnected()
         for _command, future in list(self._pending.values()):
-            if not future.done():
+            if future is not None and not future.done():
                 future.set_exception(error)
         self._pending.clear()
         self._events.append(None)
@@ -366,6 +377,10 @@ class JdwpConnection:
                 self.unmatched_replies += 1  # a reply to a request that timed out or was cancelled
                 return
             command, future = entry
+            if future is None:  # (send_unanswered)
+                if packet.error_code:
+                    log.debug("%s failed: JDWP error %d", command.name, packet.error_code)
+                return
             if future.done():
                 return
             if command is RAW:

@@ -260,16 +260,17 @@ class Execution(SessionBase):
         if conn.is_closed:
             return
         # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
-        futures = [conn.send_nowait(ThreadReference.Suspend, t) for t in release.thread_suspends]
-        futures += [conn.send_nowait(ThreadReference.Resume, t) for t in release.thread_resumes]
-        futures += [conn.send_nowait(VirtualMachine.Resume) for _ in range(release.vm_resumes)]
-        if write:
-            conn.flush()
         # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
         # sends next is handled after them, and a failed resume was only ever logged. Waiting for them put one
         # more event-loop turn between the Breakpoint event's arrival and its handling (issue 32, resume -> stop).
-        for future in futures:
-            future.add_done_callback(_log_release_failure)
+        for t in release.thread_suspends:
+            conn.send_unanswered(ThreadReference.Suspend, t)
+        for t in release.thread_resumes:
+            conn.send_unanswered(ThreadReference.Resume, t)
+        for _ in range(release.vm_resumes):
+            conn.send_unanswered(VirtualMachine.Resume)
+        if write:
+            conn.flush()
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
@@ -501,11 +502,6 @@ _EXPIRED = object()  # what a waiter of wait_for_stop gets when its time is up
 def _expire(waiter: asyncio.Future[Any]) -> None:
     if not waiter.done():
         waiter.set_result(_EXPIRED)
-
-
-def _log_release_failure(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        log.debug("resume: %s", future.exception())
 
 
 def waits_for_class(message: str | None) -> bool:
