@@ -47,6 +47,8 @@ async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in
         await debugger.breakpoint_set(f"{MAIN}:{line_of('diff-total')}", hit_count="%3", capture=5,
                                       capture_limits=SLOW)
         await debugger.breakpoint_set(f"{MAIN}:{line_of('diff-gate')}")  # bp-3: a stop before each gate
+        # bp-4: from the 5th hit on, two captures (no rate limit to speak of): done at hit 6, counted no more.
+        await debugger.breakpoint_set(f"{MAIN}:{line_of('diff-weigh')}", hit_count=">=5", capture=2)
         updates = {"stop 1": "==2", "gate 1": "==2"}
         stops = 0
         answers.append(await gates.go(stop_answer))  # (attached stopped: the VM's start)
@@ -78,4 +80,6 @@ async def test_a_hit_count_under_the_rate_limit_counts_alike_in_the_jvm_and_by_r
     assert "stop 3" in round_trip and "gate 2" in round_trip, round_trip
     assert listed[0][2:5] == (2, 1, 2), round_trip  # bp-1: ==2 (captured), ==2 anew twice (skipped: hits=2)
     assert listed[1][2:5] == (24, 1, 7), round_trip  # bp-2: %3 over 24 hits: 8 let by, the first captured
-    assert [(c[0], c[2]) for c in round_trip[-1]] == [("bp-1", 2), ("bp-2", 3)], round_trip
+    assert listed[3][2:6] == (6, 2, 0, True), round_trip
+    assert [(c[0], c[2]) for c in round_trip[-1]] == [("bp-1", 2), ("bp-2", 3), ("bp-4", 5), ("bp-4", 6)], \
+        round_trip
