@@ -6,6 +6,7 @@ and skips it in take(), where the debugger heard of neither. `%N` and `>=N` alon
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -83,3 +84,41 @@ async def test_a_hit_count_under_the_rate_limit_counts_alike_in_the_jvm_and_by_r
     assert listed[3][2:6] == (6, 2, 0, True), round_trip
     assert [(c[0], c[2]) for c in round_trip[-1]] == [("bp-1", 2), ("bp-2", 3), ("bp-4", 5), ("bp-4", 6)], \
         round_trip
+
+
+async def _skipped_before(jvm_factory: Any, line_of: Any, java_source_root: Path, in_jvm: bool) -> list:
+    """Hits skipped, then a capture once the rate limit let one by again, read from the ring at one go."""
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-caprate-"))
+    jvm = jvm_factory("Differential", "16", "8", str(gate_dir))
+    debugger = Debugger(sourcepath=[str(java_source_root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    answers: list = []
+    gates = Gates(debugger, jvm, gate_dir, so_far=answers)
+
+    async def stop_answer(result: Any) -> Any:
+        return (result.stop.kind.value, result.stop.breakpoint_id)
+
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        # Every 2nd hit, one capture a second: hit 2 captured, 4 6 8 skipped; the refill at the gate; 10 captured.
+        await debugger.breakpoint_set(f"{MAIN}:{line_of('diff-name')}", hit_count="%2", capture=3,
+                                      capture_limits={"rate": 1})
+        answers.append(await gates.go(stop_answer))  # (attached stopped: the VM's start)
+        while answers[-1] != "exited":
+            if answers[-1] == "gate 0":  # nobody asks meanwhile: the JVM's captures wait in its ring
+                await asyncio.sleep(1.2)  # (the rate limit's refill: time is what it counts)
+            answers.append(await gates.go(stop_answer))
+        answers.append([(c.breakpoint_id, c.number, c.hit, c.skipped) for c in await debugger.captures(limit=100)])
+        answers.append([(b.id, b.hits, b.capture.taken, b.capture.skipped) for b in await debugger.breakpoint_list()])
+        return answers
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+async def test_a_capture_says_the_hits_skipped_before_it_in_the_jvm_as_by_round_trip(
+        jvm_factory, line_of, java_source_root) -> None:
+    in_jvm = await _skipped_before(jvm_factory, line_of, java_source_root, in_jvm=True)
+    round_trip = await _skipped_before(jvm_factory, line_of, java_source_root, in_jvm=False)
+    assert in_jvm == round_trip
+    assert round_trip[-2:] == [[("bp-1", 1, 2, 0), ("bp-1", 2, 10, 3)], [("bp-1", 16, 2, 6)]], round_trip

@@ -217,6 +217,11 @@ class InProbe:
     async def _last_read(self, vm: Any) -> None:
         try:
             await self.drain()
+            # And the hits the probes counted that nobody read yet (a hit rule let them by uncaptured, skipped
+            # or not): counted by round trip as they happened; in the JVM they go with it.
+            in_jvm = getattr(self.points.tracker, "in_jvm", None)
+            if in_jvm is not None:
+                await in_jvm.refresh_hits()
         except Exception as exc:  # noqa: BLE001 - the VM goes whatever happened
             log.debug("reading the capture ring at the VM's death: %s", exc)
         finally:
