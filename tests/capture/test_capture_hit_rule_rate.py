@@ -103,6 +103,8 @@ async def _skipped_before(jvm_factory: Any, line_of: Any, java_source_root: Path
         # Every 2nd hit, one capture a second: hit 2 captured, 4 6 8 skipped; the refill at the gate; 10 captured.
         await debugger.breakpoint_set(f"{MAIN}:{line_of('diff-name')}", hit_count="%2", capture=3,
                                       capture_limits={"rate": 1})
+        # No hit rule: hit 1 captured, 2-8 skipped, 9 captured (its number counts the skipped ones).
+        await debugger.breakpoint_set(f"{MAIN}:{line_of('diff-total')}", capture=3, capture_limits={"rate": 1})
         answers.append(await gates.go(stop_answer))  # (attached stopped: the VM's start)
         while answers[-1] != "exited":
             if answers[-1] == "gate 0":  # nobody asks meanwhile: the JVM's captures wait in its ring
@@ -121,4 +123,5 @@ async def test_a_capture_says_the_hits_skipped_before_it_in_the_jvm_as_by_round_
     in_jvm = await _skipped_before(jvm_factory, line_of, java_source_root, in_jvm=True)
     round_trip = await _skipped_before(jvm_factory, line_of, java_source_root, in_jvm=False)
     assert in_jvm == round_trip
-    assert round_trip[-2:] == [[("bp-1", 1, 2, 0), ("bp-1", 2, 10, 3)], [("bp-1", 16, 2, 6)]], round_trip
+    assert round_trip[-2:] == [[("bp-2", 1, 1, 0), ("bp-1", 1, 2, 0), ("bp-2", 2, 9, 7), ("bp-1", 2, 10, 3)],
+                               [("bp-1", 16, 2, 6), ("bp-2", 16, 2, 14)]], round_trip

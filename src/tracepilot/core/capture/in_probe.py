@@ -1,6 +1,6 @@
 """Captures taken inside the JVM by the probe, without holding the thread (issue 31, "In the JVM").
 
-A capture point bound in the JVM gets an id in the take class (java/CaptureTake2__TracepilotProbe.java,
+A capture point bound in the JVM gets an id in the take class (java/CaptureTake3__TracepilotProbe.java,
 defined once per JVM in the system class loader next to the copier) and its probe calls take(...) once its
 condition holds (instrument/take_call.py). take counts the point's captures and its rate in the JVM, copies the
 values with the copier (the same walk and limits as a held capture's copy), and when the copy covers everything
@@ -417,24 +417,31 @@ class InProbe:
             return
         values = (await self.vm.send(ArrayReference.GetValues, self.arrays["SKIPPED"], 0, max(self.bps) + 1)).values
         for point, bp in list(self.bps.items()):
-            state = bp.info.capture
-            # (Hits the JVM skipped since last seen: the debugger skips some too, while the point is not there.)
-            added = values[point].value - self._skipped_seen.get(point, state.skipped)
-            if added > 0:
-                self._skipped_seen[point] = values[point].value
-                if state.skipped == 0:
-                    self.session.history.add(
-                        "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
-                        "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
-                        breakpoint=bp.info.id)
-                # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped":
-                # a hit_count update restarts the count from 0, as by round trip. With a hit count the probe
-                # counts them, see InJvm.refresh_hits.)
-                if bp.hit_rule is None:
-                    bp.info.hits += added
-                elif bp.jvm_counts:  # "==N" alone: the one hit it lets by is the N-th, captured or not (by
-                    bp.info.hits = max(bp.info.hits, bp.hit_rule.n)  # round trip: the Count filter's event)
-                state.skipped += added
+            self._account_skipped(point, bp, values[point].value)
+
+    def _account_skipped(self, point: int, bp: Any, skipped: int) -> int:
+        """The JVM's count of the point's skipped hits at some moment (read now, or carried by a record): the
+        hits it skipped since last seen are counted now (the debugger skips some too, while the point is not
+        there). Returns how many of those already counted came after that moment (<= 0)."""
+        state = bp.info.capture
+        added = skipped - self._skipped_seen.get(point, state.skipped)
+        if added <= 0:
+            return added
+        self._skipped_seen[point] = skipped
+        if state.skipped == 0:
+            self.session.history.add(
+                "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
+                "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
+                breakpoint=bp.info.id)
+        # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped": a
+        # hit_count update restarts the count from 0, as by round trip. With a hit count the probe counts them,
+        # see InJvm.refresh_hits.)
+        if bp.hit_rule is None:
+            bp.info.hits += added
+        elif bp.jvm_counts:  # "==N" alone: the one hit it lets by is the N-th, captured or not (by round
+            bp.info.hits = max(bp.info.hits, bp.hit_rule.n)  # trip: the Count filter's event)
+        state.skipped += added
+        return 0
 
     async def _book(self, record: int, place: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
@@ -447,6 +454,9 @@ class InProbe:
         if state.taken >= state.limit:
             return
         capture = await self._render(header, copy_v.value, classes_v.value, thread_v.value, state)
+        # The hits skipped before this one, as the JVM counted them at its take (counted now if not yet; some
+        # counted already may have come after it): the capture says those, and its hit number counts them.
+        after = self._account_skipped(point, bp, capture.skipped)
         if self.short.get(point):
             state.path = "taken in the JVM without holding the thread"  # (again: this copy was complete)
         self.short[point] = 0
@@ -456,9 +466,9 @@ class InProbe:
             bp.info.hits = max(bp.info.hits, capture.hit)
         else:
             bp.info.hits += 1
-            capture.hit = bp.info.hits
+            capture.hit = bp.info.hits + after
         capture.breakpoint_id, capture.number, capture.via = bp.info.id, number, NOT_HELD
-        capture.skipped = state.skipped
+        capture.skipped = state.skipped + after
         if state.taken >= state.limit:
             mark_done(bp)
         self.points.book.add(capture, place)
@@ -472,9 +482,10 @@ class InProbe:
         cur = Cursor(header)
         cur.upto()  # (the point)
         millis = cur.number()
+        skipped = cur.number()  # (the point's skipped hits at its take: _book reads them)
         kinds = cur.chars()
         letters, _, names = kinds.partition("|")
-        capture = Capture(0, "", 0, millis / 1000, thread, await vm.thread_name(thread), 0, "")
+        capture = Capture(0, "", 0, millis / 1000, thread, await vm.thread_name(thread), 0, "", skipped=skipped)
         objects = self.points.capture_objects(vm)
         self._reads += 1
         read = CaptureRead(self.session, thread, 0, state.limits, -(10**6 + self._reads), objects, copier,
