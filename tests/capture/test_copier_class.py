@@ -35,7 +35,7 @@ def test_the_embedded_take_class_is_its_source_built_for_java_11() -> None:
     assert take_bytes.INTERNAL == take_call.TAKE_CLASS and take_bytes.TAKE_SIGNATURE == take_call.TAKE_SIGNATURE
     for text in (take_bytes.INTERNAL, take_bytes.TAKE, take_bytes.TAKE_SIGNATURE, copier_bytes.NAME.replace(".", "/")):
         assert text.encode() in data, text
-    source = (SOURCE.parent / "CaptureTake2__TracepilotProbe.java").read_text()
+    source = (SOURCE.parent / "CaptureTake3__TracepilotProbe.java").read_text()
     assert "public static int take(int point, String kinds, Object[] values)" in source
     assert is_probe_class(take_bytes.NAME)
 

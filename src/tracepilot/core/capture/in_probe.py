@@ -1,6 +1,6 @@
 """Captures taken inside the JVM by the probe, without holding the thread (issue 31, "In the JVM").
 
-A capture point bound in the JVM gets an id in the take class (java/CaptureTake2__TracepilotProbe.java,
+A capture point bound in the JVM gets an id in the take class (java/CaptureTake3__TracepilotProbe.java,
 defined once per JVM in the system class loader next to the copier) and its probe calls take(...) once its
 condition holds (instrument/take_call.py). take counts the point's captures and its rate in the JVM, copies the
 values with the copier (the same walk and limits as a held capture's copy), and when the copy covers everything
@@ -53,6 +53,7 @@ from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_c
 from .objects import field_memo, one_capture
 from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, copy_depth, read_value
 from .reader import CaptureRead
+from .shared_bucket import SharedBuckets
 from .take_bytes import NAME, class_bytes
 
 log = logging.getLogger(__name__)
@@ -89,6 +90,8 @@ class InProbe:
         self._defining = asyncio.Lock()
         self._ahead = False  # a hit's thread is defining the take class ahead of a move into the JVM
         self.short: dict[int, int] = {}  # id -> copies in a row that fell short
+        self.buckets = SharedBuckets()  # the points' rate limits, one bucket each whichever side takes the hit
+        self._skipped_seen: dict[int, int] = {}  # id -> its SKIPPED in the JVM as last written or read
         self._undo_tap: Any = None
         self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
         self._last: asyncio.Task[None] | None = None
@@ -175,6 +178,9 @@ class InProbe:
                 self.ids, self.bps, self.next_id = {}, {}, 0
                 self.type_id, self.fields = type_id, fields
                 self.arrays = {n: v.value for n, v in zip(names, got, strict=True)}
+                self.buckets.reset()
+                self._skipped_seen = {}
+                await self.buckets.measure(self.session, vm, thread)
                 await self._discard_earlier(vm)
                 self.vm = vm
                 await self._hold_death(vm)
@@ -211,6 +217,11 @@ class InProbe:
     async def _last_read(self, vm: Any) -> None:
         try:
             await self.drain()
+            # And the hits the probes counted that nobody read yet (a hit rule let them by uncaptured, skipped
+            # or not): counted by round trip as they happened; in the JVM they go with it.
+            in_jvm = getattr(self.points.tracker, "in_jvm", None)
+            if in_jvm is not None:
+                await in_jvm.refresh_hits()
         except Exception as exc:  # noqa: BLE001 - the VM goes whatever happened
             log.debug("reading the capture ring at the VM's death: %s", exc)
         finally:
@@ -243,17 +254,36 @@ class InProbe:
         settings = [copy_depth(limits), max(limits.items, 20), max(limits.fields, 20), MAX_CHARS,
                     max(2 * limits.values, 200), min(int(state.rate * 1000), 2**31 - 1)]  # (the held copy's, prefetch.py)
         send = vm.send
+        bucket = self.points.bucket(bp)
+        await self.buckets.read(vm, self.arrays, point, bucket)  # (bound here before: what the JVM spent since)
+        self._skipped_seen[point] = state.skipped
         await asyncio.gather(
             send(ArrayReference.SetValues, self.arrays["SETTING"], point * SETTINGS, [Value.int(v) for v in settings]),
             send(ArrayReference.SetValues, self.arrays["TAKEN"], point, [Value.int(state.taken)]),
             send(ArrayReference.SetValues, self.arrays["SKIPPED"], point, [Value.int(state.skipped)]),
-            send(ArrayReference.SetValues, self.arrays["TOKENS"], point, [Value(Tag.DOUBLE, self.points.tokens(bp))]),
-            send(ArrayReference.SetValues, self.arrays["STAMP"], point, [Value(Tag.LONG, 0)]),
+            self.buckets.write(vm, self.arrays, point, bucket),
             send(ArrayReference.SetValues, self.arrays["HELD"], point, [Value(Tag.BOOLEAN, False)]))
         await send(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(state.limit)])
         if self._poller is None or self._poller.done():
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-capture-ring")
         return point
+
+    async def take_token(self, bp: Any, bucket: Any) -> bool:
+        """A hit the debugger takes itself (by round trip): from the point's one bucket, which the JVM may have
+        taken from since the point was bound there (read first, written back after)."""
+        point = self.ids.get(bp.info.id)
+        vm = self.vm
+        shared = point is not None and point in self.buckets.in_jvm and vm is not None \
+            and vm is self.session.require_vm() and not vm.conn.is_closed
+        if not shared:
+            return bucket.take()
+        await self.buckets.read(vm, self.arrays, point, bucket)
+        took = bucket.take()
+        try:
+            await self.buckets.write(vm, self.arrays, point, bucket)
+        except JdwpError as exc:
+            log.debug("writing a capture point's rate limit into the JVM: %s", exc)
+        return took
 
     def forget(self, bp_id: str) -> None:
         """The point went: its id takes nothing more (its probe goes with the class's restoration)."""
@@ -387,20 +417,31 @@ class InProbe:
             return
         values = (await self.vm.send(ArrayReference.GetValues, self.arrays["SKIPPED"], 0, max(self.bps) + 1)).values
         for point, bp in list(self.bps.items()):
-            state = bp.info.capture
-            skipped = values[point].value
-            if skipped > state.skipped:
-                if state.skipped == 0:
-                    self.session.history.add(
-                        "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
-                        "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
-                        breakpoint=bp.info.id)
-                # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped":
-                # a hit_count update restarts the count from 0, as by round trip. With a hit count the probe
-                # counts them, see InJvm.refresh_hits.)
-                if bp.hit_rule is None:
-                    bp.info.hits += skipped - state.skipped
-                state.skipped = skipped
+            self._account_skipped(point, bp, values[point].value)
+
+    def _account_skipped(self, point: int, bp: Any, skipped: int) -> int:
+        """The JVM's count of the point's skipped hits at some moment (read now, or carried by a record): the
+        hits it skipped since last seen are counted now (the debugger skips some too, while the point is not
+        there). Returns how many of those already counted came after that moment (<= 0)."""
+        state = bp.info.capture
+        added = skipped - self._skipped_seen.get(point, state.skipped)
+        if added <= 0:
+            return added
+        self._skipped_seen[point] = skipped
+        if state.skipped == 0:
+            self.session.history.add(
+                "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} "
+                "captures/s: the hits beyond are not captured (counted as skipped)", Actor.TARGET,
+                breakpoint=bp.info.id)
+        # (Passing hits, as by round trip: counted once, when first read. Not "at least taken + skipped": a
+        # hit_count update restarts the count from 0, as by round trip. With a hit count the probe counts them,
+        # see InJvm.refresh_hits.)
+        if bp.hit_rule is None:
+            bp.info.hits += added
+        elif bp.jvm_counts:  # "==N" alone: the one hit it lets by is the N-th, captured or not (by round
+            bp.info.hits = max(bp.info.hits, bp.hit_rule.n)  # trip: the Count filter's event)
+        state.skipped += added
+        return 0
 
     async def _book(self, record: int, place: int) -> None:
         header_v, copy_v, classes_v, thread_v = (await self.vm.send(ArrayReference.GetValues, record, 0, 4)).values
@@ -413,6 +454,9 @@ class InProbe:
         if state.taken >= state.limit:
             return
         capture = await self._render(header, copy_v.value, classes_v.value, thread_v.value, state)
+        # The hits skipped before this one, as the JVM counted them at its take (counted now if not yet; some
+        # counted already may have come after it): the capture says those, and its hit number counts them.
+        after = self._account_skipped(point, bp, capture.skipped)
         if self.short.get(point):
             state.path = "taken in the JVM without holding the thread"  # (again: this copy was complete)
         self.short[point] = 0
@@ -422,9 +466,9 @@ class InProbe:
             bp.info.hits = max(bp.info.hits, capture.hit)
         else:
             bp.info.hits += 1
-            capture.hit = bp.info.hits
+            capture.hit = bp.info.hits + after
         capture.breakpoint_id, capture.number, capture.via = bp.info.id, number, NOT_HELD
-        capture.skipped = state.skipped
+        capture.skipped = state.skipped + after
         if state.taken >= state.limit:
             mark_done(bp)
         self.points.book.add(capture, place)
@@ -438,9 +482,10 @@ class InProbe:
         cur = Cursor(header)
         cur.upto()  # (the point)
         millis = cur.number()
+        skipped = cur.number()  # (the point's skipped hits at its take: _book reads them)
         kinds = cur.chars()
         letters, _, names = kinds.partition("|")
-        capture = Capture(0, "", 0, millis / 1000, thread, await vm.thread_name(thread), 0, "")
+        capture = Capture(0, "", 0, millis / 1000, thread, await vm.thread_name(thread), 0, "", skipped=skipped)
         objects = self.points.capture_objects(vm)
         self._reads += 1
         read = CaptureRead(self.session, thread, 0, state.limits, -(10**6 + self._reads), objects, copier,

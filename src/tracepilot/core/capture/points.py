@@ -148,8 +148,7 @@ class CapturePoints:
             note = f"{note}; {why}" if note and why else (why or note)
         if state.done or state.taken >= state.limit:
             return  # hits in flight when it got done (its requests are going)
-        bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
-        if not in_probe and not bucket.take():
+        if not in_probe and not await self.in_probe.take_token(bp, self.bucket(bp)):
             state.skipped += 1
             if state.skipped == 1:
                 self.session.history.add(
@@ -182,12 +181,11 @@ class CapturePoints:
         self.session.history.add("capture", capture.headline() + _summary(capture), Actor.TARGET,
                                  breakpoint=capture.breakpoint_id, capture=capture.seq, thread=capture.thread_id)
 
-    def tokens(self, bp: Any) -> float:
-        """What the point's rate limit has left now (the JVM carries on from it when the point moves there)."""
-        state = bp.info.capture
-        bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), state.rate)
-        bucket.take_up_to(0)  # (refilled to now)
-        return bucket.tokens
+    def bucket(self, bp: Any) -> TokenBucket:
+        """The point's rate limit as the debugger keeps it (the JVM carries on from it when the point moves
+        there, and it from the JVM's: shared_bucket.py)."""
+        bucket = self._buckets[bp.info.id] = bucket_at(self._buckets.get(bp.info.id), bp.info.capture.rate)
+        return bucket
 
     def finish_later(self, bp: Any) -> None:
         self._finish_later(bp)

@@ -1,8 +1,8 @@
 """A capture point's probe: what it calls once its condition holds, instead of hit() alone.
 
-    if (CaptureTake2.take(POINT, KINDS, new Object[] {this, local1, ...}) == FALL_BACK) hit();
+    if (CaptureTake3.take(POINT, KINDS, new Object[] {this, local1, ...}) == FALL_BACK) hit();
 
-`take` (core/capture/java/CaptureTake2__TracepilotProbe.java) takes the capture in the JVM without holding
+`take` (core/capture/java/CaptureTake3__TracepilotProbe.java) takes the capture in the JVM without holding
 the thread; FALL_BACK hands this hit to the debugger (hit(): the thread is held while it is read). The values
 passed are `this` and every live local the probe receives (primitives boxed), in the probe's capture order:
 `passed_values` says which those are, for the debugger to name them."""
@@ -13,7 +13,7 @@ from . import bytecode as bc
 from .assemble import Assembler, Label
 from .shapes import BOX_OF, Capture
 
-TAKE_CLASS = "tracepilot/CaptureTake2__TracepilotProbe"  # (take_bytes.INTERNAL: core/capture is above)
+TAKE_CLASS = "tracepilot/CaptureTake3__TracepilotProbe"  # (take_bytes.INTERNAL: core/capture is above)
 TAKE_SIGNATURE = "(ILjava/lang/String;[Ljava/lang/Object;)I"
 LOAD = {"J": bc.LLOAD, "F": bc.FLOAD, "D": bc.DLOAD, "Z": bc.ILOAD, "B": bc.ILOAD, "C": bc.ILOAD, "S": bc.ILOAD,
         "I": bc.ILOAD}

@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.function.Consumer;
 
-public final class CaptureTake2__TracepilotProbe implements Consumer<StackWalker.StackFrame> {
+public final class CaptureTake3__TracepilotProbe implements Consumer<StackWalker.StackFrame> {
     public static final int POINTS = 256;
     public static final int SLOTS = 512; // records the ring holds until the debugger reads them
     public static final int SETTINGS = 6; // per point: depth, items, fields, chars, objects (the copy's limits), rate
@@ -43,7 +43,7 @@ public final class CaptureTake2__TracepilotProbe implements Consumer<StackWalker
     final StringBuilder frames = new StringBuilder();
     final ArrayList<Class<?>> classes = new ArrayList<>();
 
-    private CaptureTake2__TracepilotProbe() {
+    private CaptureTake3__TracepilotProbe() {
     }
 
     @Override
@@ -59,6 +59,7 @@ public final class CaptureTake2__TracepilotProbe implements Consumer<StackWalker
      * primitives come boxed), then anything the debugger wants back in the record. TAKEN_OR_SKIPPED, or FALL_BACK: the debugger takes this capture by round trip. */
     public static int take(int point, String kinds, Object[] values) {
         long started = System.nanoTime();
+        int skipped;
         try {
             synchronized (LOCK) {
                 if (TAKEN[point] >= LIMIT[point]) {
@@ -76,6 +77,7 @@ public final class CaptureTake2__TracepilotProbe implements Consumer<StackWalker
                 }
                 TOKENS[point] = tokens - 1.0;
                 TAKEN[point]++;
+                skipped = SKIPPED[point]; // (the hits skipped before this one: the capture says so)
                 if (HELD[point]) {
                     return FALL_BACK;
                 }
@@ -104,12 +106,13 @@ public final class CaptureTake2__TracepilotProbe implements Consumer<StackWalker
             }
             Object[] objects = (Object[]) copied[1];
             StringBuilder out = new StringBuilder();
-            out.append(point).append(';').append(System.currentTimeMillis()).append(';').append(kinds.length())
+            out.append(point).append(';').append(System.currentTimeMillis()).append(';').append(skipped).append(';')
+                .append(kinds.length())
                 .append(':').append(kinds); // (its letters, then what the debugger put after them: the names)
             for (int i = 0; i < values.length; i++) {
                 value(out, kinds.charAt(i), values[i], objects);
             }
-            CaptureTake2__TracepilotProbe walk = new CaptureTake2__TracepilotProbe();
+            CaptureTake3__TracepilotProbe walk = new CaptureTake3__TracepilotProbe();
             WALKER.forEach(walk);
             out.append(System.nanoTime() - started).append(';').append(walk.frames);
             Object[] record = {out.toString(), copied, walk.classes.toArray(new Class<?>[0]), Thread.currentThread()};
