@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from .frame_names import function_name
+from .plain import to_dict
 
 
 class SessionState(StrEnum):
@@ -43,64 +43,6 @@ class Actor(StrEnum):
     PERSON = "person"
     TARGET = "target"
 
-
-def to_dict(obj: Any) -> Any:
-    """Plain JSON-able form of a model object (enums as strings, dataclasses as dicts)."""
-    convert = _CONVERTERS.get(type(obj))
-    if convert is None:
-        convert = _CONVERTERS[type(obj)] = _converter_for(obj)
-    return convert(obj)
-
-
-def _converter_for(obj: Any) -> Callable[[Any], Any]:
-    kind = type(obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return _converter(kind)
-    if isinstance(obj, StrEnum):
-        return _enum_value
-    if isinstance(obj, dict):
-        return _dict_of
-    if isinstance(obj, list | tuple):
-        return _list_of
-    return _itself  # str, int, None and anything else not known here
-
-
-def _enum_value(obj: Any) -> Any:
-    return obj._value_
-
-
-def _dict_of(obj: Any) -> Any:
-    return {str(k): to_dict(v) for k, v in obj.items()}
-
-
-def _list_of(obj: Any) -> Any:
-    return [v if type(v) in _PLAIN else to_dict(v) for v in obj]
-
-
-def _itself(obj: Any) -> Any:
-    return obj
-
-
-def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
-    """A function that makes the dict of one dataclass: its fields read by name in one straight body (written
-    once per class, as dataclasses writes __init__), a plain value taken without a call. Every stop is recorded
-    with to_dict: the generic walk (a getattr and a test per field) cost ~10 us a stop, this ~2 us."""
-    body = ["def convert(o):", "    d = {}"]
-    for f in dataclasses.fields(kind):
-        if f.name.startswith("_"):
-            continue
-        body.append(f"    v = o.{f.name}")
-        guard = "if v is not None: " if f.metadata.get("omit_none") else ""  # (left out while None)
-        body.append(f"    {guard}d[{f.name!r}] = v if type(v) in plain else to_dict(v)")
-    body.append("    return d")
-    namespace: dict[str, Any] = {"plain": _PLAIN, "to_dict": to_dict}
-    exec("\n".join(body), namespace)  # noqa: S102 - the source is made of the dataclass's own field names
-    return namespace["convert"]
-
-
-# Per type: the function that makes its plain form (for a dataclass see _converter), found once.
-_CONVERTERS: dict[type, Callable[[Any], Any]] = {}
-_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 OMIT_NONE = {"omit_none": True}  # a field only several targets fill in (core/targets.py): left out while None
 
