@@ -226,14 +226,17 @@ class GuestConnection:
     def _on_events(self, composite: Any) -> None:
         """The guest's events (core/foreign.py hands them over in arrival order)."""
         thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+        # A thread that ends holds nothing of the guest's any more, but for this event's own suspension: the
+        # thread waits in it, and the guest's resume of the event set must release it (forgotten after it was
+        # counted, its ThreadReference.Resume sent nothing: the thread never ended, the JVM never exited).
+        for event in composite.events:
+            if type(event).KIND == EventKind.THREAD_DEATH:
+                self.holds.forget_thread(event.thread)
         self.holds.event(composite.suspend_policy, thread)
         w = Writer(self.sizes)
         encode_composite(w, composite)
         with contextlib.suppress(Exception):
             self.writer.write(frame_command(next(self._event_ids), EVENT_SET, COMPOSITE_CMD, w.buf))
-        for event in composite.events:
-            if type(event).KIND == EventKind.THREAD_DEATH:
-                self.holds.forget_thread(event.thread)
 
     # -- the commands handled here ------------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from ...jdwp import (
     JdwpError,
-    StackFrame,
     Tag,
     ThreadReference,
     Value,
@@ -88,8 +87,8 @@ class CodeChanges:
         p, tid, f = await self._thread_frame(thread, frame)
         if not p.vm.capabilities.get("can_pop_frames"):
             raise Unsupported("this JVM cannot pop frames")
-        try:
-            await p.vm.send(StackFrame.PopFrames, tid, f.frame_id)
+        try:  # one pop at a time, the thread parked outside the JDWP agent's pop code (instrument/pops.py)
+            await self.session.breakpoints.in_jvm.pops.pop_and_hold(p.vm, tid, f.frame_id)
         except JdwpError as exc:
             raise TargetError(refused(exc, "popping the frames"),
                               "native frames and frames below a native one cannot be popped") from None

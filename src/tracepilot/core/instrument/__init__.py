@@ -13,7 +13,7 @@
     jvm.py        the JDWP side: define the probe, redefine the class, answer the probe's events, restore
     naming.py     probe class names: unique per session, one suffix that steps and class lists exclude
     skip.py       the probe's skip slots over JDWP (a stopped thread's re-run call returns at once)
-    pops.py       PopFrames at a probe stop, then the thread parked on a one-shot breakpoint (JDWP agent hang)
+    pops.py       PopFrames at a probe stop or pop_frames, then the thread parked on a one-shot breakpoint (agent hang)
     swap.py       hot swap of an instrumented class: the new bytes get the probe calls too
     leftovers.py  at attach: restore classes an earlier, dead session left instrumented
 """

@@ -13,6 +13,13 @@ probe's call, not run yet), takes it, and the event that had stopped it at the p
 leaves the agent's code and stops at once on the parking breakpoint, like at any breakpoint; that event is
 the stop. One pop at a time, each until its thread is parked, so no PopFrames runs while another popped
 thread may still be in the agent.
+
+A person's pop at a stop (`pop_frames`) is parked the same way, under the same lock (`pop_and_hold`): popping
+thread A, resuming all, then popping thread B that stopped again hung the agent within a few hundred rounds,
+A having been suspended by B's stop while still in the agent's pop code. There the thread is held by the stop
+already: its suspensions are taken back until it runs to its parking breakpoint (one suspending the thread
+only), whose event gives the first one back, and is not the session's (`take_held`); the rest are made
+again. The thread then stands where the pop left it, held as many times as before, outside the agent.
 """
 
 from __future__ import annotations
@@ -22,11 +29,16 @@ import contextlib
 from typing import Any
 
 from ...jdwp import EventKind, EventRequest, JdwpError, Mod, StackFrame, SuspendPolicy, ThreadReference
+from ...jdwp.events import Composite
+from ..errors import TargetError
 
 # Seconds the next pop waits at most for a parking thread. It parks at once when it runs; it may be held longer
 # by a stop of another breakpoint that suspends all threads, or a pause, until they are resumed (a pop meanwhile
 # could hang the agent, see above). Probe events hold their own thread only, so none of them holds it.
 PARK_WAIT = 120.0
+# Seconds a person's pop waits for another pop's thread to park (it is quick unless a stop holds that thread),
+# and for its own thread to park before it answers (the thread stands popped either way).
+HOLD_WAIT = 5.0
 
 
 class Pops:
@@ -35,6 +47,8 @@ class Pops:
         self._parking: dict[int, tuple[int, Any]] = {}  # parking request -> (thread, what its event answers)
         self._timer: asyncio.TimerHandle | None = None
         self._holder: int | None = None  # the parking request the lock waits for
+        # A person's pops: parking request -> (thread, its suspensions to give back, parked)
+        self._held: dict[int, tuple[int, int, asyncio.Future[None]]] = {}
 
     def owns(self, request_id: int) -> bool:
         return request_id in self._parking
@@ -61,6 +75,70 @@ class Pops:
         self._timer = asyncio.get_running_loop().call_later(PARK_WAIT, self._unlock, request_id)
         return request_id
 
+    async def pop_and_hold(self, vm: Any, thread: int, frame_id: int) -> None:
+        """A person's pop of `frame_id` and the frames above it on the held `thread`; it returns once the
+        thread is parked where the pop left it, held as before (or after HOLD_WAIT, when a stop of another
+        thread holds it on its way: it parks when resumed, and the next pop waits for that)."""
+        try:
+            await asyncio.wait_for(self._lock.acquire(), HOLD_WAIT)
+        except TimeoutError:
+            raise TargetError("another thread popped at a stop is held before it reached the line it was popped "
+                              "to: popping now could hang the JVM's debug agent",
+                              "resume the program (or that thread), then pop again") from None
+        try:
+            await vm.send(StackFrame.PopFrames, thread, frame_id)
+        except BaseException:
+            self._lock.release()
+            raise
+        try:
+            location = (await vm.send(ThreadReference.Frames, thread, 0, 1)).frames[0].location
+            mods = [Mod.ThreadOnly(thread), Mod.LocationOnly(location), Mod.Count(1)]
+            request_id = (await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
+                                        mods)).request_id
+            held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
+        except JdwpError:  # (no breakpoint there, as in obsolete code): popped all the same, left where it is
+            self._lock.release()
+            return
+        except BaseException:
+            self._lock.release()
+            raise
+        parked: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._held[request_id] = (thread, held, parked)
+        self._holder = request_id
+        self._timer = asyncio.get_running_loop().call_later(PARK_WAIT, self._unlock, request_id)
+        for _ in range(held):  # (a thread held twice, by a stop and a suspend, runs only when both are undone)
+            await vm.send(ThreadReference.Resume, thread)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(parked), HOLD_WAIT)
+
+    async def take_held(self, vm: Any, composite: Any) -> Any:
+        """The part of an event packet that is the session's (None: none of it): a person's popped thread
+        parked, held again as before the pop. Its parking event's suspension stands for one of those it had."""
+        mine = [e for e in composite.events if getattr(e, "request_id", None) in self._held]
+        if composite.suspend_policy == SuspendPolicy.ALL:
+            # Another thread's stop suspended the popped thread too, maybe still in the agent's pop code: on to
+            # its parking breakpoint, holding this suspension back until it is there (another thread's stop
+            # came with the pop, often, where several threads hit one breakpoint).
+            for request_id, (thread, held, parked) in list(self._held.items()):
+                if not any(e.request_id == request_id for e in mine):
+                    self._held[request_id] = (thread, held + 1, parked)
+                    await vm.send(ThreadReference.Resume, thread)
+        if not mine:
+            return composite
+        rest = [e for e in composite.events if not any(e is m for m in mine)]
+        for event in mine:
+            thread, held, parked = self._held.pop(event.request_id)
+            self._unlock(event.request_id)
+            with contextlib.suppress(JdwpError):  # (expired with its Count already)
+                await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, event.request_id)
+            # Another event where the thread stands (a breakpoint there) is the session's, with the packet's
+            # suspension: the thread gets all of its own back.
+            for _ in range(held if rest else held - 1):
+                await vm.send(ThreadReference.Suspend, thread)
+            if not parked.done():
+                parked.set_result(None)
+        return Composite(composite.suspend_policy, rest) if rest else None
+
     async def parked(self, vm: Any, request_id: int) -> Any:
         """The parking breakpoint's event: the next pop may go; what the stop at the probe decided."""
         _thread, answer = self._parking.pop(request_id)
@@ -81,4 +159,8 @@ class Pops:
 
     def forget(self) -> None:
         self._parking.clear()
+        for _thread, _held, parked in self._held.values():
+            if not parked.done():
+                parked.set_result(None)
+        self._held.clear()
         self._unlock(self._holder)

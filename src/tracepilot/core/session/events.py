@@ -57,6 +57,10 @@ class Events(SessionBase):
                 await self._resume_for_policy(composite)
 
     async def _process_composite(self, composite: Any) -> None:
+        # A thread popped by a person, parked again where the pop left it: not an event of the session's.
+        composite = await self.breakpoints.in_jvm.pops.take_held(self.require_vm(), composite)
+        if composite is None:
+            return
         await self.inspector.stop_reads.settled()  # the last stop's locals are read before anything else runs
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()

@@ -41,7 +41,7 @@ from ..model import (
 )
 from ..threads import ThreadBook, ThreadState, thread_description, why_suspended
 from ..vm import Vm
-from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
+from .base import NO_SIDE_EFFECTS, SessionBase, forget_reply, is_vm_start, parse_address
 
 VM_START_WAIT = 15.0  # seconds attach waits for a suspend=y JVM's VMStart (nothing hangs: then it answers "running")
 
@@ -143,6 +143,16 @@ class Lifecycle(SessionBase):
                 if composite is None:
                     return
             if self._taps and any(tap(composite) for tap in list(self._taps)):
+                # A tap's events suspend nothing, but a packet they share with a guest's suspending event
+                # (a method breakpoint's entry) comes with a suspension made for the session's share (foreign.py):
+                # released here, or every thread stayed held once more after the guest resumed its own.
+                if composite.suspend_policy != SuspendPolicy.NONE:
+                    thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+                    if composite.suspend_policy == SuspendPolicy.ALL:
+                        forget_reply(conn.send_nowait(VirtualMachine.Resume))
+                    elif thread:
+                        forget_reply(conn.send_nowait(ThreadReference.Resume, thread))
+                    conn.flush()
                 return
             # Handled from here, as the packet is read, up to its first wait (core/eager.py): a stop whose
             # facts are all known is handed over without waiting for another turn of the event loop.
