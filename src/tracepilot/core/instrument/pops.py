@@ -111,6 +111,11 @@ class Pops:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(parked), HOLD_WAIT)
 
+    @property
+    def holding(self) -> bool:
+        """Is a person's popped thread on its way to being parked (take_held has work)?"""
+        return bool(self._held)
+
     async def take_held(self, vm: Any, composite: Any) -> Any:
         """The part of an event packet that is the session's (None: none of it): a person's popped thread
         parked, held again as before the pop. Its parking event's suspension stands for one of those it had."""

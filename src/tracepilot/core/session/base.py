@@ -295,9 +295,9 @@ class SessionBase:
         self.stop_generation += 1
         name = self.threads.get(thread_id).name or thread_id
         if orphan:  # its stop was released meanwhile: this suspension is the call's, resume it once
-            forget_reply(self.conn.send_nowait(ThreadReference.Resume, thread_id))
+            self.conn.send_unanswered(ThreadReference.Resume, thread_id)
         for _ in range(extra):  # back at its stop: the suspensions lifted for the call are put back
-            forget_reply(self.conn.send_nowait(ThreadReference.Suspend, thread_id))
+            self.conn.send_unanswered(ThreadReference.Suspend, thread_id)
         self.conn.flush()
         self.history.add("call_returned", f"{what} returned late in thread {name}"
                          + ("; resumed (its stop had been released)" if orphan else "; back at its stop"),
@@ -369,7 +369,3 @@ class InvocationCall:
 def is_vm_start(composite: Any) -> bool:
     return composite is not None and any(type(e).KIND == EventKind.VM_START for e in composite.events)
 
-
-def forget_reply(future: asyncio.Future[Any]) -> None:
-    """Fire-and-forget a request: nobody awaits it, so swallow its outcome."""
-    future.add_done_callback(lambda f: f.cancelled() or f.exception())

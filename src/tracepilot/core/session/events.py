@@ -29,7 +29,7 @@ from ..model import (
     StopKind,
     StopReason,
 )
-from .base import STOP_EVENT_KINDS, SessionBase, StepState, forget_reply
+from .base import STOP_EVENT_KINDS, SessionBase, StepState
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +58,11 @@ class Events(SessionBase):
 
     async def _process_composite(self, composite: Any) -> None:
         # A thread popped by a person, parked again where the pop left it: not an event of the session's.
-        composite = await self.breakpoints.in_jvm.pops.take_held(self.require_vm(), composite)
-        if composite is None:
-            return
+        pops = self.breakpoints.in_jvm.pops
+        if pops.holding:
+            composite = await pops.take_held(self.require_vm(), composite)
+            if composite is None:
+                return
         await self.inspector.stop_reads.settled()  # the last stop's locals are read before anything else runs
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()
@@ -224,10 +226,10 @@ class Events(SessionBase):
         thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
         if composite.suspend_policy == SuspendPolicy.ALL:
             self.threads.event_resumed(None, vm_wide=True)
-            forget_reply(conn.send_nowait(VirtualMachine.Resume))
+            conn.send_unanswered(VirtualMachine.Resume)
         elif composite.suspend_policy == SuspendPolicy.EVENT_THREAD and thread:
             self.threads.event_resumed(thread, vm_wide=False)
-            forget_reply(conn.send_nowait(ThreadReference.Resume, thread))
+            conn.send_unanswered(ThreadReference.Resume, thread)
         conn.flush()  # the target waits for this: don't hold it until the end of the loop turn
 
     async def _on_step(self, event: Any) -> tuple[StopReason, bool] | None:

@@ -41,7 +41,7 @@ from ..model import (
 )
 from ..threads import ThreadBook, ThreadState, thread_description, why_suspended
 from ..vm import Vm
-from .base import NO_SIDE_EFFECTS, SessionBase, forget_reply, is_vm_start, parse_address
+from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
 
 VM_START_WAIT = 15.0  # seconds attach waits for a suspend=y JVM's VMStart (nothing hangs: then it answers "running")
 
@@ -149,9 +149,9 @@ class Lifecycle(SessionBase):
                 if composite.suspend_policy != SuspendPolicy.NONE:
                     thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
                     if composite.suspend_policy == SuspendPolicy.ALL:
-                        forget_reply(conn.send_nowait(VirtualMachine.Resume))
+                        conn.send_unanswered(VirtualMachine.Resume)
                     elif thread:
-                        forget_reply(conn.send_nowait(ThreadReference.Resume, thread))
+                        conn.send_unanswered(ThreadReference.Resume, thread)
                     conn.flush()
                 return
             # Handled from here, as the packet is read, up to its first wait (core/eager.py): a stop whose
