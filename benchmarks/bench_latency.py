@@ -355,16 +355,17 @@ async def _false_condition_on(bench: Any, run: Any, turns: int, label: str, java
     m = statistics.median
     # The floor: a probe must test `i < 0` on every iteration, as the Java test does; where the JIT cannot
     # drop that test from this loop (JDK 17's C2), no shape of probe costs less than writing it in the source.
-    at_floor = run.Row(f"10d false in-JVM condition vs the same test in Java, {label}", run.ms(o),
+    at_floor = run.Row(f"10d false in-JVM condition (OSR) vs the same test in Java, {label}", run.ms(o),
                        f"`if (i < 0) hit(i);` {run.ms(g)}", o / g, "<= 1.05x the Java test", 1.05,
                        note=f"the floor of the row above: the same false test written in the loop's source, no "
                             f"debugger, costs {g / r:.2f}x the bare loop on {label} (medians: the condition "
                             f"{m(probed) / m(guarded):.2f}x the Java test)"
                             + (". At the floor but not within 1.05x of the bare loop: in this run the source's "
                                "own `if` costs as much, so the test itself costs that much however it gets into "
-                               "the loop (no probe shape makes it cheaper; JDK 17's C2 keeps it, JDK 25's mostly "
-                               "drops it)" if o / g <= 1.05 < o / r else ""))
-    return [run.Row(f"10d false in-JVM condition, hot loop, {label}", run.ms(o), f"no debugger {run.ms(r)}", o / r,
+                               "the loop (no probe shape makes it cheaper; in this loop, compiled on-stack, JDK 17's "
+                               "C2 keeps it, JDK 25's mostly drops it; the compiled-loop row measures a loop compiled "
+                               "as a method)" if o / g <= 1.05 < o / r else ""))
+    return [run.Row(f"10d false in-JVM condition, hot loop (OSR), {label}", run.ms(o), f"no debugger {run.ms(r)}", o / r,
                    "<= 1.05x no debugger", 1.05,
                    note=f"{n:,} iterations of the hottest line (LatencyTarget, {r / n * 1e9:.2f} ns each; the loop "
                         f"runs once, in main, so it is compiled on-stack, OSR, its first iterations interpreted), "
