@@ -467,17 +467,27 @@ class Vm:
                 return start
         return location.index
 
-    async def code_location(self, location: Location) -> CodeLocation:
+    def known_code_location(self, location: Location) -> CodeLocation | None:
+        """code_location when its tables are cached (as from a place's second stop on), else None: no
+        coroutine to run at every stop."""
         method = self.known_method(location.class_id, location.method_id)
         info = self.types.get(location.class_id)
         if method is None or method.lines is None or info is None or not info.source_file_known:
-            method = await self.line_table(location.class_id, location.method_id)
-            info = await self.type(location.class_id)
-            source_file = await self.source_file(location.class_id)
-        else:  # all cached, as from a place's second stop on: no coroutine to run for each table
-            source_file = info.source_file
+            return None
+        return self._code_location(location, method, info.name, info.source_file)
+
+    async def code_location(self, location: Location) -> CodeLocation:
+        known = self.known_code_location(location)
+        if known is not None:
+            return known
+        method = await self.line_table(location.class_id, location.method_id)
+        info = await self.type(location.class_id)
+        return self._code_location(location, method, info.name, await self.source_file(location.class_id))
+
+    def _code_location(self, location: Location, method: MethodInfo, class_name: str,
+                       source_file: str | None) -> CodeLocation:
         return CodeLocation(
-            class_name=info.name,
+            class_name=class_name,
             method=method.name,
             line=method.line_at(location.index),
             source_file=source_file,
@@ -487,6 +497,9 @@ class Vm:
         )
 
     # -- threads -------------------------------------------------------------------------------------
+
+    def known_thread_name(self, thread_id: int) -> str | None:
+        return self._thread_names.get(thread_id)
 
     async def thread_name(self, thread_id: int) -> str:
         name = self._thread_names.get(thread_id)

@@ -69,7 +69,7 @@ class Firing(TrackerBase):
             return await self.in_jvm.on_event(bp, event)
         if bp.info.capture is not None and bp.info.capture.done:
             return None  # a hit in flight when its capture point got done (its requests are going)
-        if await self.in_jvm.inside_probe(event.thread):
+        if self.in_jvm.classes and await self.in_jvm.inside_probe(event.thread):
             return None  # hit while a probe's condition calls the program: the round trip never stops there
         # (A capture point moves too: the move holds every thread once, for one redefinition; its captures are
         # then taken in the JVM without holding any, see capture/in_probe.py.)
@@ -258,7 +258,8 @@ class Firing(TrackerBase):
         vm = session.require_vm()
         kind = type(event).KIND
         location = await session.code_location(event.location)
-        reason = StopReason(StopKind.BREAKPOINT, thread_id=event.thread, thread_name=await vm.thread_name(event.thread),
+        thread_name = vm.known_thread_name(event.thread) or await vm.thread_name(event.thread)
+        reason = StopReason(StopKind.BREAKPOINT, thread_id=event.thread, thread_name=thread_name,
                             location=location, breakpoint_id=None if bp.internal else bp.info.id,
                             hit_count=bp.info.hits)
         if bp.info.kind == "method_entry" and not bp.internal:  # (run_to a method: a stop "run to Foo.bar")

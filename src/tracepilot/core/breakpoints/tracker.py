@@ -136,8 +136,11 @@ class TrackerBase:
     async def flush_logs(self) -> None:
         """Lines in-JVM logpoints logged and the debugger has not read yet: into the history now (before a
         stop is recorded, a detach, an answer with hit counts)."""
-        await self.in_jvm.logs.drain()
-        await self.captures.in_probe.drain_quietly()  # (and the captures taken in the JVM meanwhile)
+        logs, in_probe = self.in_jvm.logs, self.captures.in_probe
+        if logs.rings:  # (asked before every stop: no coroutine to run when nothing can be waiting)
+            await logs.drain()
+        if in_probe.may_hold_records:
+            await in_probe.drain_quietly()  # (and the captures taken in the JVM meanwhile)
 
     def list(self, include_internal: bool = False) -> list[BreakpointInfo]:
         return [bp.info for bp in self.by_id.values() if include_internal or not bp.internal]

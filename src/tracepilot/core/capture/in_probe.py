@@ -357,6 +357,11 @@ class InProbe:
             self._waiting_since = now
         return n.value - read.value >= SLOTS // 2 or now - self._waiting_since >= DEFER_SECONDS
 
+    @property
+    def may_hold_records(self) -> bool:
+        """Can a drain find records (a point in the JVM), or is one under way (that a caller must wait for)?"""
+        return bool(self.ids) or self._draining.locked()
+
     async def drain_quietly(self) -> None:
         """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""
         try:

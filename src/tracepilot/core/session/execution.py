@@ -352,7 +352,8 @@ class Execution(SessionBase):
         return out
 
     async def code_location(self, location: Any) -> CodeLocation:
-        loc = await self.require_vm().code_location(location)
+        vm = self.require_vm()
+        loc = vm.known_code_location(location) or await vm.code_location(location)
         loc.source_path = self._source_path(loc.class_name, loc.source_file)
         return loc
 
