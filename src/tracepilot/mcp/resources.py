@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import SubscriptionBus
 from mcp.shared.subscriptions import ResourceUpdated
 from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
@@ -34,8 +35,9 @@ NO_SESSION = "DISCONNECTED — no JVM yet: call attach or launch"
 class ResourceNotifier:
     """Publishes resource updates when the debugger's history grows."""
 
-    def __init__(self, server: MCPServer) -> None:
+    def __init__(self, server: MCPServer, bus: SubscriptionBus) -> None:
         self.server = server
+        self.bus = bus  # the server's subscriptions/listen bus (given to it at its making: server.py)
         self.legacy: dict[str, list[Any]] = {}  # uri -> sessions that sent resources/subscribe
         self._dirty: set[str] = set()
         self._task: asyncio.Task[None] | None = None
@@ -71,7 +73,7 @@ class ResourceNotifier:
     async def _publish(self, uri: str) -> None:
         self.published += 1
         try:
-            await self.server._subscriptions.publish(ResourceUpdated(uri=uri))  # noqa: SLF001 (the SDK's bus)
+            await self.bus.publish(ResourceUpdated(uri=uri))
         except Exception:
             log.debug("subscription bus publish failed", exc_info=True)
         for session in list(self.legacy.get(uri, ())):
@@ -126,8 +128,8 @@ async def breakpoints_text(d: Debugger) -> str:
     return render.breakpoints(await d.breakpoint_list())
 
 
-def register(server: MCPServer, app: McpApp) -> ResourceNotifier:
-    notifier = ResourceNotifier(server)
+def register(server: MCPServer, app: McpApp, bus: SubscriptionBus) -> ResourceNotifier:
+    notifier = ResourceNotifier(server, bus)
     app.on_debugger.append(notifier.attach)
     low = server._lowlevel_server  # noqa: SLF001  (MCPServer has no public hook for resources/subscribe)
     low.add_request_handler("resources/subscribe", SubscribeRequestParams, notifier.on_subscribe)

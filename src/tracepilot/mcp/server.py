@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import InMemorySubscriptionBus
 
 from ..signals import on_signals
 from ..version import package_version
@@ -44,10 +45,11 @@ def build_server(*, read_only: bool = False, redact: bool = False, join: str | N
     app = McpApp(read_only=read_only, redact=redact, join=join, log_file=log_file, sourcepath=sourcepath,
                  debugger_factory=debugger_factory or _join_factory(join, read_only, redact))
 
+    bus = InMemorySubscriptionBus()  # (ours, so resource updates are published through the SDK's public seam)
     server = CheckedServer("tracepilot", title="tracepilot Java debugger", instructions=INSTRUCTIONS,
-                       version=package_version(), log_level="INFO")
+                           version=package_version(), log_level="INFO", subscriptions=bus)
     tools.register(server, app)
-    server.notifier = resources.register(server, app)  # type: ignore[attr-defined]
+    server.notifier = resources.register(server, app, bus)  # type: ignore[attr-defined]
     return server, app
 
 
