@@ -143,17 +143,7 @@ class Lifecycle(SessionBase):
                 if composite is None:
                     return
             if self._taps and any(tap(composite) for tap in list(self._taps)):
-                # A tap's events suspend nothing, but a packet they share with a guest's suspending event
-                # (a method breakpoint's entry) comes with a suspension made for the session's share (foreign.py):
-                # released here, or every thread stayed held once more after the guest resumed its own.
-                if composite.suspend_policy != SuspendPolicy.NONE:
-                    thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
-                    if composite.suspend_policy == SuspendPolicy.ALL:
-                        conn.send_unanswered(VirtualMachine.Resume)
-                    elif thread:
-                        conn.send_unanswered(ThreadReference.Resume, thread)
-                    conn.flush()
-                return
+                return  # (a tap that takes a packet's suspension owns it: core/trace/borrow.py, round_trip.py)
             # Handled from here, as the packet is read, up to its first wait (core/eager.py): a stop whose
             # facts are all known is handed over without waiting for another turn of the event loop.
             task = start_eagerly(loop, self._handle_composite(composite), events_context.copy())

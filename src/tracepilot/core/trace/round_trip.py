@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ...jdwp import EventKind, EventRequest, Mod, SuspendPolicy, VirtualMachine
+from ...jdwp import EventKind, EventRequest, Mod, SuspendPolicy, ThreadReference, VirtualMachine
 from ..instrument.naming import EXCLUDE_PATTERN as PROBE_EXCLUDE
 from ..vm import Vm
 from .tree import Key, Node, Stat, Trees
@@ -208,9 +208,17 @@ class Tracer:
 
 def tap_events(session: Any, tracer: Tracer) -> Callable[[], None]:
     """Route the tracer's events to it, ahead of the session's own handling; returns the undo."""
+
+    def take(composite: Any) -> bool:
+        if not tracer.take(composite):
+            return False
+        if composite.suspend_policy != SuspendPolicy.NONE:
+            _release_share(session.conn, composite)
+        return True
+
     add_tap = getattr(session, "add_event_tap", None)
     if add_tap is not None:
-        return add_tap(tracer.take)
+        return add_tap(take)
     # Fallback until the session offers taps: wrap its per-composite handler on this instance.
     original = session._process_composite
 
@@ -226,3 +234,20 @@ def tap_events(session: Any, tracer: Tracer) -> Callable[[], None]:
             del session._process_composite
 
     return undo
+
+
+def _release_share(conn: Any, composite: Any) -> None:
+    """The trace's events suspend nothing, but a packet they share with a guest debugger's suspending event (a
+    method breakpoint's entry) comes with a suspension made for the session's share (core/foreign.py): the
+    trace takes the packet, so it lets that go, or every thread stayed held once more after the guest resumed
+    its own (the program never went on or exited)."""
+    if conn is None or conn.is_closed:
+        return
+    if composite.suspend_policy == SuspendPolicy.ALL:
+        conn.send_unanswered(VirtualMachine.Resume)
+    else:
+        thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+        if not thread:
+            return
+        conn.send_unanswered(ThreadReference.Resume, thread)
+    conn.flush()
