@@ -72,10 +72,48 @@ async def test_several_threads_stop_with_their_own_hit_numbers(jvm_factory, line
     in_jvm = await _numbers(jvm_factory, line_of, in_jvm=True)
     round_trip = await _numbers(jvm_factory, line_of, in_jvm=False)
     calls = THREADS * ROUNDS
-    print('INJVM', in_jvm)
-    print('RT', round_trip)
     assert round_trip == ["gate 0", [("bp-1", [3]), ("bp-2", list(range(100, calls // 2 + 1, 100))),
                                      ("bp-3", list(range(1, THREADS * ROUNDS // 60 + 1)))],
                           [("bp-1", calls), ("bp-2", calls // 2), ("bp-3", THREADS * ROUNDS // 60)],
                           "exited", [("bp-1", calls), ("bp-2", calls // 2), ("bp-3", THREADS * ROUNDS // 60)]]
-    assert in_jvm == round_trip, (in_jvm, round_trip)
+    assert in_jvm == round_trip
+
+
+async def _hits_at_the_end(jvm_factory: Any, line_of: Any, java_source_root: Path, in_jvm: bool) -> list:
+    """Differential (one thread): stops and gates as they come, nobody reading the breakpoints until the
+    program ended; then every breakpoint's hits."""
+    main = "fixtures.Differential"
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-hitexact-"))
+    jvm = jvm_factory("Differential", "24", "8", str(gate_dir))
+    debugger = Debugger(sourcepath=[str(java_source_root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    answers: list = []
+    gates = Gates(debugger, jvm, gate_dir, so_far=answers)
+
+    async def stop_answer(result: Any) -> Any:
+        return (result.stop.breakpoint_id, result.stop.hit_count)
+
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        at = {name: f"{main}:{line_of(name)}" for name in ("diff-total", "diff-end", "diff-name", "diff-weigh")}
+        await debugger.breakpoint_set(at["diff-total"], condition="i > 1", hit_count="==2")  # then 20 unheard of
+        await debugger.breakpoint_set(at["diff-end"], condition="i % 2 == 0", hit_count="%5")  # stops at 5, 10
+        await debugger.breakpoint_set(at["diff-name"], condition="i >= 0", hit_count=">=30")  # never stops
+        await debugger.breakpoint_set(at["diff-weigh"], condition="i >= 0", hit_count="==100")  # disabled at 16
+        answers.append(await gates.go(stop_answer))  # (attached stopped: the VM's start)
+        while answers[-1] != "exited":
+            if answers[-1] == "gate 1":
+                answers.append((await debugger.breakpoint_update("bp-4", enabled=False)).enabled)
+            answers.append(await gates.go(stop_answer))
+        answers.append([(b.id, b.hits) for b in await debugger.breakpoint_list()])
+        return answers
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+async def test_hits_counted_in_the_jvm_are_read_at_exit_and_disable(jvm_factory, line_of, java_source_root) -> None:
+    in_jvm = await _hits_at_the_end(jvm_factory, line_of, java_source_root, in_jvm=True)
+    round_trip = await _hits_at_the_end(jvm_factory, line_of, java_source_root, in_jvm=False)
+    assert round_trip[-1] == [("bp-1", 22), ("bp-2", 12), ("bp-3", 24), ("bp-4", 16)], round_trip
+    assert in_jvm == round_trip
