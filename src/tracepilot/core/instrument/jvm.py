@@ -57,6 +57,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
 from ..render import log_where
 from . import swap
+from .hit_number import number_slot, read_number
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
 from .line_calls import after_line_calls
@@ -134,6 +135,7 @@ class ProbeRequest:
     # method breakpoints: the method (name + descriptor) the probe was placed in
     method: str = ""
     at: str = "line"  # the spec's place, "line" or a method breakpoint's "entry" / "exit"
+    number_slot: int | None = None  # under a hit rule: the local of check() holding the hit's number (hit_number.py)
 
 
 def _rule(bp: Breakpoint) -> tuple[str, int] | None:
@@ -445,8 +447,9 @@ class InJvm:
                 reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
-                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
-                                                               method=placed.method)
+                self.requests[reply.request_id] = ProbeRequest(
+                    bp.info.id, role, type_id, record, method=placed.method,
+                    number_slot=number_slot(placed.probe.captures) if spec.hit_rule is not None else None)
             if spec.log is not None:
                 on_method = spec.at in KINDS.values()  # lines say which method (and, at an exit, which return)
                 self.logs.add(bp, type_id, record.name, spec.line, placed.method if on_method else "",
@@ -708,11 +711,10 @@ class InJvm:
                 await self._pop_and_park(event.thread, frames[1].frame_id, log_line, suspend_all=False, bp=bp)
                 return None
             message = f"condition error, stopped: threw {what}"  # as the round trip words it
-            # As by round trip: a condition that fails counts as a true one, hit rule included: the probe
-            # counted it and calls error() only when the rule lets it through (probe.build_probe).
-            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
-        else:  # counted in the probe when a hit rule decides there
-            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
+        # As by round trip: a condition that fails counts as a true one, hit rule included: the probe
+        # counted it and calls error() only when the rule lets it through (probe.build_probe). This hit's own
+        # number, for its stop: other threads' hits may count on before it is decided (as by round trip).
+        number = await self._number(bp, request, event.thread, frames[1].frame_id)
         bp.fired = True
         await self.tracker.arm_dependants(bp)
         user = frames[2]
@@ -741,6 +743,8 @@ class InJvm:
                 await self.logs.drain()  # after the lines the probes logged before this hit
                 await self._log_at_stop(bp, event.thread, extra)
             reason = await self.tracker.stop_reason(bp, stands_for, extra)
+            if reason.hit_count is not None:
+                reason.hit_count = number
             session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
             reason.message = message
             if bp.info.temporary:
@@ -816,6 +820,20 @@ class InJvm:
             seen.add(request.probe_type)
             with contextlib.suppress(JdwpError, StopIteration):
                 bp.info.hits = await self._hits(request.probe_type)
+
+    async def _number(self, bp: Breakpoint, request: ProbeRequest, thread: int, check_frame: int) -> int:
+        """Count a hit the probe handed over and return its number: the probe's own (counted in the JVM under a
+        hit rule, read from check's frame), else the next of the debugger's count."""
+        if not bp.hit_rule:
+            bp.info.hits += 1
+            return bp.info.hits
+        vm = self.session.require_vm()
+        number = await read_number(vm, thread, check_frame, request.number_slot) \
+            if request.number_slot is not None else None
+        if number is None:  # (not kept: the probe's count now, as before)
+            number = await self._hits(request.probe_type)
+        bp.info.hits = max(bp.info.hits, number)  # (the count goes on: never back to an earlier hit's)
+        return number
 
     async def _hits(self, probe_type: int) -> int:
         """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
