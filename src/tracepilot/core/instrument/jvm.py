@@ -57,6 +57,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
 from ..render import log_where
 from . import swap
+from .death_hold import DeathHold
 from .hit_number import number_slot, read_number
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
@@ -170,6 +171,7 @@ class InJvm:
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
         self.logs = LogRings(self)  # logpoint probes' lines, read into the history
+        self.at_death = DeathHold(self)  # the dying VM held until the probes' counts are read (death_hold.py)
         # Several breakpoints on one line take the round trip together (shared_line.py). Off only where each
         # probe may act on its own: a test of what compiled expressions answer, many at one line.
         self.one_event_a_line = True
@@ -437,6 +439,7 @@ class InJvm:
             if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
                 field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
                 await vm.send(ClassType.SetValues, type_id, [(field_id, Value.int(bp.info.hits))])
+                await self.at_death.hold(vm, self.refresh_hits, order=1)  # its uncounted hits, read at exit
             for role in roles:
                 loc = Location(TypeTag.CLASS, type_id, methods[role].id, 0)
                 mods: list[Any] = [Mod.LocationOnly(loc)]
@@ -800,9 +803,10 @@ class InJvm:
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
 
-    async def refresh_hits(self) -> None:
+    async def refresh_hits(self, only: str | None = None) -> None:
         """Hits a probe counted without telling the debugger (a hit rule let them pass by): read them, so
-        breakpoint_list counts what the round trip counts."""
+        breakpoint_list counts what the round trip counts (`only`: of that breakpoint). Also at the VM's death,
+        before a detach and before a breakpoint changes: the probe's count goes with its class."""
         conn = self.session.conn
         if conn is None or conn.is_closed:
             return
@@ -810,7 +814,7 @@ class InJvm:
         for request in list(self.requests.values()):
             bp = self.tracker.by_id.get(request.bp_id)
             if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
-                    or request.probe_type in seen:
+                    or request.probe_type in seen or only not in (None, bp.info.id):
                 continue
             # A capture point counts as the round trip does: a done one no more (its probe counts on until it goes),
             # one with a hit count alone (a JVM Count filter by round trip) only the hits it lets by: its captures
@@ -1116,6 +1120,7 @@ class InJvm:
                 f"{', '.join(sorted(restored))}", actor, classes=restored)
 
     def forget_vm(self) -> None:
+        self.at_death.forget_vm()
         self.pending_swaps.clear()
         self.swapped_in.clear()
         self.logs.forget()
