@@ -49,6 +49,8 @@ async def _numbers(jvm_factory: Any, line_of: Any, in_jvm: bool) -> list:
         await debugger.breakpoint_set(f"{main}:{line_of('pt-sq')}", condition="i % 2 == 0", hit_count="%100")
         # No hit rule: every true hit stops (20), numbered by the debugger as it hears of it.
         await debugger.breakpoint_set(f"{main}:{line_of('pt-return')}", condition="i % 60 == 0")
+        # A condition that throws (every even i) is a hit too: every 150th stops, an error or not.
+        await debugger.breakpoint_set(f"{main}:{line_of('pt-end')}", condition="10 / (i % 2) > 2", hit_count="%150")
         stops: dict[str, list[int]] = {}
         result = await debugger.resume(timeout=0)  # (attached stopped: the VM's start)
         while True:  # every stop as it comes: a resume may answer with the next (another thread's)
@@ -72,10 +74,10 @@ async def test_several_threads_stop_with_their_own_hit_numbers(jvm_factory, line
     in_jvm = await _numbers(jvm_factory, line_of, in_jvm=True)
     round_trip = await _numbers(jvm_factory, line_of, in_jvm=False)
     calls = THREADS * ROUNDS
+    hits = [("bp-1", calls), ("bp-2", calls // 2), ("bp-3", calls // 60), ("bp-4", calls)]
     assert round_trip == ["gate 0", [("bp-1", [3]), ("bp-2", list(range(100, calls // 2 + 1, 100))),
-                                     ("bp-3", list(range(1, THREADS * ROUNDS // 60 + 1)))],
-                          [("bp-1", calls), ("bp-2", calls // 2), ("bp-3", THREADS * ROUNDS // 60)],
-                          "exited", [("bp-1", calls), ("bp-2", calls // 2), ("bp-3", THREADS * ROUNDS // 60)]]
+                                     ("bp-3", list(range(1, calls // 60 + 1))),
+                                     ("bp-4", list(range(150, calls + 1, 150)))], hits, "exited", hits], round_trip
     assert in_jvm == round_trip
 
 

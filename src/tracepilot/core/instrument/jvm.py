@@ -439,7 +439,8 @@ class InJvm:
             if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
                 field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
                 await vm.send(ClassType.SetValues, type_id, [(field_id, Value.int(bp.info.hits))])
-                await self.at_death.hold(vm, self.refresh_hits, order=1)  # its uncounted hits, read at exit
+                with contextlib.suppress(JdwpError):  # (then read as before: when asked, at a detach)
+                    await self.at_death.hold(vm, self.refresh_hits, order=1)  # its unheard-of hits, read at exit
             for role in roles:
                 loc = Location(TypeTag.CLASS, type_id, methods[role].id, 0)
                 mods: list[Any] = [Mod.LocationOnly(loc)]
