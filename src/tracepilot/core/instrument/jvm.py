@@ -734,7 +734,8 @@ class InJvm:
                     "taken with the thread held"
             elif message is not None:  # the round trip's words for it, from the program's frame below the probe's
                 message = await self._condition_error(bp, event.thread, message, extra, frame=2)
-            await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
+            await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message,
+                                               hit=number)
             return None
 
         async def stop() -> tuple[Any, bool]:
