@@ -440,6 +440,7 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
     debugger.session.breakpoints.in_jvm.enabled = in_jvm
     per_thread: dict[str, list] = {}
     stops: dict[str, int] = {}
+    numbers: dict[str, list[int]] = {}  # per breakpoint, its stops' hit numbers: each hit stops with its own
     try:
         await debugger.attach(jvm.address, timeout=10)
         ruled, ruled_logs = set(), set()
@@ -465,6 +466,8 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
             for bp_id in fired:
                 if bp_id not in ruled_logs:
                     stops[bp_id] = stops.get(bp_id, 0) + 1
+            if stop.breakpoint_id not in ruled_logs:
+                numbers.setdefault(stop.breakpoint_id, []).append(stop.hit_count)
             # Which hit passes a rule depends on the interleaving: per thread, the stops of breakpoints without
             # one (also when a ruled one on the same line happened to come first in the same stop).
             if unruled := sorted(set(fired) - ruled):
@@ -493,7 +496,8 @@ async def _threaded_facts(jvm_factory: Any, line_of: Any, java_source_root: Path
             else:
                 counted[key] = texts
         lines = counted
-        return {"per thread": per_thread, "stops": stops, "hits": hits, "log lines": lines}
+        return {"per thread": per_thread, "stops": stops, "hits": hits, "log lines": lines,
+                "hit numbers": {bp_id: sorted(found) for bp_id, found in numbers.items()}}
     finally:
         await debugger.close()
         jvm.close()

@@ -123,7 +123,8 @@ class Firing(TrackerBase):
         hit = bp.info.hits  # this event's hit number: other threads' hits may count on during the awaits below
         await self.arm_dependants(bp)
         if bp.info.capture is not None:  # a capture point: read while the event holds the thread, never a stop
-            await self.captures.on_hit(bp, event.thread, skip=0, via="round trip", extra=extra, note=message)
+            await self.captures.on_hit(bp, event.thread, skip=0, via="round trip", extra=extra, note=message,
+                                       hit=hit)
             return None
         if bp.info.log and message is None and bp.hit_rule is not None and not self._line_allowed(bp):
             return None

@@ -404,6 +404,7 @@ class TrackerBase:
             if options.get("suspend") == "all":
                 raise InvalidArgument("a capture point holds only the hitting thread, never all of them",
                                       "leave suspend out: a capture point never stops the program")
+        await self.in_jvm.refresh_hits(only=bp.info.id)  # what its probe counted goes with it at a change
         if "after" in options:
             self._check_chain(bp.info.id, options["after"] or None)
             bp.info.after = options["after"] or None

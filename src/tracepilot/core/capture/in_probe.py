@@ -20,7 +20,6 @@ round trip, and says why (`refusal`)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import logging
 import re
@@ -30,16 +29,12 @@ from typing import Any
 from ...jdwp import (
     ArrayReference,
     ClassType,
-    EventKind,
-    EventRequest,
     JdwpError,
     JdwpTransportError,
     ModuleReference,
     ReferenceType,
     StringReference,
-    SuspendPolicy,
     Tag,
-    VirtualMachine,
 )
 from ...jdwp.wire import Location, Value
 from ..errors import DebuggerError
@@ -92,9 +87,6 @@ class InProbe:
         self.short: dict[int, int] = {}  # id -> copies in a row that fell short
         self.buckets = SharedBuckets()  # the points' rate limits, one bucket each whichever side takes the hit
         self._skipped_seen: dict[int, int] = {}  # id -> its SKIPPED in the JVM as last written or read
-        self._undo_tap: Any = None
-        self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
-        self._last: asyncio.Task[None] | None = None
         self._reads = 0
         self._waiting_since: float | None = None  # (monotonic) since when records wait in the ring (_due)
         # Held captures booked once the ring's records taken before them are: (N at their hit, booking)
@@ -199,34 +191,15 @@ class InProbe:
             await vm.send(ClassType.SetValues, self.type_id, [(self.fields["READ"], Value.int(n.value))])
 
     async def _hold_death(self, vm: Any) -> None:
-        """Captures still in the ring when the program ends are read before the VM goes: a VM_DEATH request
-        that suspends all holds the dying VM (as an in-JVM trace's DeathWatch does) until the ring is read."""
-        if self._undo_tap is not None:
-            self._undo_tap()
-        self._undo_tap = self.session.add_event_tap(self._tap)
-        self._death = (await vm.send(EventRequest.Set, EventKind.VM_DEATH, SuspendPolicy.ALL, [])).request_id
+        """Captures still in the ring when the program ends are read before the VM goes: the in-JVM path's
+        hold of the dying VM (instrument/death_hold.py) reads the ring first, then the hits the probes counted
+        that nobody read yet (a hit rule let them by uncaptured, skipped or not: counted by round trip as they
+        happened; in the JVM they go with it)."""
+        await self.points.tracker.in_jvm.at_death.hold(vm, self._read_at_death, order=0)
 
-    def _tap(self, composite: Any) -> bool:
-        if not self._death or not any(getattr(e, "request_id", None) == self._death for e in composite.events):
-            return False
-        self._death = 0
-        task = asyncio.get_running_loop().create_task(self._last_read(self.vm))
-        self._last = task
-        return True  # (the session hears of the death from the unsolicited event that follows the resume)
-
-    async def _last_read(self, vm: Any) -> None:
-        try:
+    async def _read_at_death(self) -> None:
+        if self.vm is not None and self.vm is self.points.tracker.in_jvm.at_death.vm:  # (defined in this VM)
             await self.drain()
-            # And the hits the probes counted that nobody read yet (a hit rule let them by uncaptured, skipped
-            # or not): counted by round trip as they happened; in the JVM they go with it.
-            in_jvm = getattr(self.points.tracker, "in_jvm", None)
-            if in_jvm is not None:
-                await in_jvm.refresh_hits()
-        except Exception as exc:  # noqa: BLE001 - the VM goes whatever happened
-            log.debug("reading the capture ring at the VM's death: %s", exc)
-        finally:
-            with contextlib.suppress(Exception):
-                await vm.send(VirtualMachine.Resume)
 
     async def define_ahead(self, bp: Any, thread: int) -> None:
         """A round-trip hit of a point that will move into the JVM: define what its probe calls now, while only

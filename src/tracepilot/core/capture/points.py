@@ -128,9 +128,10 @@ class CapturePoints:
         return self.tracker.session
 
     async def on_hit(self, bp: Any, thread: int, *, skip: int, via: str, extra: dict[str, Value] | None = None,
-                     note: str | None = None) -> None:
-        """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller)."""
-        hit = bp.info.hits  # this hit's number (other threads' hits may count on during the awaits below)
+                     note: str | None = None, hit: int | None = None) -> None:
+        """A passing hit of capture point `bp`; `thread` is suspended by the event (resumed by the caller).
+        `hit`: its number, as counted at the event (other threads' hits may count on before this runs)."""
+        hit = bp.info.hits if hit is None else hit  # (other threads' hits may count on during the awaits below)
         # Its place in the order of hits: after what the probe's ring holds now (hits before this one).
         place = await self.in_probe.drain_and_reserve()
         try:

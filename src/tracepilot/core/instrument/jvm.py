@@ -57,6 +57,8 @@ from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
 from ..render import log_where
 from . import swap
+from .death_hold import DeathHold
+from .hit_number import number_slot, read_number
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
 from .line_calls import after_line_calls
@@ -134,6 +136,7 @@ class ProbeRequest:
     # method breakpoints: the method (name + descriptor) the probe was placed in
     method: str = ""
     at: str = "line"  # the spec's place, "line" or a method breakpoint's "entry" / "exit"
+    number_slot: int | None = None  # under a hit rule: the local of check() holding the hit's number (hit_number.py)
 
 
 def _rule(bp: Breakpoint) -> tuple[str, int] | None:
@@ -168,6 +171,7 @@ class InJvm:
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
         self.logs = LogRings(self)  # logpoint probes' lines, read into the history
+        self.at_death = DeathHold(self)  # the dying VM held until the probes' counts are read (death_hold.py)
         # Several breakpoints on one line take the round trip together (shared_line.py). Off only where each
         # probe may act on its own: a test of what compiled expressions answer, many at one line.
         self.one_event_a_line = True
@@ -435,6 +439,8 @@ class InJvm:
             if bp.hit_rule is not None:  # the probe counts on from the breakpoint's count (update may reset it)
                 field_id = next(f.id for f in await vm.fields(type_id) if f.name == "HITS")
                 await vm.send(ClassType.SetValues, type_id, [(field_id, Value.int(bp.info.hits))])
+                with contextlib.suppress(JdwpError):  # (then read as before: when asked, at a detach)
+                    await self.at_death.hold(vm, self.refresh_hits, order=1)  # its unheard-of hits, read at exit
             for role in roles:
                 loc = Location(TypeTag.CLASS, type_id, methods[role].id, 0)
                 mods: list[Any] = [Mod.LocationOnly(loc)]
@@ -445,8 +451,9 @@ class InJvm:
                 reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD, mods)
                 bp.requests[reply.request_id] = EventKind.BREAKPOINT
                 self.tracker.by_request[reply.request_id] = bp
-                self.requests[reply.request_id] = ProbeRequest(bp.info.id, role, type_id, record,
-                                                               method=placed.method)
+                self.requests[reply.request_id] = ProbeRequest(
+                    bp.info.id, role, type_id, record, method=placed.method,
+                    number_slot=number_slot(placed.probe.captures) if spec.hit_rule is not None else None)
             if spec.log is not None:
                 on_method = spec.at in KINDS.values()  # lines say which method (and, at an exit, which return)
                 self.logs.add(bp, type_id, record.name, spec.line, placed.method if on_method else "",
@@ -708,11 +715,10 @@ class InJvm:
                 await self._pop_and_park(event.thread, frames[1].frame_id, log_line, suspend_all=False, bp=bp)
                 return None
             message = f"condition error, stopped: threw {what}"  # as the round trip words it
-            # As by round trip: a condition that fails counts as a true one, hit rule included: the probe
-            # counted it and calls error() only when the rule lets it through (probe.build_probe).
-            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
-        else:  # counted in the probe when a hit rule decides there
-            bp.info.hits = await self._hits(request.probe_type) if bp.hit_rule else bp.info.hits + 1
+        # As by round trip: a condition that fails counts as a true one, hit rule included: the probe
+        # counted it and calls error() only when the rule lets it through (probe.build_probe). This hit's own
+        # number, for its stop: other threads' hits may count on before it is decided (as by round trip).
+        number = await self._number(bp, request, event.thread, frames[1].frame_id)
         bp.fired = True
         await self.tracker.arm_dependants(bp)
         user = frames[2]
@@ -728,7 +734,8 @@ class InJvm:
                     "taken with the thread held"
             elif message is not None:  # the round trip's words for it, from the program's frame below the probe's
                 message = await self._condition_error(bp, event.thread, message, extra, frame=2)
-            await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message)
+            await self.tracker.captures.on_hit(bp, event.thread, skip=2, via="in-JVM", extra=extra, note=message,
+                                               hit=number)
             return None
 
         async def stop() -> tuple[Any, bool]:
@@ -741,6 +748,8 @@ class InJvm:
                 await self.logs.drain()  # after the lines the probes logged before this hit
                 await self._log_at_stop(bp, event.thread, extra)
             reason = await self.tracker.stop_reason(bp, stands_for, extra)
+            if reason.hit_count is not None:
+                reason.hit_count = number
             session.inspector.keep_stop_values(reason, extra)  # `evaluate $return` at this stop
             reason.message = message
             if bp.info.temporary:
@@ -796,9 +805,10 @@ class InJvm:
         where = log_where(bp.info.locations[0], name) if bp.info.locations else ("", {})
         session.history.add("log", text + where[0], Actor.TARGET, breakpoint=bp.info.id, thread=thread, **where[1])
 
-    async def refresh_hits(self) -> None:
+    async def refresh_hits(self, only: str | None = None) -> None:
         """Hits a probe counted without telling the debugger (a hit rule let them pass by): read them, so
-        breakpoint_list counts what the round trip counts."""
+        breakpoint_list counts what the round trip counts (`only`: of that breakpoint). Also at the VM's death,
+        before a detach and before a breakpoint changes: the probe's count goes with its class."""
         conn = self.session.conn
         if conn is None or conn.is_closed:
             return
@@ -806,7 +816,7 @@ class InJvm:
         for request in list(self.requests.values()):
             bp = self.tracker.by_id.get(request.bp_id)
             if bp is None or bp.hit_rule is None or request.role not in ("hit", "handover") \
-                    or request.probe_type in seen:
+                    or request.probe_type in seen or only not in (None, bp.info.id):
                 continue
             # A capture point counts as the round trip does: a done one no more (its probe counts on until it goes),
             # one with a hit count alone (a JVM Count filter by round trip) only the hits it lets by: its captures
@@ -816,6 +826,20 @@ class InJvm:
             seen.add(request.probe_type)
             with contextlib.suppress(JdwpError, StopIteration):
                 bp.info.hits = await self._hits(request.probe_type)
+
+    async def _number(self, bp: Breakpoint, request: ProbeRequest, thread: int, check_frame: int) -> int:
+        """Count a hit the probe handed over and return its number: the probe's own (counted in the JVM under a
+        hit rule, read from check's frame), else the next of the debugger's count."""
+        if not bp.hit_rule:
+            bp.info.hits += 1
+            return bp.info.hits
+        vm = self.session.require_vm()
+        number = await read_number(vm, thread, check_frame, request.number_slot) \
+            if request.number_slot is not None else None
+        if number is None:  # (not kept: the probe's count now, as before)
+            number = await self._hits(request.probe_type)
+        bp.info.hits = max(bp.info.hits, number)  # (the count goes on: never back to an earlier hit's)
+        return number
 
     async def _hits(self, probe_type: int) -> int:
         """The probe's count of condition-true hits (a hit rule is decided in the JVM)."""
@@ -1098,6 +1122,7 @@ class InJvm:
                 f"{', '.join(sorted(restored))}", actor, classes=restored)
 
     def forget_vm(self) -> None:
+        self.at_death.forget_vm()
         self.pending_swaps.clear()
         self.swapped_in.clear()
         self.logs.forget()

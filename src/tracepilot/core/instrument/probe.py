@@ -50,6 +50,7 @@ from .assemble import (
 )
 from .classfile import ConstantPool
 from .emit import Emitter, capture_slots
+from .hit_number import number_slot
 from .shapes import STRING, Capture, Typed
 from .take_call import emit_take
 
@@ -129,9 +130,9 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
     # lost, and the rule let other hits through.)
     count_throws = hit_rule is not None and condition is not None and (gate_first or not is_pure(condition))
     counted_at, condition_handler = Label(), Label()
-    # A capture taken in the JVM records its hit's number when a hit rule counts here (a local past the
-    # arguments and the slot a throwing condition's Throwable waits in).
-    hit_slot = arg_slots + 1 if hit_rule is not None and take is not None and message is None else None
+    # Under a hit rule, the hit's number is kept in a local (hit_number.py): a capture taken in the JVM records
+    # it, and the debugger reads it at hit() or error(). Only after the condition held.
+    hit_slot = number_slot(captures) if hit_rule is not None else None
     if hit_rule is not None:
         a.place(counted_at)
         _hit_rule(a, class_name, hit_rule, done, hit_slot)
@@ -161,7 +162,7 @@ def build_probe(class_name: str, captures: list[Capture], condition: Typed | Non
         held_back = Label()
         a.place(condition_handler)
         a.op(bc.ASTORE, arg_slots)  # the Throwable, while the rule counts
-        _hit_rule(a, class_name, hit_rule, held_back)
+        _hit_rule(a, class_name, hit_rule, held_back, hit_slot)
         a.op(bc.ALOAD, arg_slots)
         a.invoke(bc.INVOKESTATIC, class_name, "error", "(Ljava/lang/Throwable;)V")
         a.place(held_back)

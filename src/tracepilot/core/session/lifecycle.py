@@ -251,6 +251,7 @@ class Lifecycle(SessionBase):
             return await self.status()
         if self.conn is not None and not self.conn.is_closed:
             await self.breakpoints.flush_logs()  # in-JVM logpoints' last lines, before the history is cleared
+            await self.breakpoints.in_jvm.refresh_hits()  # and the hits probes counted, before they go
         launched = self.launched
         if keep_running and not terminate and launched is not None:  # asked to leave the JVM we started running
             await self._teardown(clean=False, terminate=False)
