@@ -44,13 +44,13 @@ async def _numbers(jvm_factory: Any, line_of: Any, in_jvm: bool) -> list:
     try:
         await debugger.attach(jvm.address, timeout=10)
         # The 3rd true hit stops, every thread's later ones are counted in the JVM.
-        await debugger.breakpoint_set(f"{main}:{line_of('pt-step')}", condition="v >= 0", hit_count="==3")
+        await debugger.breakpoint_set(f"{main}:{line_of('paced-step')}", condition="v >= 0", hit_count="==3")
         # Every 100th true hit stops (600 of them, 6 stops).
-        await debugger.breakpoint_set(f"{main}:{line_of('pt-sq')}", condition="i % 2 == 0", hit_count="%100")
+        await debugger.breakpoint_set(f"{main}:{line_of('paced-sq')}", condition="i % 2 == 0", hit_count="%100")
         # No hit rule: every true hit stops (20), numbered by the debugger as it hears of it.
-        await debugger.breakpoint_set(f"{main}:{line_of('pt-return')}", condition="i % 60 == 0")
+        await debugger.breakpoint_set(f"{main}:{line_of('paced-return')}", condition="i % 60 == 0")
         # A condition that throws (every even i) is a hit too: every 150th stops, an error or not.
-        await debugger.breakpoint_set(f"{main}:{line_of('pt-end')}", condition="10 / (i % 2) > 2", hit_count="%150")
+        await debugger.breakpoint_set(f"{main}:{line_of('paced-end')}", condition="10 / (i % 2) > 2", hit_count="%150")
         stops: dict[str, list[int]] = {}
         result = await debugger.resume(timeout=0)  # (attached stopped: the VM's start)
         while True:  # every stop as it comes: a resume may answer with the next (another thread's)
