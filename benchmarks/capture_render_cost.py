@@ -75,7 +75,7 @@ async def main() -> None:
             since = d.session.breakpoints.captures.book.last_seq
             await ab(url, 2000)  # (the captures wait in the ring: nobody follows)
             asked = count_requests(d)
-            profiler = cProfile.Profile() if args.profile else None
+            profiler = cProfile.Profile(time.process_time) if args.profile else None
             cpu = time.process_time()
             if profiler:
                 profiler.enable()
@@ -100,7 +100,9 @@ async def main() -> None:
                 pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(args.profile)
                 print(out.getvalue())
                 out = io.StringIO()
-                pstats.Stats(profiler, stream=out).sort_stats("cumtime").print_stats(args.profile)
+                stats = pstats.Stats(profiler, stream=out).sort_stats("cumtime")
+                stats.print_stats(args.profile)
+                stats.print_callees("_fill")
                 print(out.getvalue())
         finally:
             await d.close()

@@ -18,6 +18,7 @@ any under --redact (what is redacted depends on what was learned since)."""
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...jdwp import Tag
@@ -75,15 +76,21 @@ class _Kept:
         self.handles = handles
 
 
-def _data(object_id: int, memo: dict[int, dict[int, Any]], copied: Any) -> Any:
+def _data(object_id: int, memo: dict[int, dict[int, Any]], copied: Any) -> tuple[Any, ...]:
     """What the copy holds of `object_id` that may change from one capture to the next."""
     fields = memo.get(object_id)
     return (dict(fields) if fields is not None else None, copied.lists.get(object_id),
             copied.maps.get(object_id), copied.arrays.get(object_id))
 
 
+def _same(object_id: int, data: tuple[Any, ...], memo: dict[int, dict[int, Any]], copied: Any) -> bool:
+    fields, items, entries, elements = data
+    return memo.get(object_id) == fields and copied.lists.get(object_id) == items \
+        and copied.maps.get(object_id) == entries and copied.arrays.get(object_id) == elements
+
+
 class Openings:
-    """The openings of one VM's captures, by object and how it was opened."""
+    """The openings (and summaries) of one VM's captures, by object and how it was shown."""
 
     def __init__(self, vm: Any) -> None:
         self.vm = vm
@@ -93,34 +100,47 @@ class Openings:
     async def inspect(self, values: Any, path: str, raw: Any, view: Any, per_page: int, name: str,
                       memo: dict[int, dict[int, Any]], copied: Any, jdk_internals: bool) -> Any:
         """values.inspect(...) of an object rendered from `copied` and `memo`, or the same opening again."""
-        key = (raw.value, raw.tag, view.type, view.kind, view.text, per_page, jdk_internals)
+        key = ("open", raw.value, raw.tag, view.type, view.kind, view.text, per_page, jdk_internals)
+        return await self._kept_or_made(key, values.handles, memo, copied,
+                                        lambda: values.inspect(path, raw, view.type, 0, per_page, name, known=view))
+
+    async def view(self, values: Any, raw: Any, static: str | None, name: str,
+                   memo: dict[int, dict[int, Any]], copied: Any, jdk_internals: bool) -> Any:
+        """values.view(raw, static, 0, name): a variable's summary, or the same summary again."""
+        key = ("view", raw.value, raw.tag, static, jdk_internals)
+        return await self._kept_or_made(key, values.handles, memo, copied,
+                                        lambda: values.view(raw, static, 0, name))
+
+    async def _kept_or_made(self, key: tuple[Any, ...], handles: Any, memo: dict[int, dict[int, Any]], copied: Any,
+                            make: Callable[[], Awaitable[Any]]) -> Any:
         kept = self._kept.get(key)
-        if kept is not None and self._still(kept, values.handles, memo, copied):
+        if kept is not None and self._still(kept, handles, memo, copied):
             self.reused += 1
             return kept.inspection
         trace = _Trace()
         token = _TRACE.set(trace)
         try:
-            inspection = await values.inspect(path, raw, view.type, 0, per_page, name, known=view)
+            made = await make()
         finally:
             _TRACE.reset(token)
         if trace.keep:
             if len(self._kept) >= CAPACITY:
                 self._kept.clear()
             state = [(oid, _data(oid, memo, copied)) for oid in trace.oids]
-            self._kept[key] = _Kept(inspection, state, trace.handles)
-        return inspection
+            self._kept[key] = _Kept(made, state, trace.handles)
+        return made
 
     @staticmethod
     def _still(kept: _Kept, handles: Any, memo: dict[int, dict[int, Any]], copied: Any) -> bool:
         for oid, data in kept.state:
-            if _data(oid, memo, copied) != data:
+            if not _same(oid, data, memo, copied):
                 return False
+        by_object = handles.by_object
         for oid, number in kept.handles.items():
-            held = handles.by_object(oid)
+            held = by_object(oid)
             if held is None or held.number != number:
                 return False
         for oid in kept.handles:  # (shown again: as recently used as a new rendering would make them)
-            held = handles.by_object(oid)
+            held = by_object(oid)
             handles.handle(oid, held.tag)
         return True

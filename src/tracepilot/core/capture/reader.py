@@ -312,7 +312,7 @@ class CaptureRead:
                     name_for_redaction: str | None = None, opened: bool = True) -> CapturedValue:
         """A variable's value (its summary as `locals` shows it), opened down to the depth limit."""
         self.read += 1
-        view = await self.values.view(raw, static, 0, name_for_redaction or name)
+        view = await self._view(raw, static, name_for_redaction or name)
         captured = CapturedValue(name, view.type, view.text, view.kind)
         if opened or view.kind == "string":
             await self._fill(captured, raw, view, f"{where}: {name}", 0, SUMMARY_STRING)
@@ -381,6 +381,14 @@ class CaptureRead:
             self._later.extend(opened)  # (read after the values queued before them: see in_order)
             return
         await asyncio.gather(*(self._fill(*args) for args in opened))
+
+    async def _view(self, raw: Value | None, static: str | None, name: str) -> Any:
+        """A variable's summary: the same as an earlier capture's when what it was made from is unchanged."""
+        memo, copied = field_memo(), COPIED.get()
+        if self.openings is None or memo is None or copied is None or not COPY_ONLY.get() or raw is None \
+                or not raw.is_object or raw.is_null or raw.tag == Tag.STRING:
+            return await self.values.view(raw, static, 0, name)
+        return await self.openings.view(self.values, raw, static, name, memo, copied, self.limits.jdk_internals)
 
     async def _inspect(self, path: str, raw: Value, view: Any, per_page: int, name: str) -> Any:
         """The opening of `raw` (its fields, elements or entries): the same opening as an earlier capture's
