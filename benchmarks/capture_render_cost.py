@@ -24,7 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from jetty_capture import METHOD, ab, free_port, start_jetty  # noqa: E402
 
+from tracepilot.core.capture import in_probe  # noqa: E402
 from tracepilot.core.debugger import Debugger  # noqa: E402
+
+in_probe.DEFER_SECONDS = 600.0  # (the records wait in the ring until the timed drain, however slow `ab` is)
 
 
 async def drained(d: Debugger, bp_id: str, want: int, since: int) -> list:

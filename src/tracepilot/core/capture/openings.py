@@ -57,6 +57,12 @@ class RecordingHandles:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
 
+    def held(self, name: str) -> Any:  # (called for every value opened: no __getattr__ on the way)
+        return self._table.held(name)
+
+    def by_object(self, object_id: int) -> Any:
+        return self._table.by_object(object_id)
+
     def handle(self, object_id: int, tag: Tag) -> Any:
         held = self._table.handle(object_id, tag)
         trace = _TRACE.get()
@@ -107,7 +113,9 @@ class Openings:
     async def view(self, values: Any, raw: Any, static: str | None, name: str,
                    memo: dict[int, dict[int, Any]], copied: Any, jdk_internals: bool) -> Any:
         """values.view(raw, static, 0, name): a variable's summary, or the same summary again."""
-        key = ("view", raw.value, raw.tag, static, jdk_internals)
+        # (An object's summary does not depend on its static type, which names only a null or an unreadable
+        # value: `baseRequest` and `request`, one object, share theirs.)
+        key = ("view", raw.value, raw.tag, jdk_internals)
         return await self._kept_or_made(key, values.handles, memo, copied,
                                         lambda: values.view(raw, static, 0, name))
 
@@ -123,7 +131,7 @@ class Openings:
             made = await make()
         finally:
             _TRACE.reset(token)
-        if trace.keep:
+        if trace.keep and not getattr(made, "text", "").startswith("<unreadable"):
             if len(self._kept) >= CAPACITY:
                 self._kept.clear()
             state = [(oid, _data(oid, memo, copied)) for oid in trace.oids]
@@ -140,7 +148,7 @@ class Openings:
             held = by_object(oid)
             if held is None or held.number != number:
                 return False
+        table = handles._table if isinstance(handles, RecordingHandles) else handles  # noqa: SLF001
         for oid in kept.handles:  # (shown again: as recently used as a new rendering would make them)
-            held = by_object(oid)
-            handles.handle(oid, held.tag)
+            table.handle(oid, by_object(oid).tag)
         return True
