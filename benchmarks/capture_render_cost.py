@@ -54,11 +54,40 @@ def count_requests(d: Debugger) -> Counter:
     return asked
 
 
+def alternate() -> dict[bool, list[float]]:
+    """Every other capture rendered without reusing openings (capture/openings.py), each capture's rendering
+    timed in process CPU: both halves under the same load, interleaved capture by capture."""
+    from tracepilot.core.capture.reader import CaptureRead
+
+    spent: dict[bool, list[float]] = {True: [], False: []}
+    turn = {"n": 0, "reuse": True}
+    render, reuse_openings = in_probe.InProbe._render, CaptureRead.reuse_openings  # noqa: SLF001
+
+    async def timed(self, *args):  # noqa: ANN001, ANN002, ANN202
+        turn["n"] += 1
+        reuse = turn["reuse"] = turn["n"] % 2 == 0
+        started = time.process_time()
+        try:
+            return await render(self, *args)
+        finally:
+            spent[reuse].append(time.process_time() - started)
+
+    def maybe(self, openings):  # noqa: ANN001, ANN202
+        if turn["reuse"]:
+            reuse_openings(self, openings)
+
+    in_probe.InProbe._render = timed  # noqa: SLF001
+    CaptureRead.reuse_openings = maybe
+    return spent
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--captures", type=int, default=100, help="captures rendered and timed")
     parser.add_argument("--warm", type=int, default=20, help="captures drained first, not counted")
     parser.add_argument("--profile", type=int, default=0, help="print the top N functions by own time")
+    parser.add_argument("--alternate", action="store_true",
+                        help="every other capture rendered without reusing openings: both timed")
     args = parser.parse_args()
     http, jdwp = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,6 +106,7 @@ async def main() -> None:
                                       capture_limits={"rate": 10_000})
             since = d.session.breakpoints.captures.book.last_seq
             await ab(url, 2000)  # (the captures wait in the ring: nobody follows)
+            spent = alternate() if args.alternate else None
             asked = count_requests(d)
             profiler = cProfile.Profile(time.process_time) if args.profile else None
             cpu = time.process_time()
@@ -93,6 +123,12 @@ async def main() -> None:
                 last = found[-1]
                 print(f"the last capture's cuts: {last.cuts}")
                 print(f"its top frame: {[(v.name, v.text[:60], len(v.children)) for v in last.frames[0].locals or []]}")
+            if spent:
+                for reuse, times in sorted(spent.items()):
+                    timed = sorted(times)[:max(1, len(times) * 9 // 10)]  # (the slowest tenth left out: GC, ...)
+                    print(f"{'reusing' if reuse else 'not reusing'} openings: {len(times)} captures, "
+                          f"{sum(timed) / len(timed) * 1000:.2f} ms CPU each (the fastest 90%), "
+                          f"{sum(times) / max(len(times), 1) * 1000:.2f} ms (all)")
             openings = getattr(d.session.breakpoints.captures.in_probe, "_openings", None)
             if openings is not None:
                 print(f"openings reused: {openings.reused}; kept: {len(openings._kept)}")  # noqa: SLF001
