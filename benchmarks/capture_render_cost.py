@@ -108,7 +108,7 @@ async def main() -> None:
             await ab(url, 2000)  # (the captures wait in the ring: nobody follows)
             spent = alternate() if args.alternate else None
             asked = count_requests(d)
-            profiler = cProfile.Profile(time.process_time) if args.profile else None
+            profiler = cProfile.Profile() if args.profile else None
             cpu = time.process_time()
             if profiler:
                 profiler.enable()
