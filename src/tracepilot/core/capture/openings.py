@@ -34,7 +34,7 @@ class _Trace:
 
     def __init__(self) -> None:
         self.oids: set[int] = set()
-        self.handles: dict[int, int] = {}  # object id -> its handle's number
+        self.handles: dict[int, int] = {}  # object id -> its handle's number, the last shown last
         self.keep = True
 
 
@@ -66,7 +66,8 @@ class RecordingHandles:
     def handle(self, object_id: int, tag: Tag) -> Any:
         held = self._table.handle(object_id, tag)
         trace = _TRACE.get()
-        if trace is not None:
+        if trace is not None:  # (last shown last: replayed in the order the table's recency then had them)
+            trace.handles.pop(object_id, None)
             trace.handles[object_id] = held.number
             if tag in _NOT_KEPT:
                 trace.keep = False
