@@ -129,7 +129,7 @@ async def main() -> None:
                     print(f"{'reusing' if reuse else 'not reusing'} openings: {len(times)} captures, "
                           f"{sum(timed) / len(timed) * 1000:.2f} ms CPU each (the fastest 90%), "
                           f"{sum(times) / max(len(times), 1) * 1000:.2f} ms (all)")
-            openings = getattr(d.session.breakpoints.captures.in_probe, "_openings", None)
+            openings = getattr(d.session.breakpoints.captures.capture_objects(d.session.require_vm()), "openings", None)
             if openings is not None:
                 print(f"openings reused: {openings.reused}; kept: {len(openings._kept)}")  # noqa: SLF001
             print(f"JDWP requests while rendering: {sum(asked.values())} "

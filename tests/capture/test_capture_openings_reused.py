@@ -29,8 +29,8 @@ async def four_captures(jvm_factory, line_of, in_jvm: bool) -> tuple[list, int]:
         assert stop.stopped and stop.stop.location.line == line_of("reuse-end"), stop
         found = await d.captures(point.id, wait=5)
         assert len(found) == 4, found
-        openings = d.session.breakpoints.captures.in_probe._openings  # noqa: SLF001
-        return found, openings.reused if openings is not None else 0
+        openings = d.session.breakpoints.captures.capture_objects(d.session.require_vm()).openings
+        return found, openings.reused
     finally:
         await d.close()
 

@@ -51,7 +51,6 @@ from ..secrets import is_secret_name
 from .done import mark_done
 from .model import Capture, CapturedFrame, CapturedValue, CaptureState, frames_cut, in_order
 from .objects import field_memo, one_capture
-from .openings import Openings
 from .prefetch import COPIED, COPY_ONLY, MAX_CHARS, CopyIncomplete, Cursor, copy_depth, read_value
 from .reader import CaptureRead
 from .shared_bucket import SharedBuckets
@@ -97,7 +96,6 @@ class InProbe:
         self._death = 0  # the VM_DEATH request that holds the dying VM until the ring is read
         self._last: asyncio.Task[None] | None = None
         self._reads = 0
-        self._openings: Openings | None = None  # openings reused from capture to capture (openings.py)
         self._waiting_since: float | None = None  # (monotonic) since when records wait in the ring (_due)
         # Held captures booked once the ring's records taken before them are: (N at their hit, booking)
         self._places: dict[tuple[int, str, str, int], tuple[Any, tuple[Any, ...], Location, Any]] = {}  # (_place)
@@ -497,9 +495,7 @@ class InProbe:
         self._reads += 1
         read = CaptureRead(self.session, thread, 0, state.limits, -(10**6 + self._reads), objects, copier,
                            copy_only=True)
-        if self._openings is None or self._openings.vm is not vm:
-            self._openings = Openings(vm)
-        read.reuse_openings(self._openings)
+        read.reuse_openings(objects.openings)
         only = COPY_ONLY.set(False)
         copied, jvm_us = None, 0.0
         try:

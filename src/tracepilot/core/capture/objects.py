@@ -14,7 +14,7 @@ from ...jdwp import JdwpError, Value
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.objects import Objects
 from ..vm import FieldInfo, Modifier
-from .openings import consulted
+from .openings import Openings, consulted
 from .prefetch import COPIED, copied_only, page
 
 BOXED_TYPES = frozenset(BOXES.values())
@@ -41,6 +41,7 @@ class CaptureObjects(Objects):
         # type id -> (name, simple name, has fields) of a class whose objects a nested summary shows as `Name @12`,
         # () when its objects have a view of their own (reader.py, _CaptureValues._short_view)
         self.short_shapes: dict[int, tuple[Any, ...]] = {}
+        self.openings = Openings(vm)  # objects' openings a capture rendered from its in-JVM copy reuses
 
     async def type_id(self, object_id: int) -> int:
         known = self._type_of.get(object_id)
