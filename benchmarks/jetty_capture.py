@@ -3,6 +3,7 @@ with `capture: N` on the request path (ContextHandler.doHandle's entry, the requ
 expression), against the same load without it, in one run.
 
     .venv/bin/python benchmarks/jetty_capture.py [--requests 4000] [--captures 100] [--frames 1] [--depth 1] [--copy-check]
+        [--follow]
 
 Needs `apt-get install -y jetty9 apache2-utils`. Prints failed requests and requests/s of both runs, the
 captures taken, how many show the request's URI, and the time each held its thread. `--frames N` reads the
@@ -16,10 +17,13 @@ At the default depth 2 every capture is taken in the JVM without holding the thr
 java.lang.ClassLoader, ... not captured: JDK internals", core/capture/jdk_fields.py), the rule the reading
 over JDWP applies too. `capture_limits jdk_internals=true` would open them, and those captures would hold the
 thread (the copier cannot read them: java.base is not open to reflection). The throughput figure moves with
-the machine's load. Nobody follows the history here, so the captures wait in the JVM's ring while `ab` runs
+the machine's load. Without `--follow` nobody follows the history, so the captures wait in the JVM's ring while `ab` runs
 and are rendered when the benchmark asks for them (core/capture/in_probe.py): the debugger's CPU is printed
 both while `ab` ran and until every capture was booked (per capture: the rendering's cost with the point's
-one-offs, its move into the JVM and its first capture by round trip).
+one-offs, its move into the JVM and its first capture by round trip). `--follow` subscribes a follower, as a
+TUI, `watch`, DAP or REPL does: the ring is then read every 50 ms while `ab` runs and every capture rendered as
+it comes (the cost a person watching live puts on the server; benchmarks/capture_render_cost.py measures the
+rendering alone).
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ async def main() -> None:
     parser.add_argument("--frames", type=int, default=None, help="frames whose variables a capture reads")
     parser.add_argument("--depth", type=int, default=None, help="levels a capture opens below a variable (2)")
     parser.add_argument("--copy-check", action="store_true", help="does the in-JVM copy alone cover a capture?")
+    parser.add_argument("--follow", action="store_true",
+                        help="a person follows the history live (as the TUI does): every capture is rendered as it comes")
     args = parser.parse_args()
     http, jdwp = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,6 +100,8 @@ async def main() -> None:
         d = Debugger()
         try:
             await d.attach(f"127.0.0.1:{jdwp}", timeout=30)
+            if args.follow:  # (a history subscriber that follows: the ring is read every 50 ms, see in_probe.py)
+                d.history.subscribe(lambda record: None, follows=True)
             url = f"http://127.0.0.1:{http}/index.html?order=17"
             await ab(url, 500)  # warm-up: JIT, the first requests' class loading
             failed_without, without = await ab(url, args.requests)

@@ -468,6 +468,7 @@ class InProbe:
         self._reads += 1
         read = CaptureRead(self.session, thread, 0, state.limits, -(10**6 + self._reads), objects, copier,
                            copy_only=True)
+        read.reuse_openings(objects.openings)
         only = COPY_ONLY.set(False)
         copied, jvm_us = None, 0.0
         try:

@@ -14,6 +14,7 @@ from ...jdwp import JdwpError, Value
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..inspect.objects import Objects
 from ..vm import FieldInfo, Modifier
+from .openings import Openings, consulted
 from .prefetch import COPIED, copied_only, page
 
 BOXED_TYPES = frozenset(BOXES.values())
@@ -40,6 +41,7 @@ class CaptureObjects(Objects):
         # type id -> (name, simple name, has fields) of a class whose objects a nested summary shows as `Name @12`,
         # () when its objects have a view of their own (reader.py, _CaptureValues._short_view)
         self.short_shapes: dict[int, tuple[Any, ...]] = {}
+        self.openings = Openings(vm)  # objects' openings a capture rendered from its in-JVM copy reuses
 
     async def type_id(self, object_id: int) -> int:
         known = self._type_of.get(object_id)
@@ -77,6 +79,7 @@ class CaptureObjects(Objects):
         memo = _READ.get()
         if memo is None or not fields:
             return await super().field_values(object_id, fields)
+        consulted(object_id)
         known = memo.setdefault(object_id, {})
         missing = [f for f in fields if f.id not in known]
         if missing:
@@ -149,6 +152,7 @@ class CaptureObjects(Objects):
     async def elements(self, array_id: int, start: int = 0, count: int | None = None) -> list[Value]:
         """An array's elements; those the capture's in-JVM copy holds are not asked again."""
         copied = COPIED.get()
+        consulted(array_id)
         if copied is not None:
             found = page(copied.arrays.get(array_id), start, count if count is not None else 1 << 30)
             if found is not None:

@@ -26,6 +26,7 @@ from ..secrets import is_secret_name
 from .jdk_fields import JdkFields, jdk_fields
 from .model import CapturedFrame, CapturedValue, CaptureLimits, frames_cut
 from .objects import CaptureObjects, field_memo
+from .openings import Openings, RecordingHandles, consulted
 from .prefetch import COPIED, COPY_ONLY, Copied, Copier, CopyIncomplete, copied_only, page
 
 OPENED_KINDS = ("object", "collection", "map", "array")
@@ -161,6 +162,7 @@ class _CopiedCollections(Collections):
 
     async def elements(self, oid: int, type_name: str, start: int, count: int) -> tuple[int, list[Value]] | None:
         copied = COPIED.get()
+        consulted(oid)
         found = page(copied.lists.get(oid), start, count) if copied is not None else None
         if found is None:
             copied_only(f"the elements of {type_name} {oid}")
@@ -168,6 +170,7 @@ class _CopiedCollections(Collections):
 
     async def entries(self, oid: int, type_name: str, start: int, count: int) -> Any:
         copied = COPIED.get()
+        consulted(oid)
         found = page(copied.maps.get(oid), start, count) if copied is not None else None
         if found is None:
             copied_only(f"the entries of {type_name} {oid}")
@@ -204,9 +207,18 @@ class CaptureRead:
         self.values.set_generation(generation)
         self.values.jdk, self.values.jdk_internals = jdk_fields(self.vm), limits.jdk_internals
         self.frames_reader = Frames(self.vm)
+        self.openings: Openings | None = None  # openings reused from earlier captures (reuse_openings)
         self.cuts: list[str] = []
         self.read = 0  # values read so far (limits.values)
         self._later: deque[tuple[Any, ...]] | None = None  # openings waiting their turn (in_order)
+
+    def reuse_openings(self, openings: Openings) -> None:
+        """Openings of this VM's earlier captures are reused when what they were made from is unchanged (a
+        capture rendered from its in-JVM copy: openings.py); the handles they show are noted."""
+        if self.session.redact or openings.vm is not self.vm:
+            return
+        self.openings = openings
+        self.values.handles = RecordingHandles(self.values.handles)
 
     async def in_order(self, jobs: list[Awaitable[CapturedValue]]) -> list[CapturedValue]:
         """The values of `jobs` (value() calls), each read in turn and opened breadth first: the order in
@@ -300,7 +312,7 @@ class CaptureRead:
                     name_for_redaction: str | None = None, opened: bool = True) -> CapturedValue:
         """A variable's value (its summary as `locals` shows it), opened down to the depth limit."""
         self.read += 1
-        view = await self.values.view(raw, static, 0, name_for_redaction or name)
+        view = await self._view(raw, static, name_for_redaction or name)
         captured = CapturedValue(name, view.type, view.text, view.kind)
         if opened or view.kind == "string":
             await self._fill(captured, raw, view, f"{where}: {name}", 0, SUMMARY_STRING)
@@ -341,7 +353,7 @@ class CaptureRead:
                     return  # (nothing else to show: summarized, not opened)
         per_page = limits.fields if view.kind == "object" else limits.items
         try:
-            ins = await self.values.inspect(path, raw, view.type, 0, per_page, captured.name, known=view)
+            ins = await self._inspect(path, raw, view, per_page, captured.name)
         except (DebuggerError, JdwpError) as exc:
             captured.cut = f"could not be opened: {exc}"
             self.cuts.append(f"{path}: {captured.cut}")
@@ -369,6 +381,23 @@ class CaptureRead:
             self._later.extend(opened)  # (read after the values queued before them: see in_order)
             return
         await asyncio.gather(*(self._fill(*args) for args in opened))
+
+    async def _view(self, raw: Value | None, static: str | None, name: str) -> Any:
+        """A variable's summary: the same as an earlier capture's when what it was made from is unchanged."""
+        memo, copied = field_memo(), COPIED.get()
+        if self.openings is None or memo is None or copied is None or not COPY_ONLY.get() or raw is None \
+                or not raw.is_object or raw.is_null or raw.tag == Tag.STRING:
+            return await self.values.view(raw, static, 0, name)
+        return await self.openings.view(self.values, raw, static, name, memo, copied, self.limits.jdk_internals)
+
+    async def _inspect(self, path: str, raw: Value, view: Any, per_page: int, name: str) -> Any:
+        """The opening of `raw` (its fields, elements or entries): the same opening as an earlier capture's
+        when what it was made from is unchanged (openings.py; a capture rendered from its in-JVM copy)."""
+        memo, copied = field_memo(), COPIED.get()
+        if self.openings is None or memo is None or copied is None or not COPY_ONLY.get():
+            return await self.values.inspect(path, raw, view.type, 0, per_page, name, known=view)
+        return await self.openings.inspect(self.values, path, raw, view, per_page, name, memo, copied,
+                                           self.limits.jdk_internals)
 
     def _raw(self, view: Any) -> Value | None:
         """The object behind a summary shown with a handle (`@12`), to open it one level further."""
