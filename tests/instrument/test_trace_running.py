@@ -51,13 +51,17 @@ async def set_go(d: Debugger) -> None:
 
 
 async def traced_gated(jvm_factory, line_of, java_source_root, out: Path, in_jvm: bool,  # noqa: ANN001
-                       to_the_end: bool = False):
+                       to_the_end: bool = False, counted: list | None = None):
+    """`counted`: a breakpoint whose hit rule never lets a hit by is set too, and its hits are put there."""
     jvm = jvm_factory("TraceShop", "gated", suspend=False)
     await asyncio.to_thread(jvm.wait_for_output, "gated", 20)
     d = Debugger(sourcepath=[str(java_source_root)])
     d.session.breakpoints.in_jvm.enabled = in_jvm
     try:
         await d.attach(jvm.address, timeout=10)
+        if counted is not None:
+            await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-chunk')}", condition="i % 2 == 0",
+                                   hit_count="==1000000")
         if not to_the_end:
             await d.breakpoint_set(f"{C[:-1]}:{line_of('trace-end')}")
         opened = await window_opened(d)
@@ -68,6 +72,8 @@ async def traced_gated(jvm_factory, line_of, java_source_root, out: Path, in_jvm
         result = await asyncio.wait_for(trace, 20)
         if to_the_end:
             assert result.stopped_by == "vm_death", render_trace(result)
+            if counted is not None:
+                counted.extend(bp.hits for bp in await d.breakpoint_list())
             return result
         assert result.stopped_by == "stop", render_trace(result)
         shop = (await d.session.vm.classes_by_name(C[:-1]))[0].id
@@ -96,6 +102,20 @@ async def test_a_program_that_ends_during_the_trace_is_read_as_it_ends(jvm_facto
     result = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "end.folded", True, True)
     assert result.mode == "in-JVM" and "ended during the trace" in result.note, render_trace(result)
     assert read_folded(result.folded) == expected_once()
+
+
+async def test_the_trace_and_the_probes_counts_are_both_read_as_the_program_ends(jvm_factory, line_of,
+                                                                                 java_source_root, tmp_path):
+    """One hold of the dying VM for every reader (instrument/death_hold.py): the trace's trees and the hits an
+    in-JVM breakpoint counted without letting any by are both read before it goes, as by round trip (with
+    requests of their own, the first to take the VM's death left the other's reader out)."""
+    in_jvm: list[int] = []
+    result = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "end.folded", True, True, in_jvm)
+    assert "ended during the trace" in result.note, render_trace(result)
+    assert read_folded(result.folded) == expected_once()
+    round_trip: list[int] = []
+    await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "rt.folded", False, True, round_trip)
+    assert in_jvm == round_trip and round_trip[0] > 0
 
 
 async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_factory, java_source_root,
@@ -219,3 +239,13 @@ async def test_the_duration_is_the_window_the_program_was_counted_in(jvm_factory
         assert abs(stopped.duration_ms - ticks(stopped)) <= 200, (ticks(stopped), text)
     finally:
         await d.close()
+
+
+async def test_a_breakpoint_in_a_traced_class_does_not_take_the_traces_probes_out(jvm_factory, line_of,
+                                                                                   java_source_root, tmp_path):
+    """A conditional breakpoint set on the running program moves into the JVM at a hit's return; in a class an
+    in-JVM trace instruments, that redefinition took the trace's probes out and the trace lost calls (46 of its
+    calls counted). It waits for the trace to end (instrument/jvm.py: `traced`)."""
+    result = await traced_gated(jvm_factory, line_of, java_source_root, tmp_path / "a.folded", True, False, [])
+    assert result.mode == "in-JVM", render_trace(result)
+    assert read_folded(result.folded) == expected_once()

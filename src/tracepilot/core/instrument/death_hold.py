@@ -45,6 +45,10 @@ class DeathHold:
             self.vm = None
             raise
 
+    def drop(self, reader: Reader) -> None:
+        """`reader` is not run at the death any more (the request stays: the next reader needs no new one)."""
+        self.readers.pop(reader, None)
+
     def _tap(self, composite: Any) -> bool:
         if not self.request or not any(getattr(e, "request_id", None) == self.request for e in composite.events):
             return False

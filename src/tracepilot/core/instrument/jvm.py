@@ -157,6 +157,7 @@ class InJvm:
         self.tracker = tracker
         self.enabled = not disabled_by_env()
         self.classes: dict[int, ClassRecord] = {}
+        self.traced: set[int] = set()  # classes an in-JVM trace instruments now (core/trace/in_jvm.py): left alone
         self.hotswapped: set[int] = set()
         self._moving: set[str] = set()  # breakpoints asked to move into the JVM, or moving, now
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
@@ -275,6 +276,8 @@ class InJvm:
             return shared_reason(others)
         if info.id in self.hotswapped:
             return "the class was redefined by hot swap since"
+        if info.id in self.traced:  # (its redefinition would take the trace's probes out: counted calls lost)
+            return "a trace instruments the class in the JVM now (the breakpoint moves in once the trace ends)"
         if self._rebinding:
             return bp.info.mode[len("round trip ("):-1] if bp.info.mode and bp.info.mode.startswith("round") \
                 else "the class was being re-instrumented"

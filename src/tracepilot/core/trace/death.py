@@ -1,43 +1,37 @@
-"""A program that ends during an in-JVM trace: its counts live in the target, so they would go with it. A
-VM_DEATH request with suspend policy ALL holds the dying VM (JDWP sends that event before its unsolicited
-one, and waits for a resume): the trace reads its trees there, then lets the VM go.
+"""A program that ends during an in-JVM trace: its counts live in the target, so they would go with it. The
+dying VM is held (instrument/death_hold.py: one VM_DEATH request per VM, suspend policy ALL, shared with the
+capture ring's and the probes' last reads) until the trace has read its trees; then it is let go.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
-from ...jdwp import EventKind, EventRequest, SuspendPolicy, VirtualMachine
+READ_ORDER = 2  # after the capture ring's records and the probes' hits (death_hold.py readers)
 
 
 class DeathWatch:
     def __init__(self, session: Any, vm: Any) -> None:
         self.session, self.vm = session, vm
-        self.request = 0
-        self.died: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.undo: Any = None
+        loop = asyncio.get_running_loop()
+        self.died: asyncio.Future[None] = loop.create_future()
+        self._read: asyncio.Future[None] = loop.create_future()  # the trace has read what it needs: let it go
+        self._hold: Any = None
 
-    def tap(self, composite: Any) -> bool:
-        if not any(getattr(e, "request_id", None) == self.request for e in composite.events):
-            return False
+    async def _at_death(self) -> None:
         if not self.died.done():
             self.died.set_result(None)
-        return True  # (the session hears of the death from the unsolicited event that follows the resume)
+        await self._read
 
     async def start(self) -> None:
-        self.undo = self.session.add_event_tap(self.tap)
-        self.request = (await self.vm.send(EventRequest.Set, EventKind.VM_DEATH, SuspendPolicy.ALL, [])).request_id
+        self._hold = self.session.breakpoints.in_jvm.at_death
+        await self._hold.hold(self.vm, self._at_death, order=READ_ORDER)
 
     async def release(self) -> None:
-        """Clear the request; if the VM is dying, let it go."""
-        if self.undo is not None:
-            self.undo()
-            self.undo = None
-        if self.died.done():
-            with contextlib.suppress(Exception):
-                await self.vm.send(VirtualMachine.Resume)
-        elif self.request:
-            with contextlib.suppress(Exception):
-                await self.vm.send(EventRequest.Clear, EventKind.VM_DEATH, self.request)
+        """The trace is done with the VM: no longer read at its death; if it is dying, it goes on."""
+        if self._hold is not None:
+            self._hold.drop(self._at_death)
+            self._hold = None
+        if not self._read.done():
+            self._read.set_result(None)

@@ -229,6 +229,8 @@ class InJvmTrace:
         """Redefine the classes; a method some thread is inside keeps its code (its frame would run obsolete
         code otherwise) until `rejoin` finds it left. `hold`: suspend the running program around it."""
         began = time.monotonic()
+        # (no breakpoint's probe moves into these classes meanwhile: its redefinition would drop the trace's)
+        self.session.breakpoints.in_jvm.traced.update(t.type_id for t in self.classes)
         if hold:
             await self.vm.send(VirtualMachine.Suspend)
         try:
@@ -406,6 +408,13 @@ class InJvmTrace:
                 log.warning("could not read the recorded calls' values: %s", exc)
 
     async def restore(self) -> None:
+        ids = {t.type_id for t in self.classes}
+        try:
+            await self._restore()
+        finally:  # (a class it could not restore keeps the trace's probes: still no breakpoint's there)
+            self.session.breakpoints.in_jvm.traced.difference_update(ids - {t.type_id for t in self.classes})
+
+    async def _restore(self) -> None:
         if not self.classes:
             return
         if not self.instrumented:  # given up before the redefinition: only the markers to clear
