@@ -105,6 +105,10 @@ class ForeignClient:
             elif thread:
                 self._forget(self.conn.send_nowait(ThreadReference.Suspend, thread))
             self.conn.flush()
+        if policy == SuspendPolicy.ALL and not rest:
+            pops = self.session.breakpoints.in_jvm.pops
+            if pops.holding:  # threads popped, on their way to parking: the session's take_held never sees this
+                pops.suspended_all_elsewhere(self.conn)
         self._deliver(Composite(policy, mine))
         if policy != SuspendPolicy.NONE:
             for event in mine:
@@ -129,6 +133,18 @@ class ForeignClient:
                                      thread=stop.thread, location=str(stop.where) if stop.where else None)
 
     # -- what the guest did --------------------------------------------------------------------------------
+
+    async def pop_frames(self, thread: int, frame_id: int) -> None:
+        """The guest's StackFrame.PopFrames: one pop at a time under the session's pop lock, the thread parked
+        outside the JDWP agent's pop code before this returns, held as many times as before (instrument/pops.py:
+        a pop sent straight to the JVM beside another one could hang the agent). What the guest sees is JDWP's
+        answer: the thread where the pop left it, suspended as before; the parking breakpoint's event is taken
+        by the session (`take_held`) and never reaches the guest. Raises JdwpError as the JVM refused the pop,
+        TargetError when another popped thread is still held on its way (popping now could hang the agent)."""
+        try:
+            await self.session.breakpoints.in_jvm.pops.pop_and_hold(self.session.require_vm(), thread, frame_id)
+        finally:
+            self.moved([])  # frames read before the pop are stale
 
     def moved(self, threads: list[int] | None) -> None:
         """The guest resumed these threads (None: every thread): their stops are over, frames are stale."""

@@ -8,7 +8,7 @@ import java.util.*;
 /**
  * A JDI debugger popping frames the way a person in an IDE does, many times: a suspend-all breakpoint on STEP_LINE
  * of CLASS (a method several threads call), and at each hit "drop frame" (StackFrame.pop of frame 0), resume.
- * After each pop the thread must stand at CALL_LINE, held as many times as before; every breakpoint event the
+ * After each pop the thread must stand at CALL_LINE, held (at least) as many times as before; every breakpoint event the
  * client gets must be its own, at STEP_LINE. Prints "DONE threads=N" after ROUNDS pops, waits for "leave" on
  * stdin, detaches. A pop or an event that does not come within 10 s prints "HUNG ..." and exits 2 (the JDWP
  * agent hangs on PopFrames while another popped thread is held in its pop code); a wrong state: "WRONG ...", 1.
@@ -77,7 +77,8 @@ public class GuestPops {
                 popped++;
                 Location top = thread.frame(0).location();
                 if (top.lineNumber() != callLine) wrong(thread.name() + " popped to " + top + ", not line " + callLine);
-                if (thread.suspendCount() != held) {
+                // (More, not fewer: another thread's suspend-all hit may have come meanwhile, as without the front end.)
+                if (thread.suspendCount() < held) {
                     wrong(thread.name() + " held " + thread.suspendCount() + " times after the pop, " + held + " before");
                 }
             }

@@ -14,7 +14,8 @@ leaves the agent's code and stops at once on the parking breakpoint, like at any
 the stop. One pop at a time, each until its thread is parked, so no PopFrames runs while another popped
 thread may still be in the agent.
 
-A person's pop at a stop (`pop_frames`) is parked the same way, under the same lock (`pop_and_hold`): popping
+A person's pop at a stop (`pop_frames`) is parked the same way, under the same lock (`pop_and_hold`), and so is
+a guest debugger's StackFrame.PopFrames (core/foreign.py; a JDI client's pops hung the agent alike): popping
 thread A, resuming all, then popping thread B that stopped again hung the agent within a few hundred rounds,
 A having been suspended by B's stop while still in the agent's pop code. There the thread is held by the stop
 already: its suspensions are taken back until it runs to its parking breakpoint (one suspending the thread
@@ -115,6 +116,15 @@ class Pops:
     def holding(self) -> bool:
         """Is a person's popped thread on its way to being parked (take_held has work)?"""
         return bool(self._held)
+
+    def suspended_all_elsewhere(self, conn: Any) -> None:
+        """A suspend-all event the session never sees (a guest debugger's, core/foreign.py) suspended the popped
+        threads on their way to parking too: on they go, that suspension held back until they are parked (as
+        `take_held` does for the session's). Fire-and-forget: the JVM runs the connection's commands in order."""
+        for request_id, (thread, held, parked) in list(self._held.items()):
+            self._held[request_id] = (thread, held + 1, parked)
+            conn.send_unanswered(ThreadReference.Resume, thread)
+        conn.flush()
 
     async def take_held(self, vm: Any, composite: Any) -> Any:
         """The part of an event packet that is the session's (None: none of it): a person's popped thread
