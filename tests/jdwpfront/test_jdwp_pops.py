@@ -18,6 +18,7 @@ import pytest
 from guest_support import line_process
 
 from tracepilot.core.debugger import Debugger
+from tracepilot.core.model import StopKind
 from tracepilot.jdwp import ThreadReference
 from tracepilot.jdwpfront import JdwpFrontEnd
 
@@ -28,21 +29,11 @@ THREADS = 4
 @pytest.mark.timeout(60 + ROUNDS // 10)
 async def test_a_guest_popping_threads_that_stop_at_one_breakpoint_never_hangs(default_jdk, jvm_factory, line_of,
                                                                                jdk17_tools, guest_client_classes):
-    target = jvm_factory("PopThreads", str(THREADS), jdk=default_jdk, suspend=False)
-    target.wait_for_output("pop threads started")
-    debugger = Debugger()
-    await debugger.attach(target.address, timeout=10)
+    debugger, target = await _attached(jvm_factory, default_jdk)
     front = JdwpFrontEnd(debugger, name="IDE")
     port = await front.start()
     try:
-        async with line_process(jdk17_tools[0], "-cp", str(guest_client_classes), "GuestPops", str(port),
-                                "fixtures.PopThreads", str(line_of("pt-step")), str(line_of("pt-call")),
-                                str(ROUNDS)) as client:
-            last = await client.expect("threads=", timeout=30 + ROUNDS // 10)  # DONE, HUNG (or WRONG) ...
-            assert last.startswith("DONE"), "\n".join(client.seen[-5:])
-            assert int(last.split("threads=")[1]) > 1, last
-            await client.send("leave")
-            await client.expect("DETACHED")
+        await _guest_pops(port, line_of, jdk17_tools, guest_client_classes, ROUNDS)
         await front.guest_left()
         # Nothing the guest's pops did stays: every popper runs, and the session saw none of the parking stops.
         vm = debugger.session.require_vm()
@@ -51,6 +42,79 @@ async def test_a_guest_popping_threads_that_stop_at_one_breakpoint_never_hangs(d
                 assert (await vm.send(ThreadReference.SuspendCount, thread.id)).suspend_count == 0, thread.description
         assert (await debugger.wait_for_stop(timeout=0.3)).stopped is False
     finally:
-        with contextlib.suppress(TimeoutError):  # a hung agent answers nothing, not even the detach
-            await asyncio.wait_for(front.close(), 5)
-            await asyncio.wait_for(debugger.close(), 5)
+        await _closed(front, debugger)
+
+
+@pytest.mark.timeout(60 + ROUNDS // 10)
+async def test_a_guest_popping_beside_the_sessions_probe_stops_and_pops_never_hangs(default_jdk, jvm_factory, line_of,
+                                                                                    jdk17_tools, guest_client_classes):
+    """The session stops popper-0 at an in-JVM condition on the same line (its probe's frames popped, the thread
+    parked) and pops its frame at each stop, while the guest pops every thread's frames at its own breakpoint."""
+    target = jvm_factory("PopThreads", str(THREADS), jdk=default_jdk)  # (suspended: the condition set before
+    debugger = Debugger()                                               # the class loads is compiled in)
+    await debugger.attach(target.address, timeout=10)
+    front = JdwpFrontEnd(debugger, name="IDE")
+    port = await front.start()
+    stops = 0
+
+    async def session_rounds() -> None:
+        nonlocal stops
+        while True:
+            result = await debugger.resume(timeout=1)
+            if result.stopped:
+                stops += 1
+                popped = await asyncio.wait_for(debugger.pop_frames(0, thread=result.stop.thread_id), 10)
+                assert popped.location.line == line_of("pt-call"), popped.message
+
+    try:
+        bp = await debugger.breakpoint_set(f"fixtures.PopThreads:{line_of('pt-step')}", condition="id == 0",
+                                           suspend="thread")
+        result = await debugger.resume()
+        while result.stopped and result.stop.kind is StopKind.VM_START:
+            result = await debugger.resume()
+        await asyncio.to_thread(target.wait_for_output, "pop threads started")
+        session = asyncio.ensure_future(session_rounds())
+        try:
+            await _guest_pops(port, line_of, jdk17_tools, guest_client_classes, ROUNDS // 2)
+        finally:
+            session.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await session
+        await front.guest_left()
+        assert stops > 0, "the session never stopped at its in-JVM condition"
+        mode = next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode
+        assert mode == "in-JVM", mode
+        await debugger.breakpoint_remove("all")
+        while (await debugger.resume(timeout=0.5)).stopped:
+            pass
+        vm = debugger.session.require_vm()
+        for thread in await debugger.threads():
+            if thread.name.startswith("popper-"):
+                assert (await vm.send(ThreadReference.SuspendCount, thread.id)).suspend_count == 0, thread.description
+    finally:
+        await _closed(front, debugger)
+
+
+async def _attached(jvm_factory, jdk: str):  # noqa: ANN001, ANN202
+    target = jvm_factory("PopThreads", str(THREADS), jdk=jdk, suspend=False)
+    target.wait_for_output("pop threads started")
+    debugger = Debugger()
+    await debugger.attach(target.address, timeout=10)
+    return debugger, target
+
+
+async def _guest_pops(port: int, line_of, jdk17_tools, classes, rounds: int) -> None:  # noqa: ANN001
+    """The JDI client's rounds: each hit of its suspend-all breakpoint popped, checked, resumed."""
+    async with line_process(jdk17_tools[0], "-cp", str(classes), "GuestPops", str(port), "fixtures.PopThreads",
+                            str(line_of("pt-step")), str(line_of("pt-call")), str(rounds)) as client:
+        last = await client.expect("threads=", timeout=30 + rounds // 10)  # DONE (HUNG or WRONG: it ends first)
+        assert last.startswith("DONE"), "\n".join(client.seen[-5:])
+        assert int(last.split("threads=")[1]) > 1, last
+        await client.send("leave")
+        await client.expect("DETACHED")
+
+
+async def _closed(front: JdwpFrontEnd, debugger: Debugger) -> None:
+    with contextlib.suppress(TimeoutError):  # a hung agent answers nothing, not even the detach
+        await asyncio.wait_for(front.close(), 5)
+        await asyncio.wait_for(debugger.close(), 5)

@@ -105,9 +105,11 @@ class ForeignClient:
             elif thread:
                 self._forget(self.conn.send_nowait(ThreadReference.Suspend, thread))
             self.conn.flush()
-        if policy == SuspendPolicy.ALL and not rest:
+        if policy == SuspendPolicy.ALL:
+            # Threads popped, on their way to parking, are suspended once more, by the guest's packet (the session
+            # never sees it) or by the one added for the session's share (its take_held lets the packet's go).
             pops = self.session.breakpoints.in_jvm.pops
-            if pops.holding:  # threads popped, on their way to parking: the session's take_held never sees this
+            if pops.parking:
                 pops.suspended_all_elsewhere(self.conn)
         self._deliver(Composite(policy, mine))
         if policy != SuspendPolicy.NONE:

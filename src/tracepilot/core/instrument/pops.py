@@ -50,6 +50,8 @@ class Pops:
         self._holder: int | None = None  # the parking request the lock waits for
         # A person's pops: parking request -> (thread, its suspensions to give back, parked)
         self._held: dict[int, tuple[int, int, asyncio.Future[None]]] = {}
+        # Suspensions of a probe stop's parking thread let go by `suspended_all_elsewhere`: made again once parked
+        self._owed: dict[int, int] = {}
 
     def owns(self, request_id: int) -> bool:
         return request_id in self._parking
@@ -120,11 +122,21 @@ class Pops:
     def suspended_all_elsewhere(self, conn: Any) -> None:
         """A suspend-all event the session never sees (a guest debugger's, core/foreign.py) suspended the popped
         threads on their way to parking too: on they go, that suspension held back until they are parked (as
-        `take_held` does for the session's). Fire-and-forget: the JVM runs the connection's commands in order."""
+        `take_held` does for the session's). Else a probe stop's thread held so would keep the lock, and the
+        guest's next pop, made before it resumes that event, would wait for it in vain. Fire-and-forget: the JVM
+        runs the connection's commands in order."""
         for request_id, (thread, held, parked) in list(self._held.items()):
             self._held[request_id] = (thread, held + 1, parked)
             conn.send_unanswered(ThreadReference.Resume, thread)
+        for request_id, (thread, _answer) in self._parking.items():
+            self._owed[request_id] = self._owed.get(request_id, 0) + 1
+            conn.send_unanswered(ThreadReference.Resume, thread)
         conn.flush()
+
+    @property
+    def parking(self) -> bool:
+        """Is any popped thread on its way to being parked (suspended_all_elsewhere has work)?"""
+        return bool(self._held or self._parking)
 
     async def take_held(self, vm: Any, composite: Any) -> Any:
         """The part of an event packet that is the session's (None: none of it): a person's popped thread
@@ -156,8 +168,10 @@ class Pops:
 
     async def parked(self, vm: Any, request_id: int) -> Any:
         """The parking breakpoint's event: the next pop may go; what the stop at the probe decided."""
-        _thread, answer = self._parking.pop(request_id)
+        thread, answer = self._parking.pop(request_id)
         self._unlock(request_id)
+        for _ in range(self._owed.pop(request_id, 0)):  # a guest's stops that came on its way: held for them again
+            await vm.send(ThreadReference.Suspend, thread)
         with contextlib.suppress(JdwpError):  # (expired with its Count already)
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
         return answer
@@ -174,6 +188,7 @@ class Pops:
 
     def forget(self) -> None:
         self._parking.clear()
+        self._owed.clear()
         for _thread, _held, parked in self._held.values():
             if not parked.done():
                 parked.set_result(None)
