@@ -66,6 +66,9 @@ class ForeignClient:
         self.closed = False
         self.holds: Callable[[int], int] = lambda thread: 0  # the guest's suspensions of a thread (its front end's book)
         self._tasks: set[asyncio.Task[None]] = set()
+        # (a probe stop's pop lends the guests' suspensions of its thread until it is parked: instrument/pops.py)
+        session.breakpoints.in_jvm.pops.guest_holds = lambda thread: sum(
+            g.holds(thread) for g in session.foreign if not g.closed)
 
     # -- requests --------------------------------------------------------------------------------------
 
@@ -147,6 +150,21 @@ class ForeignClient:
             await self.session.breakpoints.in_jvm.pops.pop_and_hold(self.session.require_vm(), thread, frame_id)
         finally:
             self.moved([])  # frames read before the pop are stale
+
+    def resumes_past_parking(self, sends: list[Any]) -> list[Any]:
+        """The guest's resumes (command, args) as sent to the JVM, none reaching a thread on its way to parking
+        after a pop whose suspensions are lent (its share is given back there: instrument/pops.py)."""
+        pops = self.session.breakpoints.in_jvm.pops
+        if not pops.parking:
+            return sends
+        out: list[Any] = []
+        for command, args in sends:
+            if command is ThreadReference.Resume and pops.give_back(args[0]):
+                continue
+            if command is VirtualMachine.Resume:  # (one suspension more first: the resume leaves it as it is)
+                out += [(ThreadReference.Suspend, (t,)) for t in pops.lending() if pops.give_back(t)]
+            out.append((command, args))
+        return out
 
     def moved(self, threads: list[int] | None) -> None:
         """The guest resumed these threads (None: every thread): their stops are over, frames are stale."""

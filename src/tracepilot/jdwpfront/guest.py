@@ -269,7 +269,7 @@ class GuestConnection:
         self._forward(packet)
 
     def _resume_vm(self, packet: CommandPacket) -> None:
-        sends = self.holds.resume_vm()
+        sends = self.guest.resumes_past_parking(self.holds.resume_vm())
         self._released(None)
         self._send_all(packet.id, sends)
 
@@ -280,7 +280,7 @@ class GuestConnection:
 
     def _resume_thread(self, packet: CommandPacket) -> None:
         thread = C.ThreadReference.Resume.decode_request(Reader(packet.data, self.sizes)).thread
-        sends = self.holds.resume_thread(thread)
+        sends = self.guest.resumes_past_parking(self.holds.resume_thread(thread))
         self._released([thread])
         self._send_all(packet.id, sends)
 

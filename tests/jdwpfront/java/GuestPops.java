@@ -13,7 +13,9 @@ import java.util.*;
  * stdin, detaches. A pop or an event that does not come within 10 s prints "HUNG ..." and exits 2 (the JDWP
  * agent hangs on PopFrames while another popped thread is held in its pop code); a wrong state: "WRONG ...", 1.
  *
- * usage: GuestPops PORT CLASS STEP_LINE CALL_LINE ROUNDS
+ * A thread named SKIP (optional) is not popped at its hits, only resumed: another debugger pops its frames.
+ *
+ * usage: GuestPops PORT CLASS STEP_LINE CALL_LINE ROUNDS [SKIP]
  */
 public class GuestPops {
     static volatile long lastProgress = System.nanoTime();
@@ -25,6 +27,7 @@ public class GuestPops {
         int stepLine = Integer.parseInt(args[2]);
         int callLine = Integer.parseInt(args[3]);
         int rounds = Integer.parseInt(args[4]);
+        String skip = args.length > 5 ? args[5] : null;
         Thread watchdog = new Thread(() -> {
             while (true) {
                 try {
@@ -69,6 +72,7 @@ public class GuestPops {
                     wrong("a breakpoint event not the client's: " + hit.location() + " request " + hit.request());
                 }
                 ThreadReference thread = hit.thread();
+                if (thread.name().equals(skip)) continue;
                 threads.add(thread.name());
                 int held = thread.suspendCount();
                 doing = "popping " + thread.name() + " (pop " + (popped + 1) + ")";

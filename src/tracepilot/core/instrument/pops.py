@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from ...jdwp import EventKind, EventRequest, JdwpError, Mod, StackFrame, SuspendPolicy, ThreadReference
@@ -52,6 +53,8 @@ class Pops:
         self._held: dict[int, tuple[int, int, asyncio.Future[None]]] = {}
         # Suspensions of a probe stop's parking thread let go by `suspended_all_elsewhere`: made again once parked
         self._owed: dict[int, int] = {}
+        # A guest debugger's suspensions of a thread (core/foreign.py sets it): lent by a probe stop's pop
+        self.guest_holds: Callable[[int], int] = lambda thread: 0
 
     def owns(self, request_id: int) -> bool:
         return request_id in self._parking
@@ -70,12 +73,19 @@ class Pops:
             policy = SuspendPolicy.ALL if suspend_all else SuspendPolicy.EVENT_THREAD
             mods = [Mod.ThreadOnly(thread), Mod.LocationOnly(location), Mod.Count(1)]
             request_id = (await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)).request_id
+            held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
         except BaseException:
             self._lock.release()
             raise
         self._parking[request_id] = (thread, answer)
         self._holder = request_id
         self._timer = asyncio.get_running_loop().call_later(PARK_WAIT, self._unlock, request_id)
+        # A guest debugger's suspend-all stops that came while the thread waited at the probe hold it too: they
+        # are lent until it is parked, then made again (`parked`), or the guest, whose next pop waits for this
+        # one, would wait in vain for the thread it holds itself.
+        for _ in range(min(held - 1, self.guest_holds(thread))):
+            self._owed[request_id] = self._owed.get(request_id, 0) + 1
+            await vm.send(ThreadReference.Resume, thread)
         return request_id
 
     async def pop_and_hold(self, vm: Any, thread: int, frame_id: int) -> None:
@@ -138,6 +148,25 @@ class Pops:
         """Is any popped thread on its way to being parked (suspended_all_elsewhere has work)?"""
         return bool(self._held or self._parking)
 
+    def lending(self) -> list[int]:
+        """Threads on their way to parking that are to be held again once parked (`give_back` takes one)."""
+        return [t for t, held, _p in self._held.values() if held > 0] + \
+            [t for r, (t, _a) in self._parking.items() if self._owed.get(r, 0) > 0]
+
+    def give_back(self, thread: int) -> bool:
+        """A guest resumes its share of `thread` while the thread is on its way to parking, its suspensions
+        lent: it is held once less when parked. True if so; then the resume must not reach the thread (the
+        JVM would take it off another owner's share, or off none: a running thread's count stays 0)."""
+        for request_id, (t, held, parked) in self._held.items():
+            if t == thread and held > 0:
+                self._held[request_id] = (t, held - 1, parked)
+                return True
+        for request_id, (t, _answer) in self._parking.items():
+            if t == thread and self._owed.get(request_id, 0) > 0:
+                self._owed[request_id] -= 1
+                return True
+        return False
+
     async def take_held(self, vm: Any, composite: Any) -> Any:
         """The part of an event packet that is the session's (None: none of it): a person's popped thread
         parked, held again as before the pop. Its parking event's suspension stands for one of those it had."""
@@ -162,6 +191,8 @@ class Pops:
             # suspension: the thread gets all of its own back.
             for _ in range(held if rest else held - 1):
                 await vm.send(ThreadReference.Suspend, thread)
+            if held == 0 and not rest:  # (all given back meanwhile: the parking event's suspension goes too)
+                await vm.send(ThreadReference.Resume, thread)
             if not parked.done():
                 parked.set_result(None)
         return Composite(composite.suspend_policy, rest) if rest else None
