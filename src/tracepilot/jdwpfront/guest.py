@@ -393,6 +393,9 @@ class GuestConnection:
             self.guest.note("client_refused", f"StackFrame.PopFrames refused: {exc}")
         except (VMDisconnected, DebuggerError, ConnectionError):
             self._reply(packet_id, ErrorCode.VM_DEAD)
+        except Exception:  # never leave the guest waiting for its reply
+            log.exception("jdwp: %s's PopFrames failed", self.name)
+            self._reply(packet_id, ErrorCode.INTERNAL)
         finally:
             self._after_pop()
 

@@ -51,10 +51,11 @@ class Pops:
         self._holder: int | None = None  # the parking request the lock waits for
         # A person's pops: parking request -> (thread, its suspensions to give back, parked)
         self._held: dict[int, tuple[int, int, asyncio.Future[None]]] = {}
-        # Suspensions of a probe stop's parking thread let go by `suspended_all_elsewhere`: made again once parked
+        # A guest's suspensions of a probe stop's parking thread, lent (pop_and_park, suspended_all_elsewhere) until
+        # it is parked, then made again (`parked`), but those the guest resumed meanwhile (`give_back`)
         self._owed: dict[int, int] = {}
-        # A guest debugger's suspensions of a thread (core/foreign.py sets it): lent by a probe stop's pop
-        self.guest_holds: Callable[[int], int] = lambda thread: 0
+        # A guest debugger's suspensions of a thread (core/foreign.py sets it, with the first guest)
+        self.guest_holds: Callable[[int], int] | None = None
 
     def owns(self, request_id: int) -> bool:
         return request_id in self._parking
@@ -73,7 +74,9 @@ class Pops:
             policy = SuspendPolicy.ALL if suspend_all else SuspendPolicy.EVENT_THREAD
             mods = [Mod.ThreadOnly(thread), Mod.LocationOnly(location), Mod.Count(1)]
             request_id = (await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)).request_id
-            held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
+            held = 1  # (the probe's event) counted only when a guest may hold the thread too: no round trip more
+            if self.guest_holds is not None:
+                held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
         except BaseException:
             self._lock.release()
             raise
@@ -83,7 +86,7 @@ class Pops:
         # A guest debugger's suspend-all stops that came while the thread waited at the probe hold it too: they
         # are lent until it is parked, then made again (`parked`), or the guest, whose next pop waits for this
         # one, would wait in vain for the thread it holds itself.
-        for _ in range(min(held - 1, self.guest_holds(thread))):
+        for _ in range(min(held - 1, self.guest_holds(thread) if self.guest_holds is not None else 0)):
             self._owed[request_id] = self._owed.get(request_id, 0) + 1
             await vm.send(ThreadReference.Resume, thread)
         return request_id
