@@ -46,11 +46,13 @@ async def test_a_guest_popping_threads_that_stop_at_one_breakpoint_never_hangs(d
 
 
 @pytest.mark.timeout(60 + ROUNDS // 10)
-async def test_a_guest_popping_beside_the_sessions_probe_stops_and_pops_never_hangs(default_jdk, jvm_factory, line_of,
-                                                                                    jdk17_tools, guest_client_classes):
-    """The session stops popper-0 at an in-JVM condition on the same line (its probe's frames popped, the thread
-    parked) and pops its frame at each stop, while the guest pops the other threads' frames at its own suspend-all
-    breakpoint (popper-0's hits it only resumes: two debuggers popping one thread at once pop two frames)."""
+async def test_a_guest_popping_beside_the_sessions_probe_stops_never_hangs(default_jdk, jvm_factory, line_of,
+                                                                           jdk17_tools, guest_client_classes):
+    """The session stops popper-0 at an in-JVM condition on the same line (each stop pops the probe's frames and
+    parks the thread, under the same lock) and resumes it, while the guest pops the other threads' frames at its
+    own suspend-all breakpoint (popper-0's hits it only resumes: the session's stops are at its line too). The
+    guest's stops hold popper-0 on its way to parking: lent until it is parked, or the guest's next pop, waiting
+    for the lock, was refused after 5 s (JDWP error 113) in most runs."""
     target = jvm_factory("PopThreads", str(THREADS), jdk=default_jdk)  # (suspended: the condition set before
     debugger = Debugger()                                               # the class loads is compiled in)
     await debugger.attach(target.address, timeout=10)
