@@ -66,6 +66,9 @@ class ForeignClient:
         self.closed = False
         self.holds: Callable[[int], int] = lambda thread: 0  # the guest's suspensions of a thread (its front end's book)
         self._tasks: set[asyncio.Task[None]] = set()
+        # (a probe stop's pop lends the guests' suspensions of its thread until it is parked: instrument/pops.py)
+        session.breakpoints.in_jvm.pops.guest_holds = lambda thread: sum(
+            g.holds(thread) for g in session.foreign if not g.closed)
 
     # -- requests --------------------------------------------------------------------------------------
 
@@ -105,6 +108,12 @@ class ForeignClient:
             elif thread:
                 self._forget(self.conn.send_nowait(ThreadReference.Suspend, thread))
             self.conn.flush()
+        if policy == SuspendPolicy.ALL:
+            # Threads popped, on their way to parking, are suspended once more, by the guest's packet (the session
+            # never sees it) or by the one added for the session's share (its take_held lets the packet's go).
+            pops = self.session.breakpoints.in_jvm.pops
+            if pops.parking:
+                pops.suspended_all_elsewhere(self.conn)
         self._deliver(Composite(policy, mine))
         if policy != SuspendPolicy.NONE:
             for event in mine:
@@ -129,6 +138,33 @@ class ForeignClient:
                                      thread=stop.thread, location=str(stop.where) if stop.where else None)
 
     # -- what the guest did --------------------------------------------------------------------------------
+
+    async def pop_frames(self, thread: int, frame_id: int) -> None:
+        """The guest's StackFrame.PopFrames: one pop at a time under the session's pop lock, the thread parked
+        outside the JDWP agent's pop code before this returns, held as many times as before (instrument/pops.py:
+        a pop sent straight to the JVM beside another one could hang the agent). What the guest sees is JDWP's
+        answer: the thread where the pop left it, suspended as before; the parking breakpoint's event is taken
+        by the session (`take_held`) and never reaches the guest. Raises JdwpError as the JVM refused the pop,
+        TargetError when another popped thread is still held on its way (popping now could hang the agent)."""
+        try:
+            await self.session.breakpoints.in_jvm.pops.pop_and_hold(self.session.require_vm(), thread, frame_id)
+        finally:
+            self.moved([])  # frames read before the pop are stale
+
+    def resumes_past_parking(self, sends: list[Any]) -> list[Any]:
+        """The guest's resumes (command, args) as sent to the JVM, none reaching a thread on its way to parking
+        after a pop whose suspensions are lent (its share is given back there: instrument/pops.py)."""
+        pops = self.session.breakpoints.in_jvm.pops
+        if not pops.parking:
+            return sends
+        out: list[Any] = []
+        for command, args in sends:
+            if command is ThreadReference.Resume and pops.give_back(args[0]):
+                continue
+            if command is VirtualMachine.Resume:  # (one suspension more first: the resume leaves it as it is)
+                out += [(ThreadReference.Suspend, (t,)) for t in pops.lending() if pops.give_back(t)]
+            out.append((command, args))
+        return out
 
     def moved(self, threads: list[int] | None) -> None:
         """The guest resumed these threads (None: every thread): their stops are over, frames are stale."""

@@ -7,7 +7,10 @@ that would touch what the session holds (suspend and resume, clearing all breakp
 exit), the ones that would show the session's probes, and, in a read-only session, the ones with side effects.
 
 Nothing in the command path awaits a reply: commands go out in the order they came (JDWP answers a command
-sent behind an invocation while the invocation runs), and each reply is written back when it arrives.
+sent behind an invocation while the invocation runs), and each reply is written back when it arrives. The one
+exception is StackFrame.PopFrames: it goes through the session's pop lock and parks the thread first
+(core/instrument/pops.py), and the guest's commands sent after it wait for it, so the JVM still runs them in
+the order the guest sent them.
 """
 
 from __future__ import annotations
@@ -16,14 +19,14 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import DebuggerError
+from ..core.errors import DebuggerError, TargetError
 from ..jdwp import EventKind, commands
 from ..jdwp.constants import HANDSHAKE
-from ..jdwp.errors import ErrorCode, ProtocolError
+from ..jdwp.errors import ErrorCode, JdwpError, ProtocolError, VMDisconnected
 from ..jdwp.events import encode_composite
 from ..jdwp.packets import (
     COMPOSITE_CMD,
@@ -60,6 +63,8 @@ class GuestConnection:
         self.pinned: Counter[int] = Counter()  # objects the guest kept from collection (DisableCollection)
         self.guest: Any = None  # core.foreign.ForeignClient, once the handshake is done
         self._event_ids = itertools.count(1)
+        self._behind_pop: deque[CommandPacket] | None = None  # commands sent while a pop is under way
+        self._pop_task: asyncio.Task[None] | None = None
         self._done = asyncio.Event()
         self.leaving = "disconnected"
 
@@ -161,6 +166,9 @@ class GuestConnection:
     # -- commands ---------------------------------------------------------------------------------------
 
     def _command(self, packet: CommandPacket) -> None:
+        if self._behind_pop is not None:
+            self._behind_pop.append(packet)
+            return
         key = (packet.set_id, packet.cmd_id)
         if log.isEnabledFor(logging.DEBUG):
             known = C.ALL_COMMANDS.get(key)
@@ -261,7 +269,7 @@ class GuestConnection:
         self._forward(packet)
 
     def _resume_vm(self, packet: CommandPacket) -> None:
-        sends = self.holds.resume_vm()
+        sends = self.guest.resumes_past_parking(self.holds.resume_vm())
         self._released(None)
         self._send_all(packet.id, sends)
 
@@ -272,7 +280,7 @@ class GuestConnection:
 
     def _resume_thread(self, packet: CommandPacket) -> None:
         thread = C.ThreadReference.Resume.decode_request(Reader(packet.data, self.sizes)).thread
-        sends = self.holds.resume_thread(thread)
+        sends = self.guest.resumes_past_parking(self.holds.resume_thread(thread))
         self._released([thread])
         self._send_all(packet.id, sends)
 
@@ -369,6 +377,36 @@ class GuestConnection:
             self.guest.moved([])  # frames read before the call are stale after it
         self._forward(packet, policy.single_threaded(packet.data), then=done)
 
+    def _pop_frames(self, packet: CommandPacket) -> None:
+        request = C.StackFrame.PopFrames.decode_request(Reader(packet.data, self.sizes))
+        self._behind_pop = deque()
+        self._pop_task = asyncio.ensure_future(self._pop(packet.id, request.thread, request.frame))
+
+    async def _pop(self, packet_id: int, thread: int, frame_id: int) -> None:
+        try:
+            await self.guest.pop_frames(thread, frame_id)
+            self._reply(packet_id)
+        except JdwpError as exc:  # the JVM refused it (a native frame, a thread not suspended): as JDWP says
+            self._reply(packet_id, _code(exc))
+        except TargetError as exc:
+            self._reply(packet_id, ErrorCode.INTERNAL)
+            self.guest.note("client_refused", f"StackFrame.PopFrames refused: {exc}")
+        except (VMDisconnected, DebuggerError, ConnectionError):
+            self._reply(packet_id, ErrorCode.VM_DEAD)
+        except Exception:  # never leave the guest waiting for its reply
+            log.exception("jdwp: %s's PopFrames failed", self.name)
+            self._reply(packet_id, ErrorCode.INTERNAL)
+        finally:
+            self._after_pop()
+
+    def _after_pop(self) -> None:
+        """The commands the guest sent while its pop was under way, in order (one may be another pop)."""
+        waiting, self._behind_pop = self._behind_pop or deque(), None
+        while waiting and self._behind_pop is None and not self._done.is_set():
+            self._command(waiting.popleft())
+        if self._behind_pop is not None:
+            self._behind_pop.extendleft(reversed(waiting))
+
     def _changes_frames(self, packet: CommandPacket) -> None:
         self._forward(packet, then=lambda _reply: self.guest.moved([]))
 
@@ -414,7 +452,7 @@ _SPECIAL: dict[tuple[int, int], Handler] = {
     policy.key(C.ObjectReference.DisableCollection): GuestConnection._pin,
     policy.key(C.ObjectReference.EnableCollection): GuestConnection._unpin,
     policy.key(C.StackFrame.SetValues): GuestConnection._changes_frames,
-    policy.key(C.StackFrame.PopFrames): GuestConnection._changes_frames,
+    policy.key(C.StackFrame.PopFrames): GuestConnection._pop_frames,
     policy.key(C.ThreadReference.ForceEarlyReturn): GuestConnection._changes_frames,
     **{k: GuestConnection._invoke for k in policy.INVOCATIONS},
 }

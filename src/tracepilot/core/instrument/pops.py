@@ -14,7 +14,8 @@ leaves the agent's code and stops at once on the parking breakpoint, like at any
 the stop. One pop at a time, each until its thread is parked, so no PopFrames runs while another popped
 thread may still be in the agent.
 
-A person's pop at a stop (`pop_frames`) is parked the same way, under the same lock (`pop_and_hold`): popping
+A person's pop at a stop (`pop_frames`) is parked the same way, under the same lock (`pop_and_hold`), and so is
+a guest debugger's StackFrame.PopFrames (core/foreign.py; a JDI client's pops hung the agent alike): popping
 thread A, resuming all, then popping thread B that stopped again hung the agent within a few hundred rounds,
 A having been suspended by B's stop while still in the agent's pop code. There the thread is held by the stop
 already: its suspensions are taken back until it runs to its parking breakpoint (one suspending the thread
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from ...jdwp import EventKind, EventRequest, JdwpError, Mod, StackFrame, SuspendPolicy, ThreadReference
@@ -49,6 +51,11 @@ class Pops:
         self._holder: int | None = None  # the parking request the lock waits for
         # A person's pops: parking request -> (thread, its suspensions to give back, parked)
         self._held: dict[int, tuple[int, int, asyncio.Future[None]]] = {}
+        # A guest's suspensions of a probe stop's parking thread, lent (pop_and_park, suspended_all_elsewhere) until
+        # it is parked, then made again (`parked`), but those the guest resumed meanwhile (`give_back`)
+        self._owed: dict[int, int] = {}
+        # A guest debugger's suspensions of a thread (core/foreign.py sets it, with the first guest)
+        self.guest_holds: Callable[[int], int] | None = None
 
     def owns(self, request_id: int) -> bool:
         return request_id in self._parking
@@ -67,12 +74,21 @@ class Pops:
             policy = SuspendPolicy.ALL if suspend_all else SuspendPolicy.EVENT_THREAD
             mods = [Mod.ThreadOnly(thread), Mod.LocationOnly(location), Mod.Count(1)]
             request_id = (await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)).request_id
+            held = 1  # (the probe's event) counted only when a guest may hold the thread too: no round trip more
+            if self.guest_holds is not None:
+                held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
         except BaseException:
             self._lock.release()
             raise
         self._parking[request_id] = (thread, answer)
         self._holder = request_id
         self._timer = asyncio.get_running_loop().call_later(PARK_WAIT, self._unlock, request_id)
+        # A guest debugger's suspend-all stops that came while the thread waited at the probe hold it too: they
+        # are lent until it is parked, then made again (`parked`), or the guest, whose next pop waits for this
+        # one, would wait in vain for the thread it holds itself.
+        for _ in range(min(held - 1, self.guest_holds(thread) if self.guest_holds is not None else 0)):
+            self._owed[request_id] = self._owed.get(request_id, 0) + 1
+            await vm.send(ThreadReference.Resume, thread)
         return request_id
 
     async def pop_and_hold(self, vm: Any, thread: int, frame_id: int) -> None:
@@ -116,6 +132,44 @@ class Pops:
         """Is a person's popped thread on its way to being parked (take_held has work)?"""
         return bool(self._held)
 
+    def suspended_all_elsewhere(self, conn: Any) -> None:
+        """A suspend-all event the session never sees (a guest debugger's, core/foreign.py) suspended the popped
+        threads on their way to parking too: on they go, that suspension held back until they are parked (as
+        `take_held` does for the session's). Else a probe stop's thread held so would keep the lock, and the
+        guest's next pop, made before it resumes that event, would wait for it in vain. Fire-and-forget: the JVM
+        runs the connection's commands in order."""
+        for request_id, (thread, held, parked) in list(self._held.items()):
+            self._held[request_id] = (thread, held + 1, parked)
+            conn.send_unanswered(ThreadReference.Resume, thread)
+        for request_id, (thread, _answer) in self._parking.items():
+            self._owed[request_id] = self._owed.get(request_id, 0) + 1
+            conn.send_unanswered(ThreadReference.Resume, thread)
+        conn.flush()
+
+    @property
+    def parking(self) -> bool:
+        """Is any popped thread on its way to being parked (suspended_all_elsewhere has work)?"""
+        return bool(self._held or self._parking)
+
+    def lending(self) -> list[int]:
+        """Threads on their way to parking that are to be held again once parked (`give_back` takes one)."""
+        return [t for t, held, _p in self._held.values() if held > 0] + \
+            [t for r, (t, _a) in self._parking.items() if self._owed.get(r, 0) > 0]
+
+    def give_back(self, thread: int) -> bool:
+        """A guest resumes its share of `thread` while the thread is on its way to parking, its suspensions
+        lent: it is held once less when parked. True if so; then the resume must not reach the thread (the
+        JVM would take it off another owner's share, or off none: a running thread's count stays 0)."""
+        for request_id, (t, held, parked) in self._held.items():
+            if t == thread and held > 0:
+                self._held[request_id] = (t, held - 1, parked)
+                return True
+        for request_id, (t, _answer) in self._parking.items():
+            if t == thread and self._owed.get(request_id, 0) > 0:
+                self._owed[request_id] -= 1
+                return True
+        return False
+
     async def take_held(self, vm: Any, composite: Any) -> Any:
         """The part of an event packet that is the session's (None: none of it): a person's popped thread
         parked, held again as before the pop. Its parking event's suspension stands for one of those it had."""
@@ -140,14 +194,18 @@ class Pops:
             # suspension: the thread gets all of its own back.
             for _ in range(held if rest else held - 1):
                 await vm.send(ThreadReference.Suspend, thread)
+            if held == 0 and not rest:  # (all given back meanwhile: the parking event's suspension goes too)
+                await vm.send(ThreadReference.Resume, thread)
             if not parked.done():
                 parked.set_result(None)
         return Composite(composite.suspend_policy, rest) if rest else None
 
     async def parked(self, vm: Any, request_id: int) -> Any:
         """The parking breakpoint's event: the next pop may go; what the stop at the probe decided."""
-        _thread, answer = self._parking.pop(request_id)
+        thread, answer = self._parking.pop(request_id)
         self._unlock(request_id)
+        for _ in range(self._owed.pop(request_id, 0)):  # a guest's stops that came on its way: held for them again
+            await vm.send(ThreadReference.Suspend, thread)
         with contextlib.suppress(JdwpError):  # (expired with its Count already)
             await vm.send(EventRequest.Clear, EventKind.BREAKPOINT, request_id)
         return answer
@@ -164,6 +222,7 @@ class Pops:
 
     def forget(self) -> None:
         self._parking.clear()
+        self._owed.clear()
         for _thread, _held, parked in self._held.values():
             if not parked.done():
                 parked.set_result(None)
