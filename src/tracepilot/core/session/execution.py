@@ -225,10 +225,6 @@ class Execution(SessionBase):
             return await self.wait_for_stop(timeout, new_only=True)
         return await self.wait_for_stop(timeout, new_only=True)
 
-    def _write_now(self) -> None:
-        if self.conn is not None and not self.conn.is_closed:
-            self.conn.flush()
-
     def _shown_to_person(self, stop: StopReason | None) -> None:
         """A stop a person's front end has shown (the current one, one in the threads view) is answered."""
         record = self.threads.records.get(stop.thread_id or 0) if stop is not None else None
@@ -240,19 +236,18 @@ class Execution(SessionBase):
         await self._clear_step_request(step)
         await self._clear_exit_request(step)
 
-    async def _release_all(self, write: bool = True) -> None:
+    async def _release_all(self) -> None:
         # Stops no call has returned yet stay (the next answer is one of them), the current one too: a stop
         # that arrived while no call waited became current without being answered (issue 25, point 8).
         if self._all_held():  # nothing runs: the moment to restore classes whose probes went inert
             await self.breakpoints.in_jvm.settle()
         keep = {r.id for r in self.threads.undelivered()}
         release = self.threads.release_all(keep)
-        await self._send_release(release, write)
+        await self._send_release(release)
         self._after_release()
 
-    async def _send_release(self, release: Release, write: bool = True) -> None:
-        """Send what `release` lifts, written now (`write`), or queued for the caller's _write_now (or the end
-        of this event-loop turn)."""
+    async def _send_release(self, release: Release) -> None:
+        """Send what `release` lifts, and write it now (the JVM runs on while the caller's bookkeeping runs)."""
         conn = self.conn
         if conn is None or conn.is_closed or not release:
             return
@@ -269,8 +264,7 @@ class Execution(SessionBase):
             conn.send_unanswered(ThreadReference.Resume, t)
         for _ in range(release.vm_resumes):
             conn.send_unanswered(VirtualMachine.Resume)
-        if write:
-            conn.flush()
+        conn.flush()
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
