@@ -7,14 +7,12 @@ and skips it in take(), where the debugger heard of neither. `%N` and `>=N` alon
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.gates import Gates
-from tracepilot.core.debugger import Debugger
 
 MAIN = "fixtures.Differential"
 SLOW = {"rate": 0.02}  # one capture, then none for 50 s: every later hit the rule lets by is skipped
@@ -23,12 +21,9 @@ pytestmark = pytest.mark.timeout(90)
 
 
 async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in_jvm: bool) -> list:
-    gate_dir = Path(tempfile.mkdtemp(prefix="tp-caprate-"))
-    jvm = jvm_factory("Differential", "24", "8", str(gate_dir))
-    debugger = Debugger(sourcepath=[str(java_source_root)])
-    debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list = []
-    gates = Gates(debugger, jvm, gate_dir, so_far=answers)
+    gates = Gates.started(jvm_factory, java_source_root, in_jvm, so_far=answers)
+    debugger, jvm = gates.debugger, gates.jvm
 
     async def stop_answer(result: Any) -> Any:
         return (result.stop.kind.value, result.stop.breakpoint_id)
@@ -88,12 +83,9 @@ async def test_a_hit_count_under_the_rate_limit_counts_alike_in_the_jvm_and_by_r
 
 async def _skipped_before(jvm_factory: Any, line_of: Any, java_source_root: Path, in_jvm: bool) -> list:
     """Hits skipped, then a capture once the rate limit let one by again, read from the ring at one go."""
-    gate_dir = Path(tempfile.mkdtemp(prefix="tp-caprate-"))
-    jvm = jvm_factory("Differential", "16", "8", str(gate_dir))
-    debugger = Debugger(sourcepath=[str(java_source_root)])
-    debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list = []
-    gates = Gates(debugger, jvm, gate_dir, so_far=answers)
+    gates = Gates.started(jvm_factory, java_source_root, in_jvm, so_far=answers, args=("16", "8"))
+    debugger, jvm = gates.debugger, gates.jvm
 
     async def stop_answer(result: Any) -> Any:
         return (result.stop.kind.value, result.stop.breakpoint_id)

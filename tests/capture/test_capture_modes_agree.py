@@ -30,12 +30,9 @@ def _note(note: str | None) -> str | None:
 
 
 async def _transcript(jvm_factory: Any, line_of: Any, java_source_root: Path, in_jvm: bool) -> list:
-    gate_dir = Path(tempfile.mkdtemp(prefix="tp-capmodes-"))
-    jvm = jvm_factory("Differential", "24", "8", str(gate_dir))
-    debugger = Debugger(sourcepath=[str(java_source_root)])
-    debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list = []
-    gates = Gates(debugger, jvm, gate_dir)
+    gates = Gates.started(jvm_factory, java_source_root, in_jvm)
+    debugger, jvm = gates.debugger, gates.jvm
 
     async def stop_answer(result: Any) -> Any:
         return (result.stop.kind.value, result.stop.breakpoint_id)

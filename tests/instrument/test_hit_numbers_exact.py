@@ -85,12 +85,9 @@ async def _hits_at_the_end(jvm_factory: Any, line_of: Any, java_source_root: Pat
     """Differential (one thread): stops and gates as they come, nobody reading the breakpoints until the
     program ended; then every breakpoint's hits."""
     main = "fixtures.Differential"
-    gate_dir = Path(tempfile.mkdtemp(prefix="tp-hitexact-"))
-    jvm = jvm_factory("Differential", "24", "8", str(gate_dir))
-    debugger = Debugger(sourcepath=[str(java_source_root)])
-    debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list = []
-    gates = Gates(debugger, jvm, gate_dir, so_far=answers)
+    gates = Gates.started(jvm_factory, java_source_root, in_jvm, so_far=answers)
+    debugger, jvm = gates.debugger, gates.jvm
 
     async def stop_answer(result: Any) -> Any:
         return (result.stop.breakpoint_id, result.stop.hit_count)

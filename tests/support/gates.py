@@ -5,6 +5,7 @@ set, changed and removed there "while running" at a known place."""
 from __future__ import annotations
 
 import re
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -23,6 +24,19 @@ class Gates:
         self.debugger, self.jvm, self.gate_dir, self.timeout = debugger, jvm, gate_dir, timeout
         self.seen = 0  # gates printed so far
         self.so_far = so_far  # (the answers until now, for the message when nothing comes)
+
+    @classmethod
+    def started(cls, jvm_factory: Any, java_source_root: Path, in_jvm: bool, so_far: list[Any] | None = None,
+                args: tuple[str, ...] = ("24", "8")) -> Gates:
+        """A Differential JVM (its arguments `args`, then its gate directory) and a debugger for it, not attached
+        yet, in-JVM mode or round trip (`in_jvm`)."""
+        from tracepilot.core.debugger import Debugger  # noqa: PLC0415
+
+        gate_dir = Path(tempfile.mkdtemp(prefix="tp-gates-"))
+        jvm = jvm_factory("Differential", *args, str(gate_dir))
+        debugger = Debugger(sourcepath=[str(java_source_root)])
+        debugger.session.breakpoints.in_jvm.enabled = in_jvm
+        return cls(debugger, jvm, gate_dir, so_far=so_far)
 
     async def settle(self, stop_answer: Callable[[Any], Awaitable[Any]]) -> Any:
         """`stop_answer(result)` at the next stop, "exited" once the program ended, or "gate K" once it printed a
