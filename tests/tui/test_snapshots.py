@@ -87,7 +87,10 @@ def test_capture_frozen_view(snap_compare):
         tree = pilot.app.query_one(VariablesPane)
         this = next(n for n in tree.root.children if str(n.label).strip().startswith("this ="))
         this.expand()
-        next(n for n in this.children if str(n.label).strip().startswith("items =")).expand()
+        items = next(n for n in this.children if str(n.label).strip().startswith("items ="))
+        items.expand()
+        # (its elements come after a turn or two: on a loaded machine the picture was taken before them)
+        await wait_for(pilot, lambda: len(items.children) > 0, what="the list's elements")
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=(140, 40), run_before=open_capture)
