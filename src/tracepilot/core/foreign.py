@@ -104,9 +104,9 @@ class ForeignClient:
             log.debug("an event packet for %s and the session: one more suspension (policy %s)", self.name, policy)
             thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
             if policy == SuspendPolicy.ALL:
-                self._forget(self.conn.send_nowait(VirtualMachine.Suspend))
+                self.conn.send_unanswered(VirtualMachine.Suspend)
             elif thread:
-                self._forget(self.conn.send_nowait(ThreadReference.Suspend, thread))
+                self.conn.send_unanswered(ThreadReference.Suspend, thread)
             self.conn.flush()
         if policy == SuspendPolicy.ALL:
             # Threads popped, on their way to parking, are suspended once more, by the guest's packet (the session
@@ -225,6 +225,3 @@ class ForeignClient:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    @staticmethod
-    def _forget(future: asyncio.Future[Any]) -> None:
-        future.add_done_callback(lambda f: f.cancelled() or f.exception())

@@ -218,12 +218,12 @@ class GuestConnection:
         if not sends or conn.is_closed:
             self._reply(packet_id)
             return
-        futures = [conn.send_nowait(command, *args) for command, args in sends]
+        for command, args in sends[:-1]:
+            conn.send_unanswered(command, *args)
+        last = conn.send_nowait(sends[-1][0], *sends[-1][1])  # (its reply answers the guest's command)
         conn.flush()
-        futures[-1].add_done_callback(lambda f: self._reply(
+        last.add_done_callback(lambda f: self._reply(
             packet_id, ErrorCode.NONE if f.cancelled() or f.exception() is None else _code(f.exception())))
-        for future in futures[:-1]:
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     def _reply(self, packet_id: int, error: int = ErrorCode.NONE, data: bytes = b"") -> None:
         if self._done.is_set():

@@ -265,8 +265,7 @@ class InProbe:
             return
         self.bps.pop(point, None)
         try:
-            future = self.vm.conn.send_nowait(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(0)])
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+            self.vm.conn.send_unanswered(ArrayReference.SetValues, self.arrays["LIMIT"], point, [Value.int(0)])
         except Exception:  # noqa: BLE001 - the VM is gone: nothing to switch off
             pass
 
