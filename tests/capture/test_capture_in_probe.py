@@ -151,3 +151,27 @@ async def test_a_point_in_a_loop_that_never_returns_captures_every_hit_it_is_ask
         assert not [r for r in d.history.since(0) if r.kind == "stop"]
     finally:
         await d.close()
+
+
+async def test_a_point_in_a_method_without_locals_set_before_its_class_loads_captures_in_the_jvm(jvm_factory,
+                                                                                                 line_of) -> None:
+    """A thread's lambda has no live local (nor `this`): its probe's record names none. Every such record was
+    dropped unread (a split of no names gave one), so the point captured nothing, ever, where the round trip
+    took every hit; the CI run that found it had attached before the class loaded."""
+    d = Debugger()
+    try:
+        await d.attach(jvm_factory("fixtures.Ticker").address, timeout=10)
+        bp = await d.breakpoint_set(f"fixtures.Ticker:{line_of('ticker-helper')}", capture=3,
+                                    capture_limits={"rate": 10_000})
+        await d.resume()
+        found = await d.captures(bp.id, wait=10)
+        while len(found) < 3:
+            more = await d.captures(bp.id, wait=10, since=found[-1].seq if found else 0)
+            assert more, (found, bp.describe(), [r.text for r in d.history.since(0) if r.kind == "error"])
+            found += more
+        assert [(cap.hit, cap.via) for cap in found] == [(1, NOT_HELD), (2, NOT_HELD), (3, NOT_HELD)], found
+        assert found[0].frames[0].locals == [] and found[0].frames[0].location.method.startswith("lambda$main")
+        assert [r.text for r in d.history.since(0) if r.kind in ("stop", "error")] == [
+            "STOPPED — VM start (nothing has run yet), thread main"]  # (none after it)
+    finally:
+        await d.close()

@@ -378,7 +378,12 @@ class InProbe:
                 try:
                     await self._book(record.value, place)
                 except (DebuggerError, JdwpError, ValueError, IndexError) as exc:
-                    log.debug("a capture record could not be read: %s", exc)
+                    # Said, not only logged: a hit the JVM took and the debugger could not render is a lost
+                    # capture, which --no-instrument would have shown.
+                    log.debug("a capture record could not be read", exc_info=True)
+                    self.session.history.add("error", f"a capture taken in the JVM could not be read ({exc}); "
+                                             "its hit is not shown (set the point with --no-instrument to take "
+                                             "it by round trip)", Actor.TARGET)
                 finally:
                     book.give_up(place)  # (unless its capture was added)
             await vm.send(ArrayReference.SetValues, self.arrays["RING"], first, [Value(Tag.OBJECT, 0)] * head)
@@ -486,7 +491,7 @@ class InProbe:
                     COPIED.set(copied)
                     read.copied = copied
                     COPY_ONLY.set(True)
-                    by_slot = dict(zip(names.split(","), values, strict=True))
+                    by_slot = dict(zip(names.split(",") if names else [], values, strict=True))  # ("": no live local)
                     by_slot.pop(HIT, None)  # (read above)
                     names_at = await self._top(read, capture, by_slot, frames[0][0])
                     capture.expressions = [await self._expression(read, text, by_slot, names_at)
