@@ -258,7 +258,7 @@ class Firing(TrackerBase):
         session = self.session
         vm = session.require_vm()
         kind = type(event).KIND
-        location = await session.code_location(event.location)
+        location = session.known_code_location(event.location) or await session.code_location(event.location)
         thread_name = vm.known_thread_name(event.thread) or await vm.thread_name(event.thread)
         reason = StopReason(StopKind.BREAKPOINT, thread_id=event.thread, thread_name=thread_name,
                             location=location, breakpoint_id=None if bp.internal else bp.info.id,

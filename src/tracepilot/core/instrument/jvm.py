@@ -893,6 +893,10 @@ class InJvm:
                 continue
             await self._redefine(record, data, result, bp)
 
+    def has_retired(self) -> bool:
+        """Does some class still carry inert probes (settle has work)?"""
+        return any(r.retired for r in self.classes.values())
+
     async def settle(self, *, force: bool = False) -> None:
         """Redefine the classes that still carry inert probes, where no thread is inside a changed method now
         (every thread is suspended: the session calls this before it resumes them all). `force`: at detach,

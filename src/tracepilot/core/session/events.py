@@ -296,8 +296,10 @@ class Events(SessionBase):
             record.delivered = True
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
-        self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
+        # The waiting call is woken first; the record follows as soon as it yields (before anyone can read the
+        # history: see EventHistory.add_soon).
         self._notify_waiters()
+        self.history.add_soon("stop", lambda: (reason.headline(), {"stop": reason.to_dict()}), Actor.TARGET)
 
 
 def _made(bp_id: str | None) -> int:

@@ -186,8 +186,11 @@ class Execution(SessionBase):
         that stop instead, the thread still suspended. A person's front end (REPL, TUI, DAP) shows each stop
         as it arrives, so for a person the current stop, and the stop of a thread they resume, count as
         answered; an agent learns of stops only from the answers of its calls."""
-        await self.ensure_connected()
-        await self.breakpoints.lines_freed()  # (a line's last breakpoint back into the JVM: shared_lines.py)
+        conn = self.conn
+        if self._vm is None or conn is None or conn.is_closed:  # (no coroutine on every resume when connected)
+            await self.ensure_connected()
+        if self.breakpoints.freed_lines:  # (a line's last breakpoint back into the JVM: shared_lines.py)
+            await self.breakpoints.lines_freed()
         if actor is Actor.PERSON:
             self._shown_to_person(self.stop)
         if thread is not None and thread != "":
@@ -239,8 +242,8 @@ class Execution(SessionBase):
     async def _release_all(self) -> None:
         # Stops no call has returned yet stay (the next answer is one of them), the current one too: a stop
         # that arrived while no call waited became current without being answered (issue 25, point 8).
-        if self._all_held():  # nothing runs: the moment to restore classes whose probes went inert
-            await self.breakpoints.in_jvm.settle()
+        if self.breakpoints.in_jvm.has_retired() and self._all_held():
+            await self.breakpoints.in_jvm.settle()  # nothing runs: the moment to restore classes whose probes went inert
         keep = {r.id for r in self.threads.undelivered()}
         release = self.threads.release_all(keep)
         await self._send_release(release)
@@ -349,6 +352,13 @@ class Execution(SessionBase):
         vm = self.require_vm()
         loc = vm.known_code_location(location) or await vm.code_location(location)
         loc.source_path = self._source_path(loc.class_name, loc.source_file)
+        return loc
+
+    def known_code_location(self, location: Any) -> CodeLocation | None:
+        """code_location when its tables are cached (a place's second stop on), else None: no coroutine."""
+        loc = self.require_vm().known_code_location(location)
+        if loc is not None:
+            loc.source_path = self._source_path(loc.class_name, loc.source_file)
         return loc
 
     def _source_path(self, class_name: str, source_file: str | None) -> str | None:
