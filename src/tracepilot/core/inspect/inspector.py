@@ -160,7 +160,8 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         """Called after every stop, before waiters are told: evaluate watchers, note changed locals.
         Without a watcher to evaluate, the locals' reads are sent now and their replies taken after the
         stop is handed over (stop_reads.py): whatever shows them or lets the thread run waits for them."""
-        await self.stop_reads.settled()  # the previous stop's locals first (`changed` compares with them)
+        if not self.stop_reads.done:
+            await self.stop_reads.settled()  # the previous stop's locals first (`changed` compares with them)
         stop = self.session.stop
         self.changed = []
         if stop is None or not stop.thread_id:

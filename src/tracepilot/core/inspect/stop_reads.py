@@ -68,6 +68,13 @@ class StopReads:
                 if not waiter.done():
                     waiter.set_result(None)
 
+    @property
+    def done(self) -> bool:
+        """Nothing to wait for (settled() would return at once): asked first on the stop path, where a
+        coroutine per check costs more than the check."""
+        task = self._following
+        return self._later is None and (task is None or task.done())
+
     async def settled(self) -> None:
         """Wait until the last stop's locals are read (at once when they are)."""
         self._start_later()

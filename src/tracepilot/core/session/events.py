@@ -63,7 +63,9 @@ class Events(SessionBase):
             composite = await pops.take_held(self.require_vm(), composite)
             if composite is None:
                 return
-        await self.inspector.stop_reads.settled()  # the last stop's locals are read before anything else runs
+        reads = self.inspector.stop_reads
+        if not reads.done:
+            await reads.settled()  # the last stop's locals are read before anything else runs
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()
         policy = composite.suspend_policy

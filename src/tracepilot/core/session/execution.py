@@ -127,8 +127,10 @@ class Execution(SessionBase):
     async def _deliver(self, record: Any, started: float) -> WaitResult:
         """Hand one stop to the waiting call: it becomes delivered and the current stop."""
         record.delivered = True
-        await self._select(record.stop)
-        return self._result(True, started, record.stop)
+        stop = record.stop
+        if stop is not self.stop or self._hooked.get(id(stop)) is not stop:  # (else current already: no coroutine)
+            await self._select(stop)
+        return self._result(True, started, stop)
 
     async def _select(self, reason: StopReason | None) -> None:
         """Make `reason` the current stop (watchers and changed values are computed for it once)."""
@@ -254,7 +256,9 @@ class Execution(SessionBase):
         conn = self.conn
         if conn is None or conn.is_closed or not release:
             return
-        await self.inspector.stop_reads.settled()  # a stop's locals are read before its thread runs on
+        reads = self.inspector.stop_reads
+        if not reads.done:
+            await reads.settled()  # a stop's locals are read before its thread runs on
         if conn.is_closed:
             return
         # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
