@@ -169,8 +169,8 @@ class Binding(TrackerBase):
 
     async def _explain_pending(self, bp: Breakpoint) -> None:
         spec: LineSpec = bp.spec
-        if bp.info.message:
-            return
+        if bp.info.message or bp.info.capture is not None and bp.info.capture.done:
+            return  # (a done capture point is unbound on purpose: "capture 3/3 done" says why)
         name = spec.class_name or spec.file or ""
         vm = self.session.require_vm()
         if spec.file and not spec.class_name:

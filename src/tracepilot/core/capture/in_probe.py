@@ -397,9 +397,12 @@ class InProbe:
         """The hits the JVM's rate limit let by, per point (said by the point, as by round trip)."""
         if not self.bps:
             return
-        values = (await self.vm.send(ArrayReference.GetValues, self.arrays["SKIPPED"], 0, max(self.bps) + 1)).values
-        for point, bp in list(self.bps.items()):
-            self._account_skipped(point, bp, values[point].value)
+        points = list(self.bps.items())  # (before the read: a point registered meanwhile is not in its reply)
+        values = (await self.vm.send(ArrayReference.GetValues, self.arrays["SKIPPED"], 0,
+                                     max(p for p, _ in points) + 1)).values
+        for point, bp in points:
+            if self.bps.get(point) is bp:  # (not removed or replaced meanwhile)
+                self._account_skipped(point, bp, values[point].value)
 
     def _account_skipped(self, point: int, bp: Any, skipped: int) -> int:
         """The JVM's count of the point's skipped hits at some moment (read now, or carried by a record): the

@@ -156,6 +156,8 @@ class CapturePoints:
                     "breakpoint_throttled", f"{bp.info.id} capture point fires faster than {state.rate:g} captures/s: "
                     "the hits beyond are not captured (counted as skipped)", Actor.TARGET, breakpoint=bp.info.id)
             return
+        if state.done or state.taken >= state.limit:
+            return  # (another thread's hit took the last capture while this one waited for its token)
         state.taken += 1  # taken now: hits of other threads handled meanwhile see the count
         number = state.taken
         if state.taken >= state.limit:

@@ -267,6 +267,18 @@ class InJvm:
 
     async def _bind(self, bp: Breakpoint, info: Any, line: int, thread: int | None = None,
                     methods: list[Any] | None = None) -> str | None:
+        in_probe = self.tracker.captures.in_probe
+        registered = bp.info.id in in_probe.ids
+        reason = await self._bind_probe(bp, info, line, thread, methods)
+        if reason is not None and not registered and bp.info.id in in_probe.ids:
+            # Its take was prepared for a probe that was not put in: its hits stay the round trip's, with the
+            # debugger's own rate limit (a registered point's limit is read from the JVM and written back at
+            # every hit: awaits between a hit's check and its count, where two threads took one capture too many).
+            in_probe.forget(bp.info.id)
+        return reason
+
+    async def _bind_probe(self, bp: Breakpoint, info: Any, line: int, thread: int | None,
+                          methods: list[Any] | None) -> str | None:
         reason = self.refusal(bp)
         if reason is not None:
             return reason
