@@ -81,7 +81,10 @@ class EventHistory:
         """Add the records add_soon deferred, in their order."""
         while self._pending:
             kind, make, actor, when = self._pending.pop(0)
-            text, data = make()
+            try:
+                text, data = make()
+            except Exception as exc:  # (made outside the handler that would have said so: said here)
+                text, data, kind = f"internal error while recording a {kind}: {exc!r}", {}, "error"
             self._add(kind, text, actor, data, when)
 
     def _add(self, kind: str, text: str, actor: Actor, data: dict[str, Any], when: float) -> EventRecord:
