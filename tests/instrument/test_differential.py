@@ -46,6 +46,7 @@ MAIN = "fixtures.Differential"
 ROUNDS, CHUNK = 40, 8  # 5 gates
 LOCAL_EXAMPLES = os.environ.get("TRACEPILOT_DIFF_EXAMPLES")
 EXAMPLES = int(LOCAL_EXAMPLES or 5)
+SHAPE_EXAMPLES = int(LOCAL_EXAMPLES or 3)
 STEPS = int(os.environ.get("TRACEPILOT_DIFF_STEPS", "25"))
 SHRINK = bool(os.environ.get("TRACEPILOT_DIFF_SHRINK"))
 VERBOSE = bool(os.environ.get("TRACEPILOT_DIFF_VERBOSE"))
@@ -67,6 +68,61 @@ LOGS = ["i={i}", "name={name} total={total}", "w={w}", "late={late} of {total}"]
 HIT_COUNTS = [None, "3", "%4", ">=5", "==2"]
 EXPRESSIONS = ["i", "name", "total", "i * 3 + total", "name.length()", "w", "late"]
 TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A deterministic program with gates (Differential.java's protocol) and what the random actions use on it."""
+
+    fixture: str  # the class's simple name in tests/java/fixtures
+    lines: list[str]  # @bp markers
+    conditions: list[str]
+    logs: list[str]
+    expressions: list[str]
+    targets: list[tuple[str, str]]  # set_value
+    captured: list[str]  # a capture point's expressions
+    rounds: int = ROUNDS
+    chunk: int = CHUNK
+
+    @property
+    def main(self) -> str:
+        return f"fixtures.{self.fixture}"
+
+
+ONE_THREAD = Program("Differential", LINES, CONDITIONS, LOGS, EXPRESSIONS, TARGETS, ["name"])
+
+# Method shapes (DifferentialShapes.java): a static method without locals, constructors (before and after super(),
+# a one-line one, a field initializer), an instance method (this, fields, an array and a double parameter, a long
+# local, a loop with continue), try/catch, a synchronized block, lambdas (one without locals on another thread)
+# and an anonymous class. Most conditions are out of scope at most lines: the same condition error in both modes.
+SHAPES = Program(
+    "DifferentialShapes",
+    ["dsh-tick", "dsh-base", "dsh-field", "dsh-super", "dsh-init", "dsh-add", "dsh-continue", "dsh-acc", "dsh-sum",
+     "dsh-try", "dsh-catch", "dsh-big", "dsh-call", "dsh-sync", "dsh-mix", "dsh-anon", "dsh-end", "dsh-lambda",
+     "dsh-gate"],
+    ["ticks % 3 == 0",
+     "count > 2",
+     "this.count % 2 == 0",
+     "base > 10",  # before super(): the field of an object not initialized yet
+     "sum + base > 40",
+     "values[k] > 4",
+     "scale > 1.5 && big % 3 == 1",
+     "text.length() > 1",
+     "e.getMessage().length() > 20",
+     "a > b",
+     "wide % 2 == 0",
+     "label.length() == 2",
+     "acc > 30",
+     "background > 10"],
+    ["ticks={ticks}", "count={count} sum={sum}", "this={this}", "k={k} acc={acc}", "big={big} scale={scale}",
+     "a={a} b={b} wide={wide}", "text={text}", "bg={background} base={this.base}"],
+    ["this", "count", "this.count", "ticks", "background", "values[0]", "values.length", "scale", "big", "acc",
+     "sum", "base", "label", "text", "e", "a * b", "wide"],
+    [("count", "7"), ("ticks", "1"), ("scale", "2.5"), ("big", "5"), ("acc", "3")],
+    ["this.count", "ticks"],
+    rounds=24)
+
+HIDDEN_CLASS_ADDRESS = re.compile(r"0x[0-9a-f]{8,16}")
 
 # Known divergences: compared loosely, or their actions not generated, until they are fixed (then delete the entry).
 
@@ -90,7 +146,8 @@ class Side:
     def normal(self, value: Any) -> Any:
         """The same answer reads the same on both sides: the gate directories differ."""
         if isinstance(value, str):
-            return value.replace(str(self.gate_dir), "<gate>")
+            # (and a lambda's hidden class is named by its address in that JVM: $$Lambda$2.0x00007fe3c0001c78)
+            return HIDDEN_CLASS_ADDRESS.sub("0x<address>", value.replace(str(self.gate_dir), "<gate>"))
         if isinstance(value, list | tuple):
             return type(value)(self.normal(v) for v in value)
         if isinstance(value, dict):
@@ -108,7 +165,18 @@ def view(value: Any) -> Any:
 
 
 def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, java_source_root, jdk):
-    lines = {name: line_of(name) for name in LINES}
+    _differential(ONE_THREAD, EXAMPLES, jvm_factory, line_of, java_source_root, jdk)
+
+
+def test_in_jvm_and_round_trip_answer_alike_in_every_method_shape(jvm_factory, line_of, java_source_root, jdk):
+    _differential(SHAPES, SHAPE_EXAMPLES, jvm_factory, line_of, java_source_root, jdk)
+
+
+def _differential(program: Program, examples: int, jvm_factory: Any, line_of: Any, java_source_root: Path,
+                  jdk: str) -> None:
+    """Random actions on two JVMs of `program`, one in-JVM, one by round trip: every answer the same."""
+    lines = {name: line_of(name) for name in program.lines}
+    main = program.main
 
     class Differential(RuleBasedStateMachine):
         @initialize()
@@ -117,7 +185,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             self.sides: list[Side] = []
             for label, in_jvm in (("in-JVM", True), ("round trip", False)):
                 gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
-                jvm = jvm_factory("Differential", str(ROUNDS), str(CHUNK), str(gate_dir), jdk=jdk)
+                jvm = jvm_factory(program.fixture, str(program.rounds), str(program.chunk), str(gate_dir), jdk=jdk)
                 debugger = Debugger(sourcepath=[str(java_source_root)])
                 debugger.session.breakpoints.in_jvm.enabled = in_jvm
                 self.sides.append(Side(label, debugger, jvm, gate_dir))
@@ -212,13 +280,14 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
 
         async def _set(self, side: Side, line: str, condition: str | None, log: str | None,
                        hit_count: str | None, temporary: bool) -> Any:
-            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, log=log,
+            info = await side.debugger.breakpoint_set(f"{main}:{lines[line]}", condition=condition, log=log,
                                                       hit_count=hit_count, temporary=temporary)
             return info.id
 
         async def _capture(self, side: Side, line: str, condition: str | None, times: int) -> Any:
-            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, capture=times,
-                                                      expressions=["name"], capture_limits={"rate": 100_000})
+            info = await side.debugger.breakpoint_set(f"{main}:{lines[line]}", condition=condition, capture=times,
+                                                      expressions=program.captured,
+                                                      capture_limits={"rate": 100_000})
             return info.id
 
         async def _captures(self, side: Side) -> Any:
@@ -284,8 +353,8 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             self.both("go", self._go)
 
         @precondition(alive)
-        @rule(line=st.sampled_from(LINES), condition=st.none() | st.sampled_from(CONDITIONS),
-              log=st.none() | st.sampled_from(LOGS), hit_count=st.sampled_from(HIT_COUNTS),
+        @rule(line=st.sampled_from(program.lines), condition=st.none() | st.sampled_from(program.conditions),
+              log=st.none() | st.sampled_from(program.logs), hit_count=st.sampled_from(HIT_COUNTS),
               temporary=st.booleans())
         def set_breakpoint(self, line: str, condition: str | None, log: str | None, hit_count: str | None,
                            temporary: bool) -> None:
@@ -294,7 +363,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 self.bps.append(answer)
 
         @precondition(alive)
-        @rule(line=st.sampled_from(LINES), times=st.integers(1, 3), condition=st.none() | st.sampled_from(CONDITIONS))
+        @rule(line=st.sampled_from(program.lines), times=st.integers(1, 3), condition=st.none() | st.sampled_from(program.conditions))
         def set_capture(self, line: str, condition: str | None, times: int) -> None:
             """A capture point (issue 31): taken in the JVM without a hold, or held, as --no-instrument takes it."""
             answer = self.both("capture_set", self._capture, line, condition, times)
@@ -307,9 +376,9 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         def update_breakpoint(self, which: int, change: str, data: Any) -> None:
             bp_id = self.bps[which % len(self.bps)]
             if change == "condition":
-                value: Any = data.draw(st.sampled_from(["", *CONDITIONS]))
+                value: Any = data.draw(st.sampled_from(["", *program.conditions]))
             elif change == "log":
-                value = data.draw(st.sampled_from(["", *LOGS]))
+                value = data.draw(st.sampled_from(["", *program.logs]))
             elif change == "hit_count":
                 value = data.draw(st.sampled_from(["", *HIT_COUNTS[1:]]))
             else:
@@ -328,12 +397,12 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             self.both("step", self._step, kind)
 
         @precondition(at_stop)
-        @rule(expression=st.sampled_from(EXPRESSIONS))
+        @rule(expression=st.sampled_from(program.expressions))
         def evaluate(self, expression: str) -> None:
             self.both("evaluate", self._evaluate, expression)
 
         @precondition(at_stop)
-        @rule(assignment=st.sampled_from(TARGETS))
+        @rule(assignment=st.sampled_from(program.targets))
         def set_value(self, assignment: tuple[str, str]) -> None:
             self.both("set_value", self._set_value, *assignment)
 
@@ -349,7 +418,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 self.both("breakpoint_list", self._breakpoints)
 
     Differential.TestCase.settings = settings(
-        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
+        max_examples=examples, stateful_step_count=STEPS, deadline=None, database=None,
         suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,
         # Shrinking replays the sequence on two new JVMs per attempt: minutes. The failure message carries
         # the whole sequence; TRACEPILOT_DIFF_SHRINK=1 shrinks it.
@@ -357,8 +426,11 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
     Differential.TestCase().runTest()
 
 
-test_in_jvm_and_round_trip_answer_alike_on_one_thread = pytest.mark.timeout(
-    int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))(test_in_jvm_and_round_trip_answer_alike_on_one_thread)
+_random_timeout = pytest.mark.timeout(int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))
+test_in_jvm_and_round_trip_answer_alike_on_one_thread = _random_timeout(
+    test_in_jvm_and_round_trip_answer_alike_on_one_thread)
+test_in_jvm_and_round_trip_answer_alike_in_every_method_shape = _random_timeout(
+    test_in_jvm_and_round_trip_answer_alike_in_every_method_shape)
 
 
 # -- point 7, scripted: the divergences the random sequences found, each once, deterministically -----------
