@@ -153,6 +153,11 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
         # The probe passes the line's variables and `this`; an expression that names anything else (a field, a
         # variable not in scope here) is the evaluator's to resolve, with the thread held, as the round trip does.
         site = checker.site
+        if not site.is_static and not site.this_usable:
+            # The round trip shows `this` among the frame's variables (its fields not set yet); the verifier lets
+            # no call take an object before its constructor's super() call, so the probe cannot pass it.
+            raise NotCompilable("'this' before the constructor called super() cannot be passed to the probe: a "
+                                "capture reads it with the thread held")
         known = {name for name, (slot, _) in site.locals.items() if site.is_static or slot != 0} | \
             ({"this"} if any(c.kind == "this" for c in checker.captures) else set())
         missing = [text for text in spec.take_names if text not in known]
