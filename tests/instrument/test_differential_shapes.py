@@ -21,6 +21,8 @@ from support.gates import Gates
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.model import StopKind
 
+from .test_differential import HIDDEN_LAMBDA
+
 MAIN = "fixtures.DifferentialShapes"
 SETTLE = 20.0
 
@@ -42,8 +44,8 @@ POINTS: list[tuple[str, dict[str, Any]]] = [
 
 
 def _plain(text: Any) -> Any:
-    # (an object's handle number is its session's; a lambda's hidden class is named by its address in its JVM)
-    return re.sub(r"0x[0-9a-f]{8,16}", "0x<address>", re.sub(r"@\d+", "@", text)) if isinstance(text, str) else text
+    # (an object's handle number is its session's; a lambda's hidden class's name is its JVM's: see HIDDEN_LAMBDA)
+    return HIDDEN_LAMBDA.sub("$$Lambda", re.sub(r"@\d+", "@", text)) if isinstance(text, str) else text
 
 
 async def _transcript(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool, running: bool,
