@@ -10,14 +10,18 @@ and the mode line may differ.
 The program (tests/java/fixtures/Differential.java) is one thread running a loop; at every gate it prints
 "gate K" and waits, running, for a file: breakpoints are set, changed and removed there "while running" at a
 known place, and at stops. With threads (DifferentialThreads.java) only what does not depend on their
-interleaving is compared: each thread's stops, how often each breakpoint stopped, hits, the lines logged.
+interleaving is compared: each thread's stops, how often each breakpoint stopped, hits, the lines logged. The
+same random actions run on DifferentialShapes.java, whose every round passes through the method shapes a probe
+must handle (constructors before and after super(), instance and inner-class methods, lambdas, an anonymous
+class, a thread's lambda without locals, try/catch, loops, a synchronized block, a static initializer); its
+scripted cases are in test_differential_shapes.py.
 A scripted sequence pins what the random ones found (issue 26 point 7).
 
 No divergence is compared loosely: each one the random runs found was reduced to a script (here,
 test_differential_found.py, test_differential_lines.py, test_exit_holds.py) and fixed, or the in-JVM path falls
 back to the round trip for it (several breakpoints on one line). A new one gets the same treatment.
 
-Bounded: CI runs a few derandomized examples per JDK (about 20 s each); TRACEPILOT_DIFF_EXAMPLES=N runs N
+Bounded: CI runs a few derandomized examples per JDK (about 10 s, the shapes' 5 s); TRACEPILOT_DIFF_EXAMPLES=N runs N
 random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
 """
 

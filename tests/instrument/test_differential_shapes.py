@@ -128,3 +128,78 @@ async def test_a_capture_before_a_constructors_super_call_shows_this_as_the_roun
                                    ("dsh-init", {"capture": 2})])
     assert modes["dsh-init"] == "in-JVM", modes  # (after super(): `this` passed)
     assert all(modes[m].startswith("round trip (") and "super()" in modes[m] for m in ("dsh-super", "dsh-base")), modes
+
+
+async def _scripted(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool, script: list[tuple]) -> list:
+    """One script on DifferentialShapes, one mode: ("set", marker, options), ("go",), ("step", kind); after each
+    step its answer and every breakpoint's hits; at the end, on to the exit, then every line logged."""
+    gate_dir = Path(tempfile.mkdtemp(prefix="tp-shapes-"))
+    jvm = jvm_factory("DifferentialShapes", "16", "8", str(gate_dir))
+    debugger = Debugger(sourcepath=[str(root)])
+    debugger.session.breakpoints.in_jvm.enabled = in_jvm
+    answers: list[Any] = []
+    gates = Gates(debugger, jvm, gate_dir, SETTLE, so_far=answers)
+
+    async def stop_answer(result: Any) -> Any:
+        stop = result.stop
+        if stop.kind is StopKind.VM_START:
+            return "started"
+        return (stop.kind.value, stop.location.method, stop.location.line, stop.breakpoint_id, stop.hit_count,
+                stop.message)
+
+    try:
+        await debugger.attach(jvm.address, timeout=10)
+        answers.append(await gates.settle(stop_answer))
+        for step in [*script, *[("go",)] * 40]:
+            kind, *args = step
+            if kind == "set":
+                answers.append((await debugger.breakpoint_set(f"{MAIN}:{line_of(args[0])}", **args[1])).id)
+                continue
+            if kind == "go":
+                answers.append(await gates.go(stop_answer))
+            else:
+                result = await debugger.step(args[0], timeout=SETTLE)
+                answers.append(await stop_answer(result) if result.stopped else "not stopped")
+            answers.append([(b.id, b.hits) for b in await debugger.breakpoint_list()])
+            if answers[-2] == "exited":
+                break
+        answers.append([(r.data.get("breakpoint"), r.text) for r in await debugger.events(kinds=["log"], limit=10_000)])
+        return answers
+    finally:
+        await debugger.close()
+        jvm.close()
+
+
+async def _compare_scripted(jvm_factory: Any, line_of: Any, root: Path, script: list[tuple]) -> None:
+    mine = await _scripted(jvm_factory, line_of, root, True, script)
+    theirs = await _scripted(jvm_factory, line_of, root, False, script)
+    for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
+
+
+@pytest.mark.timeout(60)
+async def test_a_logpoint_on_a_one_line_lambda_set_at_a_stop_counts_both_methods_hits(jvm_factory, line_of,
+                                                                                     java_source_root):
+    """Found by the random test: a line holding a lambda's body is in two methods (round() makes the lambda, its
+    body runs in lambda$round$1). Set at a stop in round(), a logpoint with a hit count there counted fewer hits
+    in-JVM than by round trip: each method's probe counted its own. Such a line's hit count is the round trip's."""
+    await _compare_scripted(jvm_factory, line_of, java_source_root, [
+        ("set", "dsh-call", {"temporary": True}),
+        ("go",),  # stopped in round()
+        ("set", "dsh-oneline", {"log": "ticks={ticks}", "hit_count": ">=5"}),
+        ("go",),
+    ])
+
+
+@pytest.mark.timeout(60)
+async def test_a_one_line_lambdas_logged_lines_say_which_method_logged_them(jvm_factory, line_of,
+                                                                            java_source_root):
+    """Found by the random test: each of the line's two methods has its own probe; the lines the lambda's logged
+    said they were logged in round() (the breakpoint's first location), where the round trip says
+    lambda$round$1."""
+    await _compare_scripted(jvm_factory, line_of, java_source_root, [
+        ("set", "dsh-call", {"temporary": True}),
+        ("go",),  # stopped in round()
+        ("set", "dsh-oneline", {"log": "ticks={ticks}"}),
+        ("go",),
+    ])

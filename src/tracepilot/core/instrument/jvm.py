@@ -460,7 +460,7 @@ class InJvm:
             if spec.log is not None:
                 on_method = spec.at in KINDS.values()  # lines say which method (and, at an exit, which return)
                 self.logs.add(bp, type_id, record.name, spec.line, placed.method if on_method else "",
-                              (placed.sites or []) if spec.at == "exit" else None)
+                              (placed.sites or []) if spec.at == "exit" else None, placed_in=placed.method)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the

@@ -92,6 +92,11 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
             placed.append(PlacedProbe(spec, cf.member_name(method) + cf.member_descriptor(method), probe))
         if not found:
             raise NotCompilable(f"line {spec.line} has no code in {cf.name.replace('/', '.')}")
+        if found > 1 and spec.hit_rule is not None:
+            # Each method's probe counts its own hits; the round trip counts the line's hits in all of them as one.
+            methods = ", ".join(p.method.partition("(")[0] for p in placed[-found:])
+            raise NotCompilable(f"line {spec.line} is in {found} methods ({methods}): its hit count counts their "
+                                "hits together, by round trip")
     for code, at_line, stacks in inserts.values():
         try:
             insert_many(code, cf.pool, {at: b"".join(payloads) for at, payloads in at_line.items()}, max(stacks))
