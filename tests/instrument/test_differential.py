@@ -98,13 +98,13 @@ ONE_THREAD = Program("Differential", LINES, CONDITIONS, LOGS, EXPRESSIONS, TARGE
 # Method shapes (DifferentialShapes.java): a static initializer, a static method without locals, constructors
 # (before and after super(), a one-line one, a field initializer), an instance method (this, fields, an array and a
 # double parameter, a long local, a loop's header, a loop with continue) and an inner class's, try/catch, a
-# synchronized block, lambdas (a one-line one, one without locals on another thread) and an anonymous class. Most
+# synchronized block, lambdas (a one-line one, one without locals on another thread), anonymous classes. Most
 # conditions are out of scope at most lines: the same condition error in both modes.
 SHAPES = Program(
     "DifferentialShapes",
     ["dsh-clinit", "dsh-tick", "dsh-base", "dsh-field", "dsh-super", "dsh-init", "dsh-add", "dsh-for", "dsh-continue",
      "dsh-acc", "dsh-sum", "dsh-inner", "dsh-try", "dsh-catch", "dsh-big", "dsh-call", "dsh-sync", "dsh-mix",
-     "dsh-anon", "dsh-oneline", "dsh-end", "dsh-lambda", "dsh-gate"],
+     "dsh-anon", "dsh-anon-line", "dsh-oneline", "dsh-end", "dsh-lambda", "dsh-gate"],
     ["ticks % 3 == 0",
      "count > 2",
      "this.count % 2 == 0",

@@ -130,14 +130,17 @@ async def test_a_capture_before_a_constructors_super_call_shows_this_as_the_roun
     assert all(modes[m].startswith("round trip (") and "super()" in modes[m] for m in ("dsh-super", "dsh-base")), modes
 
 
-async def _scripted(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool, script: list[tuple]) -> list:
+async def _scripted(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool,
+                    script: list[tuple]) -> tuple[list, dict[str, Any]]:
     """One script on DifferentialShapes, one mode: ("set", marker, options), ("go",), ("step", kind); after each
-    step its answer and every breakpoint's hits; at the end, on to the exit, then every line logged."""
+    step its answer and every breakpoint's hits; at the end, on to the exit, then every line logged. And the
+    breakpoints' modes at the last gate."""
     gate_dir = Path(tempfile.mkdtemp(prefix="tp-shapes-"))
     jvm = jvm_factory("DifferentialShapes", "16", "8", str(gate_dir))
     debugger = Debugger(sourcepath=[str(root)])
     debugger.session.breakpoints.in_jvm.enabled = in_jvm
     answers: list[Any] = []
+    modes: dict[str, Any] = {}  # at the last gate
     gates = Gates(debugger, jvm, gate_dir, SETTLE, so_far=answers)
 
     async def stop_answer(result: Any) -> Any:
@@ -163,18 +166,22 @@ async def _scripted(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool, sc
             answers.append([(b.id, b.hits) for b in await debugger.breakpoint_list()])
             if answers[-2] == "exited":
                 break
+            if answers[-2] in ("gate 0", "gate 1"):
+                modes = {b.id: b.mode for b in await debugger.breakpoint_list()}
         answers.append([(r.data.get("breakpoint"), r.text) for r in await debugger.events(kinds=["log"], limit=10_000)])
-        return answers
+        return answers, modes
     finally:
         await debugger.close()
         jvm.close()
 
 
-async def _compare_scripted(jvm_factory: Any, line_of: Any, root: Path, script: list[tuple]) -> None:
-    mine = await _scripted(jvm_factory, line_of, root, True, script)
-    theirs = await _scripted(jvm_factory, line_of, root, False, script)
+async def _compare_scripted(jvm_factory: Any, line_of: Any, root: Path, script: list[tuple]) -> dict[str, Any]:
+    """Both transcripts the same; the in-JVM side's modes at its last gate."""
+    mine, modes = await _scripted(jvm_factory, line_of, root, True, script)
+    theirs, _ = await _scripted(jvm_factory, line_of, root, False, script)
     for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
         assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
+    return modes
 
 
 @pytest.mark.timeout(60)
@@ -183,12 +190,14 @@ async def test_a_logpoint_on_a_one_line_lambda_set_at_a_stop_counts_both_methods
     """Found by the random test: a line holding a lambda's body is in two methods (round() makes the lambda, its
     body runs in lambda$round$1). Set at a stop in round(), a logpoint with a hit count there counted fewer hits
     in-JVM than by round trip: each method's probe counted its own. Such a line's hit count is the round trip's."""
-    await _compare_scripted(jvm_factory, line_of, java_source_root, [
+    modes = await _compare_scripted(jvm_factory, line_of, java_source_root, [
         ("set", "dsh-call", {"temporary": True}),
         ("go",),  # stopped in round()
         ("set", "dsh-oneline", {"log": "ticks={ticks}", "hit_count": ">=5"}),
         ("go",),
     ])
+    assert modes["bp-2"].startswith("round trip (not compilable: line "), modes
+    assert "is in 2 methods (round, lambda$round$1): its hit count counts their hits together" in modes["bp-2"]
 
 
 @pytest.mark.timeout(60)
@@ -197,9 +206,23 @@ async def test_a_one_line_lambdas_logged_lines_say_which_method_logged_them(jvm_
     """Found by the random test: each of the line's two methods has its own probe; the lines the lambda's logged
     said they were logged in round() (the breakpoint's first location), where the round trip says
     lambda$round$1."""
-    await _compare_scripted(jvm_factory, line_of, java_source_root, [
+    modes = await _compare_scripted(jvm_factory, line_of, java_source_root, [
         ("set", "dsh-call", {"temporary": True}),
         ("go",),  # stopped in round()
         ("set", "dsh-oneline", {"log": "ticks={ticks}"}),
         ("go",),
     ])
+    assert modes["bp-2"] == "in-JVM", modes
+
+
+@pytest.mark.timeout(60)
+async def test_a_hit_count_on_a_line_in_two_classes_counts_the_lines_hits(jvm_factory, line_of, java_source_root):
+    """Found by the random test: a one-line anonymous class's line is in round() and in the class's own <init>
+    and run(). In the JVM each class's probe counted its own hits: the rule's 4th hit was run()'s 4th, where by
+    round trip it is the line's. Once such a breakpoint binds in a second class, it takes the round trip in all
+    (here as the anonymous class loads, after round()'s probe counted a hit), and says why."""
+    modes = await _compare_scripted(jvm_factory, line_of, java_source_root, [
+        ("set", "dsh-anon-line", {"condition": "background % 2 == 0", "hit_count": ">=4"}),
+        ("go",),
+    ])
+    assert modes["bp-1"].startswith("round trip (its line is in more than one class"), modes

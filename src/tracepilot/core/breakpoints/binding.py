@@ -22,7 +22,7 @@ from ..errors import DebuggerError, InvalidArgument, NotFound
 from ..locations import LineSpec, MethodSpec, suggest
 from ..model import CodeLocation
 from ..vm import TypeInfo
-from . import nested, shared_lines
+from . import counted_apart, nested, shared_lines
 from .codelines import locations_of_line, method_line, next_line_with_code
 from .pending import not_loaded_message
 from .tracker import Breakpoint, TrackerBase
@@ -224,6 +224,7 @@ class Binding(TrackerBase):
         if bp.info.verified and bp.info.message and bp.info.message.startswith("pending"):
             bp.info.message = None
         await shared_lines.bound_at(self, bp, info.id, info.name, method_line(targets))
+        await counted_apart.bound_at(self, bp)
 
     async def _bind_in_jvm(self, bp: Breakpoint, info: TypeInfo, line: int, source_file: str | None) -> bool:
         """Compile the condition/log into the class (core/instrument); False (and why) means the round trip."""

@@ -57,6 +57,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
 from ..render import log_where
 from . import swap
+from .counted_apart import APART, counted_apart
 from .death_hold import DeathHold
 from .hit_number import number_slot, read_number
 from .inserted import inserted_calls
@@ -274,6 +275,8 @@ class InJvm:
             else []
         if one_event([bp, *others]):  # (they fire as one event: shared_line.py)
             return shared_reason(others)
+        if methods is None and counted_apart(bp, info.id):
+            return APART
         if info.id in self.hotswapped:
             return "the class was redefined by hot swap since"
         if info.id in self.traced:  # (its redefinition would take the trace's probes out: counted calls lost)
