@@ -226,3 +226,14 @@ async def test_a_hit_count_on_a_line_in_two_classes_counts_the_lines_hits(jvm_fa
         ("go",),
     ])
     assert modes["bp-1"].startswith("round trip (its line is in more than one class"), modes
+
+
+@pytest.mark.timeout(60)
+async def test_a_capture_point_done_in_one_class_binds_in_no_further_class(jvm_factory, line_of, java_source_root):
+    """Found by the random test: a one-line anonymous class's line is in round() and in the class's own methods.
+    A capture point there taking one capture took it in round() in the JVM; the anonymous class, loading next,
+    bound it again (its capture not read yet) and counted one more hit than the round trip, done after it."""
+    await _compare_scripted(jvm_factory, line_of, java_source_root, [
+        ("set", "dsh-anon-line", {"capture": 1}),
+        ("go",),
+    ])

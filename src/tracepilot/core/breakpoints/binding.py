@@ -193,6 +193,11 @@ class Binding(TrackerBase):
     async def bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: LineSpec = bp.spec
         vm = self.session.require_vm()
+        if bp.info.capture is not None and not bp.info.capture.done and info.id not in bp.bound_types and any(
+                self.in_jvm.runs_in_jvm(bp, type_id) for type_id in bp.bound_types):
+            # A further class with the line (a one-line anonymous class's): the captures its probe took elsewhere
+            # read first, as the round trip would have held them. A point they made done binds here no more.
+            await self.flush_logs()
         if info.id in bp.bound_types or (bp.info.capture is not None and bp.info.capture.done):
             return  # (a done capture point is never bound again: its requests or probe are going)
         source_file = await vm.source_file(info.id)
