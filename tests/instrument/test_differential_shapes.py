@@ -166,7 +166,8 @@ async def _scripted(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool,
             else:
                 result = await debugger.step(args[0], timeout=SETTLE)
                 answers.append(await stop_answer(result) if result.stopped else "not stopped")
-            answers.append([(b.id, b.hits) for b in await debugger.breakpoint_list()])
+            answers.append([(b.id, b.hits, [(loc.class_name, loc.method) for loc in b.locations])
+                            for b in await debugger.breakpoint_list()])
             if answers[-2] == "exited":
                 break
             if answers[-2] in ("gate 0", "gate 1"):
@@ -240,3 +241,19 @@ async def test_a_capture_point_done_in_one_class_binds_in_no_further_class(jvm_f
         ("set", "dsh-anon-line", {"capture": 1}),
         ("go",),
     ])
+
+
+@pytest.mark.timeout(60)
+async def test_a_line_in_two_classes_lists_its_locations_in_the_order_they_loaded(jvm_factory, line_of,
+                                                                                 java_source_root):
+    """Found by the random test: a breakpoint by round trip on a one-line anonymous class's line is bound in
+    both classes; a logpoint going into the enclosing class redefines it, which binds the first one there again:
+    its location in the enclosing class went to the end of its list."""
+    modes = await _compare_scripted(jvm_factory, line_of, java_source_root, [
+        ("set", "dsh-anon-line", {"hit_count": "%1000"}),  # (plain: by round trip)
+        ("set", "dsh-gate", {"temporary": True}),
+        ("go",),  # stopped in main(), both classes loaded
+        ("set", "dsh-tick", {"log": "tick"}),  # into the JVM at once: the class redefined
+        ("go",),
+    ])
+    assert modes["bp-3"] == "in-JVM", modes

@@ -494,11 +494,17 @@ class InJvm:
                 other.method_ids = {key for key in other.method_ids if key[0] != type_id}
                 if done:  # "==N" fired: its request expired, it never stops again (bound again, it would)
                     continue
-                other.info.locations = [loc for loc in other.info.locations if loc.class_name != info.name]
+                # Bound again where its locations in this class were: a line in several classes (a one-line
+                # anonymous class's) lists them in the order the classes loaded, as the round trip binds them.
+                before = other.info.locations
+                at = next((n for n, loc in enumerate(before) if loc.class_name == info.name), len(before))
+                kept = [loc for loc in before if loc.class_name != info.name]
+                other.info.locations = kept[:at]
                 if other.info.kind == "line":
                     await self.tracker.bind_line(other, info)
                 else:
                     await self.tracker.bind_method(other, info)
+                other.info.locations += kept[at:]
         finally:
             self._rebinding = False
 
