@@ -18,11 +18,12 @@ scripted cases are in test_differential_shapes.py.
 A scripted sequence pins what the random ones found (issue 26 point 7).
 
 No divergence is compared loosely: each one the random runs found was reduced to a script (here,
-test_differential_found.py, test_differential_lines.py, test_exit_holds.py) and fixed, or the in-JVM path falls
-back to the round trip for it (several breakpoints on one line). A new one gets the same treatment.
+test_differential_found.py, test_differential_lines.py, test_differential_shapes.py, test_exit_holds.py) and
+fixed, or the in-JVM path falls back to the round trip for it (several breakpoints on one line). A new one gets
+the same treatment. (A lambda's hidden class name is not the program's: see HIDDEN_LAMBDA.)
 
-Bounded: CI runs a few derandomized examples per JDK (about 10 s, the shapes' 5 s); TRACEPILOT_DIFF_EXAMPLES=N runs N
-random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
+Bounded: CI runs a few derandomized examples per JDK (about 10 s; the shapes' 5 s); TRACEPILOT_DIFF_EXAMPLES=N runs
+N random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
 """
 
 from __future__ import annotations
