@@ -10,15 +10,20 @@ and the mode line may differ.
 The program (tests/java/fixtures/Differential.java) is one thread running a loop; at every gate it prints
 "gate K" and waits, running, for a file: breakpoints are set, changed and removed there "while running" at a
 known place, and at stops. With threads (DifferentialThreads.java) only what does not depend on their
-interleaving is compared: each thread's stops, how often each breakpoint stopped, hits, the lines logged.
+interleaving is compared: each thread's stops, how often each breakpoint stopped, hits, the lines logged. The
+same random actions run on DifferentialShapes.java, whose every round passes through the method shapes a probe
+must handle (constructors before and after super(), instance and inner-class methods, lambdas, an anonymous
+class, a thread's lambda without locals, try/catch, loops, a synchronized block, a static initializer); its
+scripted cases are in test_differential_shapes.py.
 A scripted sequence pins what the random ones found (issue 26 point 7).
 
 No divergence is compared loosely: each one the random runs found was reduced to a script (here,
-test_differential_found.py, test_differential_lines.py, test_exit_holds.py) and fixed, or the in-JVM path falls
-back to the round trip for it (several breakpoints on one line). A new one gets the same treatment.
+test_differential_found.py, test_differential_lines.py, test_differential_shapes.py, test_exit_holds.py) and
+fixed, or the in-JVM path falls back to the round trip for it (several breakpoints on one line). A new one gets
+the same treatment. (A lambda's hidden class name is not the program's: see HIDDEN_LAMBDA.)
 
-Bounded: CI runs a few derandomized examples per JDK (about 20 s each); TRACEPILOT_DIFF_EXAMPLES=N runs N
-random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
+Bounded: CI runs a few derandomized examples per JDK (about 10 s; the shapes' 5 s); TRACEPILOT_DIFF_EXAMPLES=N runs
+N random ones (TRACEPILOT_DIFF_STEPS, _TIMEOUT, _SHRINK=1 to shrink a failure, _VERBOSE=1 to print actions).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ MAIN = "fixtures.Differential"
 ROUNDS, CHUNK = 40, 8  # 5 gates
 LOCAL_EXAMPLES = os.environ.get("TRACEPILOT_DIFF_EXAMPLES")
 EXAMPLES = int(LOCAL_EXAMPLES or 5)
+SHAPE_EXAMPLES = int(LOCAL_EXAMPLES or 3)
 STEPS = int(os.environ.get("TRACEPILOT_DIFF_STEPS", "25"))
 SHRINK = bool(os.environ.get("TRACEPILOT_DIFF_SHRINK"))
 VERBOSE = bool(os.environ.get("TRACEPILOT_DIFF_VERBOSE"))
@@ -67,6 +73,70 @@ LOGS = ["i={i}", "name={name} total={total}", "w={w}", "late={late} of {total}"]
 HIT_COUNTS = [None, "3", "%4", ">=5", "==2"]
 EXPRESSIONS = ["i", "name", "total", "i * 3 + total", "name.length()", "w", "late"]
 TARGETS = [("total", "100"), ("i", "17"), ("w", "-3")]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A deterministic program with gates (Differential.java's protocol) and what the random actions use on it."""
+
+    fixture: str  # the class's simple name in tests/java/fixtures
+    lines: list[str]  # @bp markers
+    conditions: list[str]
+    logs: list[str]
+    expressions: list[str]
+    targets: list[tuple[str, str]]  # set_value
+    captured: list[list[str]]  # a capture point's expressions (one list drawn)
+    rounds: int = ROUNDS
+    chunk: int = CHUNK
+
+    @property
+    def main(self) -> str:
+        return f"fixtures.{self.fixture}"
+
+
+ONE_THREAD = Program("Differential", LINES, CONDITIONS, LOGS, EXPRESSIONS, TARGETS, [["name"]])
+
+# Method shapes (DifferentialShapes.java): a static initializer, a static method without locals, constructors
+# (before and after super(), a one-line one, a field initializer), an instance method (this, fields, an array and a
+# double parameter, a long local, a loop's header, a loop with continue) and an inner class's, try/catch, a
+# synchronized block, lambdas (a one-line one, one without locals on another thread), anonymous classes. Most
+# conditions are out of scope at most lines: the same condition error in both modes.
+SHAPES = Program(
+    "DifferentialShapes",
+    ["dsh-clinit", "dsh-tick", "dsh-base", "dsh-field", "dsh-super", "dsh-init", "dsh-add", "dsh-for", "dsh-continue",
+     "dsh-acc", "dsh-sum", "dsh-inner", "dsh-try", "dsh-catch", "dsh-big", "dsh-call", "dsh-sync", "dsh-mix",
+     "dsh-anon", "dsh-anon-line", "dsh-oneline", "dsh-end", "dsh-lambda", "dsh-gate"],
+    ["ticks % 3 == 0",
+     "count > 2",
+     "this.count % 2 == 0",
+     "base > 10",  # before super(): the field of an object not initialized yet
+     "sum + base > 40",
+     "values[k] > 4",
+     "scale > 1.5 && big % 3 == 1",
+     "text.length() > 1",
+     "e.getMessage().length() > 20",
+     "a > b",
+     "v % 2 == 0",  # in the one-line lambda's body, not in round() on the same line
+     "d + this$0.sum > 20",  # the inner class: its enclosing object's fields through this$0
+     "wide % 2 == 0",
+     "label.length() == 2",
+     "acc > 30",
+     "background > 10"],
+    ["ticks={ticks}", "count={count} sum={sum}", "this={this}", "k={k} acc={acc}", "big={big} scale={scale}",
+     "a={a} b={b} wide={wide}", "text={text}", "v={v}",
+     "d={d} outer={this$0.count}", "bg={background} base={this.base}"],
+    ["this", "count", "this.count", "ticks", "background", "values[0]", "values.length", "scale", "big", "acc",
+     "sum", "base", "label", "text", "e", "a * b", "wide", "v", "d", "this$0"],
+    [("count", "7"), ("ticks", "1"), ("scale", "2.5"), ("big", "5"), ("acc", "3")],
+    # (a capture in the JVM serves the line's variables and `this`; any other expression sends it on the round trip)
+    [[], ["this"], ["this.count"], ["values", "k"], ["scale", "big"], ["ticks"]],
+    rounds=24)
+
+# A lambda's hidden class is named by its address in that JVM (DifferentialShapes$$Lambda$4.0x00007fe3c0001c78),
+# and on JDK 17 by a counter of every lambda the JVM spun so far, the JDK's own included: code the debugger makes
+# run (probe classes defined in the JVM, methods invoked to evaluate, in either mode) moves it. Neither is the
+# program's doing (JDK 21 dropped the counter); a lambda object shows its hidden class's simple name, the address.
+HIDDEN_LAMBDA = re.compile(r"\$\$Lambda(\$\d+)?[./]0x[0-9a-f]{8,16}|\b0x[0-9a-f]{8,16}")
 
 # Known divergences: compared loosely, or their actions not generated, until they are fixed (then delete the entry).
 
@@ -90,7 +160,7 @@ class Side:
     def normal(self, value: Any) -> Any:
         """The same answer reads the same on both sides: the gate directories differ."""
         if isinstance(value, str):
-            return value.replace(str(self.gate_dir), "<gate>")
+            return HIDDEN_LAMBDA.sub("$$Lambda", value.replace(str(self.gate_dir), "<gate>"))
         if isinstance(value, list | tuple):
             return type(value)(self.normal(v) for v in value)
         if isinstance(value, dict):
@@ -108,7 +178,18 @@ def view(value: Any) -> Any:
 
 
 def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, java_source_root, jdk):
-    lines = {name: line_of(name) for name in LINES}
+    _differential(ONE_THREAD, EXAMPLES, jvm_factory, line_of, java_source_root, jdk)
+
+
+def test_in_jvm_and_round_trip_answer_alike_in_every_method_shape(jvm_factory, line_of, java_source_root, jdk):
+    _differential(SHAPES, SHAPE_EXAMPLES, jvm_factory, line_of, java_source_root, jdk)
+
+
+def _differential(program: Program, examples: int, jvm_factory: Any, line_of: Any, java_source_root: Path,
+                  jdk: str) -> None:
+    """Random actions on two JVMs of `program`, one in-JVM, one by round trip: every answer the same."""
+    lines = {name: line_of(name) for name in program.lines}
+    main = program.main
 
     class Differential(RuleBasedStateMachine):
         @initialize()
@@ -117,7 +198,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             self.sides: list[Side] = []
             for label, in_jvm in (("in-JVM", True), ("round trip", False)):
                 gate_dir = Path(tempfile.mkdtemp(prefix="tp-diff-"))
-                jvm = jvm_factory("Differential", str(ROUNDS), str(CHUNK), str(gate_dir), jdk=jdk)
+                jvm = jvm_factory(program.fixture, str(program.rounds), str(program.chunk), str(gate_dir), jdk=jdk)
                 debugger = Debugger(sourcepath=[str(java_source_root)])
                 debugger.session.breakpoints.in_jvm.enabled = in_jvm
                 self.sides.append(Side(label, debugger, jvm, gate_dir))
@@ -212,13 +293,15 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
 
         async def _set(self, side: Side, line: str, condition: str | None, log: str | None,
                        hit_count: str | None, temporary: bool) -> Any:
-            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, log=log,
+            info = await side.debugger.breakpoint_set(f"{main}:{lines[line]}", condition=condition, log=log,
                                                       hit_count=hit_count, temporary=temporary)
             return info.id
 
-        async def _capture(self, side: Side, line: str, condition: str | None, times: int) -> Any:
-            info = await side.debugger.breakpoint_set(f"{MAIN}:{lines[line]}", condition=condition, capture=times,
-                                                      expressions=["name"], capture_limits={"rate": 100_000})
+        async def _capture(self, side: Side, line: str, condition: str | None, times: int,
+                           expressions: list[str]) -> Any:
+            info = await side.debugger.breakpoint_set(f"{main}:{lines[line]}", condition=condition, capture=times,
+                                                      expressions=expressions,
+                                                      capture_limits={"rate": 100_000})
             return info.id
 
         async def _captures(self, side: Side) -> Any:
@@ -284,8 +367,8 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             self.both("go", self._go)
 
         @precondition(alive)
-        @rule(line=st.sampled_from(LINES), condition=st.none() | st.sampled_from(CONDITIONS),
-              log=st.none() | st.sampled_from(LOGS), hit_count=st.sampled_from(HIT_COUNTS),
+        @rule(line=st.sampled_from(program.lines), condition=st.none() | st.sampled_from(program.conditions),
+              log=st.none() | st.sampled_from(program.logs), hit_count=st.sampled_from(HIT_COUNTS),
               temporary=st.booleans())
         def set_breakpoint(self, line: str, condition: str | None, log: str | None, hit_count: str | None,
                            temporary: bool) -> None:
@@ -294,10 +377,11 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 self.bps.append(answer)
 
         @precondition(alive)
-        @rule(line=st.sampled_from(LINES), times=st.integers(1, 3), condition=st.none() | st.sampled_from(CONDITIONS))
-        def set_capture(self, line: str, condition: str | None, times: int) -> None:
+        @rule(line=st.sampled_from(program.lines), times=st.integers(1, 3),
+              condition=st.none() | st.sampled_from(program.conditions), expressions=st.sampled_from(program.captured))
+        def set_capture(self, line: str, condition: str | None, times: int, expressions: list[str]) -> None:
             """A capture point (issue 31): taken in the JVM without a hold, or held, as --no-instrument takes it."""
-            answer = self.both("capture_set", self._capture, line, condition, times)
+            answer = self.both("capture_set", self._capture, line, condition, times, expressions)
             if isinstance(answer, str):
                 self.bps.append(answer)
 
@@ -307,9 +391,9 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
         def update_breakpoint(self, which: int, change: str, data: Any) -> None:
             bp_id = self.bps[which % len(self.bps)]
             if change == "condition":
-                value: Any = data.draw(st.sampled_from(["", *CONDITIONS]))
+                value: Any = data.draw(st.sampled_from(["", *program.conditions]))
             elif change == "log":
-                value = data.draw(st.sampled_from(["", *LOGS]))
+                value = data.draw(st.sampled_from(["", *program.logs]))
             elif change == "hit_count":
                 value = data.draw(st.sampled_from(["", *HIT_COUNTS[1:]]))
             else:
@@ -328,12 +412,12 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
             self.both("step", self._step, kind)
 
         @precondition(at_stop)
-        @rule(expression=st.sampled_from(EXPRESSIONS))
+        @rule(expression=st.sampled_from(program.expressions))
         def evaluate(self, expression: str) -> None:
             self.both("evaluate", self._evaluate, expression)
 
         @precondition(at_stop)
-        @rule(assignment=st.sampled_from(TARGETS))
+        @rule(assignment=st.sampled_from(program.targets))
         def set_value(self, assignment: tuple[str, str]) -> None:
             self.both("set_value", self._set_value, *assignment)
 
@@ -349,7 +433,7 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
                 self.both("breakpoint_list", self._breakpoints)
 
     Differential.TestCase.settings = settings(
-        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
+        max_examples=examples, stateful_step_count=STEPS, deadline=None, database=None,
         suppress_health_check=list(HealthCheck), derandomize=LOCAL_EXAMPLES is None,
         # Shrinking replays the sequence on two new JVMs per attempt: minutes. The failure message carries
         # the whole sequence; TRACEPILOT_DIFF_SHRINK=1 shrinks it.
@@ -357,8 +441,11 @@ def test_in_jvm_and_round_trip_answer_alike_on_one_thread(jvm_factory, line_of, 
     Differential.TestCase().runTest()
 
 
-test_in_jvm_and_round_trip_answer_alike_on_one_thread = pytest.mark.timeout(
-    int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))(test_in_jvm_and_round_trip_answer_alike_on_one_thread)
+_random_timeout = pytest.mark.timeout(int(os.environ.get("TRACEPILOT_DIFF_TIMEOUT", "85")))
+test_in_jvm_and_round_trip_answer_alike_on_one_thread = _random_timeout(
+    test_in_jvm_and_round_trip_answer_alike_on_one_thread)
+test_in_jvm_and_round_trip_answer_alike_in_every_method_shape = _random_timeout(
+    test_in_jvm_and_round_trip_answer_alike_in_every_method_shape)
 
 
 # -- point 7, scripted: the divergences the random sequences found, each once, deterministically -----------

@@ -22,7 +22,7 @@ from ..errors import DebuggerError, InvalidArgument, NotFound
 from ..locations import LineSpec, MethodSpec, suggest
 from ..model import CodeLocation
 from ..vm import TypeInfo
-from . import nested, shared_lines
+from . import counted_apart, nested, shared_lines
 from .codelines import locations_of_line, method_line, next_line_with_code
 from .pending import not_loaded_message
 from .tracker import Breakpoint, TrackerBase
@@ -193,6 +193,11 @@ class Binding(TrackerBase):
     async def bind_line(self, bp: Breakpoint, info: TypeInfo) -> None:
         spec: LineSpec = bp.spec
         vm = self.session.require_vm()
+        if bp.info.capture is not None and not bp.info.capture.done and info.id not in bp.bound_types and any(
+                self.in_jvm.runs_in_jvm(bp, type_id) for type_id in bp.bound_types):
+            # A further class with the line (a one-line anonymous class's): the captures its probe took elsewhere
+            # read first, as the round trip would have held them. A point they made done binds here no more.
+            await self.flush_logs()
         if info.id in bp.bound_types or (bp.info.capture is not None and bp.info.capture.done):
             return  # (a done capture point is never bound again: its requests or probe are going)
         source_file = await vm.source_file(info.id)
@@ -224,6 +229,7 @@ class Binding(TrackerBase):
         if bp.info.verified and bp.info.message and bp.info.message.startswith("pending"):
             bp.info.message = None
         await shared_lines.bound_at(self, bp, info.id, info.name, method_line(targets))
+        await counted_apart.bound_at(self, bp)
 
     async def _bind_in_jvm(self, bp: Breakpoint, info: TypeInfo, line: int, source_file: str | None) -> bool:
         """Compile the condition/log into the class (core/instrument); False (and why) means the round trip."""

@@ -78,6 +78,7 @@ class Breakpoint:
     sample_every: int = 1  # > 1: a throttled logpoint (or sampled condition): the JVM's Count modifier
     condition_rate: ConditionRate = field(default_factory=ConditionRate)  # hot-condition measurement
     nested_simple: bool = False  # a bare `Inner:N` with no top-level class Inner: it means the nested one
+    counted_apart: bool = False  # a hit count on a line in several classes: by round trip (instrument/counted_apart.py)
 
     def unbind(self) -> None:
         """Forget every binding in the VM (its requests were cleared, or died with the VM)."""

@@ -57,6 +57,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
 from ..render import log_where
 from . import swap
+from .counted_apart import APART, counted_apart
 from .death_hold import DeathHold
 from .hit_number import number_slot, read_number
 from .inserted import inserted_calls
@@ -286,6 +287,8 @@ class InJvm:
             else []
         if one_event([bp, *others]):  # (they fire as one event: shared_line.py)
             return shared_reason(others)
+        if methods is None and counted_apart(bp, info.id):
+            return APART
         if info.id in self.hotswapped:
             return "the class was redefined by hot swap since"
         if info.id in self.traced:  # (its redefinition would take the trace's probes out: counted calls lost)
@@ -472,7 +475,7 @@ class InJvm:
             if spec.log is not None:
                 on_method = spec.at in KINDS.values()  # lines say which method (and, at an exit, which return)
                 self.logs.add(bp, type_id, record.name, spec.line, placed.method if on_method else "",
-                              (placed.sites or []) if spec.at == "exit" else None)
+                              (placed.sites or []) if spec.at == "exit" else None, placed_in=placed.method)
 
     async def _rebind_others(self, type_id: int, mine: Breakpoint | None) -> None:
         """The JVM dropped every JDWP breakpoint in the redefined class and code indices moved: bind the
@@ -503,11 +506,17 @@ class InJvm:
                 other.method_ids = {key for key in other.method_ids if key[0] != type_id}
                 if done:  # "==N" fired: its request expired, it never stops again (bound again, it would)
                     continue
-                other.info.locations = [loc for loc in other.info.locations if loc.class_name != info.name]
+                # Bound again where its locations in this class were: a line in several classes (a one-line
+                # anonymous class's) lists them in the order the classes loaded, as the round trip binds them.
+                before = other.info.locations
+                at = next((n for n, loc in enumerate(before) if loc.class_name == info.name), len(before))
+                kept = [loc for loc in before if loc.class_name != info.name]
+                other.info.locations = kept[:at]
                 if other.info.kind == "line":
                     await self.tracker.bind_line(other, info)
                 else:
                     await self.tracker.bind_method(other, info)
+                other.info.locations += kept[at:]
         finally:
             self._rebinding = False
 

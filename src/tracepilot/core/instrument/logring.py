@@ -71,6 +71,7 @@ class Ring:
     line: int
     method: str = ""  # a method logpoint's probe: the method (name + descriptor) it was placed in
     exit_sites: list[int] | None = None  # a method-exit logpoint's probe: the line of each of its returns
+    placed_in: str = ""  # the method (name + descriptor) whose code calls the probe (a line's lambda is another)
     fields: dict[str, int] = field(default_factory=dict)
     arrays: tuple[int, int, int] = (0, 0, 0)  # BUF, THR, TIME
     taken: int = 0  # the JVM's READ: lines read so far (mod 2^32, as the JVM counts)
@@ -133,9 +134,9 @@ class LogRings:
         return self.in_jvm.session
 
     def add(self, bp: Breakpoint, probe_type: int, class_name: str, line: int, method: str = "",
-            exit_sites: list[int] | None = None) -> None:
+            exit_sites: list[int] | None = None, placed_in: str = "") -> None:
         self.rings.setdefault(probe_type, Ring(bp.info.id, probe_type, class_name.replace("/", "."), line, method,
-                                               exit_sites))
+                                               exit_sites, placed_in))
         if self._poller is None or self._poller.done():
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="tracepilot-logpoint-poll")
 
@@ -442,7 +443,10 @@ class LogRings:
     def _location(bp: Breakpoint, ring: Ring) -> CodeLocation | None:
         if ring.method:  # a method logpoint: the entry of the method whose probe logged
             return logged_at(bp, ring.method)
-        for loc in bp.info.locations:
-            if loc.class_name == ring.class_name and loc.line == ring.line:
+        at_line = [loc for loc in bp.info.locations if loc.class_name == ring.class_name and loc.line == ring.line]
+        for loc in at_line:  # (a line with a lambda on it is in two methods: the one whose probe logged)
+            if loc.method + (loc.method_signature or "") == ring.placed_in:
                 return loc
+        if at_line:
+            return at_line[0]
         return bp.info.locations[0] if bp.info.locations else None

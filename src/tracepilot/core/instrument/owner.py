@@ -23,6 +23,7 @@ class Breakpoint(Protocol):
     bound: set[Any]
     bound_types: set[int]
     method_ids: set[Any]
+    counted_apart: bool  # a hit count on a line in several classes: by round trip (counted_apart.py)
 
 
 class BreakpointTracker(Protocol):

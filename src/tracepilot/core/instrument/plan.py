@@ -92,6 +92,11 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
             placed.append(PlacedProbe(spec, cf.member_name(method) + cf.member_descriptor(method), probe))
         if not found:
             raise NotCompilable(f"line {spec.line} has no code in {cf.name.replace('/', '.')}")
+        if found > 1 and spec.hit_rule is not None:
+            # Each method's probe counts its own hits; the round trip counts the line's hits in all of them as one.
+            methods = ", ".join(p.method.partition("(")[0] for p in placed[-found:])
+            raise NotCompilable(f"line {spec.line} is in {found} methods ({methods}): its hit count counts their "
+                                "hits together, by round trip")
     for code, at_line, stacks in inserts.values():
         try:
             insert_many(code, cf.pool, {at: b"".join(payloads) for at, payloads in at_line.items()}, max(stacks))
@@ -153,6 +158,11 @@ async def _compile(spec: ProbeSpec, name: str, cf: ClassFile, method, at: int, r
         # The probe passes the line's variables and `this`; an expression that names anything else (a field, a
         # variable not in scope here) is the evaluator's to resolve, with the thread held, as the round trip does.
         site = checker.site
+        if not site.is_static and not site.this_usable:
+            # The round trip shows `this` among the frame's variables (its fields not set yet); the verifier lets
+            # no call take an object before its constructor's super() call, so the probe cannot pass it.
+            raise NotCompilable("'this' before the constructor called super() cannot be passed to the probe: a "
+                                "capture reads it with the thread held")
         known = {name for name, (slot, _) in site.locals.items() if site.is_static or slot != 0} | \
             ({"this"} if any(c.kind == "this" for c in checker.captures) else set())
         missing = [text for text in spec.take_names if text not in known]
