@@ -83,28 +83,19 @@ class TargetHistory:
 
     def add(self, kind: str, text: str, actor: Actor = Actor.TARGET, **data: Any) -> Any:
         if self._targets.several:
-            text, data = self._named(text, data)
+            name = self._target.name
+            data.setdefault("target", name)
+            stop = data.get("stop")
+            if isinstance(stop, dict) and not stop.get("target"):
+                stop["target"] = name
+            for word in ("STOPPED", "EXITED"):
+                if text.startswith(word + " ") and not text.startswith(word + " ["):
+                    text = f"{word} [{name}]{text[len(word):]}"
+                    break
+            else:
+                if not text.startswith(f"[{name}]"):
+                    text = f"[{name}] {text}"
         return self._shared.add(kind, text, actor, **data)
-
-    def add_soon(self, kind: str, make: Any, actor: Actor = Actor.TARGET) -> None:
-        """EventHistory.add_soon, the record naming its target as add names it (when there are several then)."""
-        def named() -> tuple[str, dict[str, Any]]:
-            text, data = make()
-            return self._named(text, data) if self._targets.several else (text, data)
-        self._shared.add_soon(kind, named, actor)
-
-    def _named(self, text: str, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        name = self._target.name
-        data.setdefault("target", name)
-        stop = data.get("stop")
-        if isinstance(stop, dict) and not stop.get("target"):
-            stop["target"] = name
-        for word in ("STOPPED", "EXITED"):
-            if text.startswith(word + " ") and not text.startswith(word + " ["):
-                return f"{word} [{name}]{text[len(word):]}", data
-        if not text.startswith(f"[{name}]"):
-            text = f"[{name}] {text}"
-        return text, data
 
     def clear(self) -> None:
         if not self._targets.several:

@@ -298,10 +298,10 @@ class Events(SessionBase):
             record.delivered = True
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
-        # The waiting call is woken first; the record follows as soon as it yields (before anyone can read the
-        # history: see EventHistory.add_soon).
+        # (Recorded before the waiting call is woken: a front end following the history has the stop when the
+        # call returns. Deferring it saved ~0.02 ms of resume -> stop and broke that.)
+        self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
         self._notify_waiters()
-        self.history.add_soon("stop", lambda: (reason.headline(), {"stop": reason.to_dict()}), Actor.TARGET)
 
 
 def _made(bp_id: str | None) -> int:
