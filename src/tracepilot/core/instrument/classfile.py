@@ -497,6 +497,20 @@ class ClassFile:
     attributes: list[Attribute]
 
     @classmethod
+    def parse_shared(cls, data: bytes) -> ClassFile:
+        """parse, for readers that never change what they get: one parse per class version however many read
+        it (a move into the JVM read each version three or four times, ~40 ms apiece for a Jetty class, with
+        every thread held). The last few versions are kept."""
+        key = bytes(data)
+        found = _SHARED.get(key)
+        if found is None:
+            found = cls.parse(key)
+            if len(_SHARED) >= 8:
+                del _SHARED[next(iter(_SHARED))]
+            _SHARED[key] = found
+        return found
+
+    @classmethod
     def parse(cls, data: bytes) -> ClassFile:
         r = ByteReader(bytes(data))
         if r.u4() != 0xCAFEBABE:
@@ -545,3 +559,6 @@ class ClassFile:
 
     def field_named(self, name: str) -> Member | None:
         return next((f for f in self.fields if self.member_name(f) == name), None)
+
+
+_SHARED: dict[bytes, ClassFile] = {}  # (parse_shared: bytes hash once, then a lookup)

@@ -19,7 +19,7 @@ def inserted_calls(data: bytes, probe_classes: set[str]) -> dict[str, list[tuple
     """Method (name + descriptor) -> [start, end) ranges of the inserted calls of `probe_classes` (internal
     names): from the line's first index to just after the call."""
     try:
-        cf = ClassFile.parse(data)
+        cf = ClassFile.parse_shared(data)
     except ClassFormatError:
         return {}
     found: dict[str, list[tuple[int, int]]] = {}

@@ -57,6 +57,7 @@ from ..errors import DebuggerError, EvaluationError
 from ..model import Actor, StopKind
 from ..render import log_where
 from . import swap
+from .byte_array import byte_array
 from .counted_apart import APART, counted_apart
 from .death_hold import DeathHold
 from .hit_number import number_slot, read_number
@@ -613,8 +614,7 @@ class InJvm:
         with contextlib.suppress(DebuggerError, JdwpError):
             await self._invoke(thread, stream.value, is_type, close, [])
         length = (await vm.send(ArrayReference.Length, array.value)).array_length
-        values = (await vm.send(ArrayReference.GetValues, array.value, 0, length)).values
-        return bytes(v.value & 0xFF for v in values)
+        return await byte_array(vm.conn, array.value, length)
 
     async def _define(self, thread: int, loader: int, name: str, data: bytes) -> int:
         """ClassLoader.defineClass(name, bytes, 0, len) in the breakpoint class's loader: the probe shares its

@@ -26,6 +26,8 @@ from ...jdwp import (
     VirtualMachine,
 )
 from ...jdwp import Method as JdwpMethod
+from ..errors import DebuggerError
+from .byte_array import byte_array
 from .bytecode import INVOKESTATIC, decode
 from .classfile import ByteReader, ConstantPool
 from .naming import is_probe_class
@@ -123,10 +125,10 @@ async def restore_leftovers(vm: Any) -> list[str]:
                 if not await calls_a_probe(vm, t.type_id):
                     continue
                 length = (await vm.send(ArrayReference.Length, left.original)).array_length
-                values = (await vm.send(ArrayReference.GetValues, left.original, 0, length)).values
-                await vm.send(VirtualMachine.RedefineClasses, [(t.type_id, bytes(v.value & 0xFF for v in values))])
+                original = await byte_array(vm.conn, left.original, length)
+                await vm.send(VirtualMachine.RedefineClasses, [(t.type_id, original)])
                 vm.forget(t.type_id)
                 restored.append(left.target.replace("/", "."))
-        except (JdwpError, ValueError) as exc:
+        except (JdwpError, DebuggerError, ValueError) as exc:
             log.warning("could not restore %s, left instrumented by an earlier session: %s", left.target, exc)
     return restored

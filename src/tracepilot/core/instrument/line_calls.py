@@ -25,7 +25,7 @@ def after_line_calls(data: bytes, method: str, index: int, probe_classes: set[st
     """The code index just after the calls of `probe_classes` (internal names) that start at `index` in
     `method` (name + descriptor) of the class `data`, or None when no such call starts there."""
     try:
-        cf = ClassFile.parse(data)
+        cf = ClassFile.parse_shared(data)
     except ClassFormatError:
         return None
     code = next((m.code for m in cf.methods if cf.member_name(m) + cf.member_descriptor(m) == method), None)

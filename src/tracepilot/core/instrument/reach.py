@@ -49,7 +49,7 @@ def probe_places(data: bytes, line: int, at: str, methods: tuple[str, ...]) -> d
     """Name + descriptor -> the code indexes where a line point's probe (or a method entry point's) is called,
     in the class's bytes; None when that cannot be said (then every running call counts as reaching it)."""
     try:
-        cf = ClassFile.parse(data)
+        cf = ClassFile.parse_shared(data)
     except ClassFormatError:
         return None
     out: dict[str, set[int]] = {}
@@ -114,7 +114,7 @@ def _successors(code: Code, at: int) -> list[int]:
 
 def _codes(data: bytes) -> dict[str, Code]:
     try:
-        cf = ClassFile.parse(data)
+        cf = ClassFile.parse_shared(data)
     except ClassFormatError:
         return {}
     return {cf.member_name(m) + cf.member_descriptor(m): m.code for m in cf.methods if m.code is not None}

@@ -22,7 +22,7 @@ __all__ = ["changed_methods", "thread_inside"]
 
 def _bodies(data: bytes) -> tuple[ClassFile, dict[str, Any]]:
     """The class and each method (name + descriptor) with its code."""
-    cf = ClassFile.parse(data)
+    cf = ClassFile.parse_shared(data)
     return cf, {cf.member_name(m) + cf.member_descriptor(m): m.code for m in cf.methods}
 
 

@@ -38,6 +38,7 @@ from ..capture.model import CaptureLimits
 from ..errors import DebuggerError
 from ..inspect.handles import HandleTable
 from ..inspect.values import Values
+from ..instrument.byte_array import byte_array
 from ..instrument.naming import is_probe_class, session_token
 from ..model import RecordedCall, StopKind
 from .inject import NotTraceable, code_methods, instrument
@@ -65,23 +66,6 @@ class Traced:
     first_index: int = 0  # the probe's number of its first method
     full: bytes = b""  # every method instrumented
     pending: set = field(default_factory=set)  # (name, descriptor) left out: a thread was inside at the start
-
-
-ARRAY_GET_VALUES = (13, 2)  # ArrayReference.GetValues: set, command
-
-
-async def byte_array(conn: Any, array: int, length: int) -> bytes:
-    """A byte[]'s contents as bytes, undecoded: the codec would make a value object of every byte (a class
-    file is tens of KB, a package's classes a few MB)."""
-    size = conn.codec.sizes.object
-    body = array.to_bytes(size, "big") + (0).to_bytes(4, "big") + length.to_bytes(4, "big", signed=True)
-    reply = await conn.send_raw(*ARRAY_GET_VALUES, body)
-    if reply.error_code:
-        raise JdwpError(reply.error_code, "ArrayReference.GetValues")
-    # The region: its tag (B), its count, then the bytes themselves.
-    if reply.data[0] != ord("B") or int.from_bytes(reply.data[1:5], "big") != length:
-        raise DebuggerError("ArrayReference.GetValues answered a region that is not the byte[] asked for")
-    return bytes(reply.data[5:5 + length])
 
 
 def hidden(internal: str) -> bool:
