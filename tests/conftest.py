@@ -7,11 +7,14 @@ stack and exits the run if a test is still stuck well after that (e.g. the alarm
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import gc
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -97,10 +100,25 @@ def pytest_runtest_call(item: pytest.Item):
 # --- Java fixtures ---------------------------------------------------------------------------------
 
 
+_compilation: jvm_support.Compilation | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # javac (2-4 s) runs while the tests are collected (seconds of one core: imports, assertion rewriting)
+    global _compilation
+    if session.config.option.collectonly:
+        return
+    with contextlib.suppress(jvm_support.FixtureError):  # no javac: the first test that needs it says so
+        _compilation = jvm_support.Compilation(Path(tempfile.mkdtemp(prefix="tracepilot-test-classes-")))
+
+
 @pytest.fixture(scope="session")
 def java_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Directory of all tests/java/**/*.java compiled once with ``javac -g --release 17``."""
+    """Directory of all tests/java/**/*.java compiled once with ``javac -g --release 17`` (begun at the session's
+    start)."""
     try:
+        if _compilation is not None:
+            return _compilation.result()
         return jvm_support.compile_fixtures(tmp_path_factory.mktemp("java-classes"))
     except jvm_support.FixtureError as e:
         pytest.fail(str(e), pytrace=False)
@@ -252,4 +270,9 @@ def _collect_garbage_less_often() -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    global _compilation
     install_clone.stop_ahead()
+    compilation, _compilation = _compilation, None
+    if compilation is not None:
+        compilation.stop()
+        shutil.rmtree(compilation.dest, ignore_errors=True)
