@@ -7,10 +7,14 @@ stack and exits the run if a test is still stuck well after that (e.g. the alarm
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
+import gc
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -96,10 +100,25 @@ def pytest_runtest_call(item: pytest.Item):
 # --- Java fixtures ---------------------------------------------------------------------------------
 
 
+_compilation: jvm_support.Compilation | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # javac (2-4 s) runs while the tests are collected (seconds of one core: imports, assertion rewriting)
+    global _compilation
+    if session.config.option.collectonly:
+        return
+    with contextlib.suppress(jvm_support.FixtureError):  # no javac: the first test that needs it says so
+        _compilation = jvm_support.Compilation(Path(tempfile.mkdtemp(prefix="tracepilot-test-classes-")))
+
+
 @pytest.fixture(scope="session")
 def java_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Directory of all tests/java/**/*.java compiled once with ``javac -g --release 17``."""
+    """Directory of all tests/java/**/*.java compiled once with ``javac -g --release 17`` (begun at the session's
+    start)."""
     try:
+        if _compilation is not None:
+            return _compilation.result()
         return jvm_support.compile_fixtures(tmp_path_factory.mktemp("java-classes"))
     except jvm_support.FixtureError as e:
         pytest.fail(str(e), pytrace=False)
@@ -230,7 +249,30 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # tests/test_install.py's install mostly waits on the package index: begun now, it overlaps the run
     if not session.config.option.collectonly:
         install_clone.start_ahead([item.nodeid for item in session.items])
+        _collect_garbage_less_often()
+
+
+# --- the test process's garbage collector ------------------------------------------------------------
+# With Python's default thresholds (700, 10, 10) the collector ran a full collection every few seconds of a TUI
+# test, each walking every object alive (~200,000 after collection: modules, test items, Textual's classes;
+# ~260,000 in a TUI test), 0.4-0.6 s apiece: test_keyboard.py and test_functional.py spent ~10 of their ~48 s
+# of CPU in the collector (31 full collections). The objects alive after collection live until the end anyway:
+# frozen, no collection walks them again. Gen-0 collections ten times rarer, gen-1 twice (2 full collections
+# there, ~3.5 s in all). Cycles are still collected; only this process's collector is tuned (the JVMs, MCP
+# servers and adapters the tests start keep their defaults).
+GC_THRESHOLDS = (7000, 20, 10)
+
+
+def _collect_garbage_less_often() -> None:
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    global _compilation
     install_clone.stop_ahead()
+    compilation, _compilation = _compilation, None
+    if compilation is not None:
+        compilation.stop()
+        shutil.rmtree(compilation.dest, ignore_errors=True)

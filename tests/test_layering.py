@@ -11,6 +11,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import tracepilot.core
 import tracepilot.jdwp
 
@@ -25,14 +27,31 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
+@cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a source file's tree, as `ast.walk` yields them, walked once: the checks below each go
+    over every node of src/ (~200,000), and `ast.walk`'s generator was most of this file's time."""
+    return tuple(ast.walk(_tree(path)))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_the_trees():
+    """The trees are this file's only: freed after it, not kept (and walked by the collector) for the rest of
+    the run."""
+    yield
+    _tree.cache_clear()
+    _nodes.cache_clear()
+    _imports.cache_clear()
+
+
 def _modules(package) -> list[str]:
     return [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
 
 
-def _imports(path: Path) -> set[str]:
-    tree = _tree(path)
+@cache
+def _imports(path: Path) -> frozenset[str]:
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -41,7 +60,7 @@ def _imports(path: Path) -> set[str]:
             # relative imports: resolve against the file's package
             package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[: -node.level])
             names.add(f"{package}.{node.module}" if node.module else package)
-    return names
+    return frozenset(names)
 
 
 def test_core_and_jdwp_import_no_front_end_at_runtime():
@@ -114,7 +133,7 @@ def _every_module_import(path: Path, modules: dict[str, Path]) -> set[str]:
     the target: `from .a import b` with `b` a submodule is an edge to `a.b`)."""
     name = _module_name(path)
     found: set[str] = set()
-    for node in ast.walk(_tree(path)):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -239,7 +258,7 @@ def test_no_front_end_reads_the_debugger_session():
     offenders = []
     for package in (*FRONT_ENDS, SHARED_SERVICE):
         for path in (SRC / package).rglob("*.py"):
-            for node in ast.walk(_tree(path)):
+            for node in _nodes(path):
                 if isinstance(node, ast.Attribute) and node.attr == "session":
                     text = ast.unparse(node)
                     if text not in NOT_A_DEBUGGER_SESSION or (text == "self.session" and package != SHARED_SERVICE):
@@ -308,7 +327,7 @@ def test_no_private_name_of_a_dependency():
     highlight query, which has no public name, is read as package data in tui/java_syntax.py.)"""
     offenders = []
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(_tree(path)):
+        for node in _nodes(path):
             if isinstance(node, ast.Import):
                 modules, names = [alias.name for alias in node.names], []
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -326,7 +345,7 @@ def test_no_underscore_name_of_ours_is_imported_by_another_module():
     """A name another module needs is part of its module's face: it has no underscore."""
     offenders = []
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(_tree(path)):
+        for node in _nodes(path):
             if isinstance(node, ast.Import):
                 wanted = [(alias.name, alias.name) for alias in node.names if alias.name.startswith("tracepilot")]
                 bad = [full for full, _ in wanted if any(_private(part) for part in full.split("."))]
@@ -349,7 +368,7 @@ def test_the_tui_is_widgets_and_plain_objects_not_mixins():
     keys, rendering and messages; the App composes widgets and plain objects (issue 27)."""
     offenders = []
     for path in (SRC / "tui").rglob("*.py"):
-        for node in ast.walk(_tree(path)):
+        for node in _nodes(path):
             if isinstance(node, ast.ClassDef) and (len(node.bases) > 1 or node.keywords):
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} class {node.name}")
     assert offenders == []

@@ -14,7 +14,9 @@ from tracepilot.dap.adapter import Adapter
 
 SERVICE = "fixtures.CaptureService"
 
-WINDOW = 1.5  # seconds of each throughput measurement
+# Seconds of each throughput window: long enough for thousands of requests (and the point's three captures in the
+# second); what is held is that the service ran in both, not how fast (a ratio failed on loaded CI machines).
+WINDOW = 0.5
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -43,8 +45,6 @@ async def test_capture_three_on_a_running_service_without_stopping_it(jvm_factor
         sent: list[dict] = []
         editor = Adapter(d, sent.append)  # a DAP client's view of the same session
         await editor.handle({"seq": 1, "type": "request", "command": "initialize", "arguments": {"adapterID": "java"}})
-        # (Let it warm up: the first second's rate is the JIT's.)
-        await asyncio.sleep(0.5)
         before = await throughput(d, WINDOW)
         line = line_of("capture-line")
         seq0 = d.history.last_seq

@@ -9,7 +9,7 @@ import time
 import pytest
 from _inspect_support import stop_at
 
-from support.jvm import source_path_of, system_javac
+from support.jvm import JAVAC_QUICK, source_path_of, system_javac
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -50,7 +50,7 @@ async def test_hotswap_changes_a_methods_result(debugger, jvm_factory, line_of, 
     (src_dir / "Playground.java").write_text(changed, encoding="utf-8")
     out = tmp_path / "classes"
     before = time.time() - 1
-    subprocess.run([system_javac(), "-g", "--release", "17", "-d", str(out), str(src_dir / "Playground.java")],
+    subprocess.run([system_javac(), *JAVAC_QUICK, "-g", "--release", "17", "-d", str(out), str(src_dir / "Playground.java")],
                    check=True, capture_output=True)
     result = await debugger.hotswap(str(out), since=before)
     assert result.redefined == ["fixtures.Playground"] and not result.errors, result.headline()
@@ -65,7 +65,7 @@ async def test_hotswap_changes_a_methods_result(debugger, jvm_factory, line_of, 
     schema = changed.replace("int counter = 0;", "int counter = 0;\n    int added = 1;")
     (src_dir / "Playground.java").write_text(schema, encoding="utf-8")
     shutil.rmtree(out)
-    subprocess.run([system_javac(), "-g", "--release", "17", "-d", str(out), str(src_dir / "Playground.java")],
+    subprocess.run([system_javac(), *JAVAC_QUICK, "-g", "--release", "17", "-d", str(out), str(src_dir / "Playground.java")],
                    check=True, capture_output=True)
     refused = await debugger.hotswap(str(out / "fixtures" / "Playground.class"))
     assert "fixtures.Playground" in refused.errors and "schema" in refused.errors["fixtures.Playground"]

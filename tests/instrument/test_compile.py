@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support.jvm import system_javac
+from support.jvm import JAVAC_QUICK, system_javac
 from tracepilot.core.instrument import bytecode as bc
 from tracepilot.core.instrument.assemble import Assembler
 from tracepilot.core.instrument.classfile import ClassFile
@@ -116,7 +116,7 @@ async def test_what_is_not_compiled_says_why(java_classes: Path, jmod: Path, lin
 
 async def test_a_class_without_local_tables_says_compile_with_g(tmp_path: Path, jmod: Path, line_of) -> None:
     source = Path(__file__).resolve().parents[1] / "java" / "fixtures" / "HotCondition.java"
-    subprocess.run([system_javac(), "-g:source,lines", "-d", str(tmp_path), str(source)], check=True)
+    subprocess.run([system_javac(), *JAVAC_QUICK, "-g:source,lines", "-d", str(tmp_path), str(source)], check=True)
     original = (tmp_path / "fixtures" / "HotCondition.class").read_bytes()
     spec = ProbeSpec(line_of("hc-body"), "i == 3", None, "fixtures/P")
     with pytest.raises(NotCompilable, match=r"no local variable table \(compile with -g\)"):

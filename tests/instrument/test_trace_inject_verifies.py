@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from support.jvm import JAVAC_QUICK
 from tracepilot.core.trace.inject import NotTraceable, instrument
 from tracepilot.core.trace.probe import compile_probes
 
@@ -52,7 +53,7 @@ def test_every_fixture_class_instrumented_passes_the_verifier(java_classes, tmp_
     (tmp_path / "LinkAll.java").write_text(LINKER, encoding="utf-8")
     java = shutil.which("java") if java_home is None else str(java_home / "bin" / "java")
     javac = shutil.which("javac") if java_home is None else str(java_home / "bin" / "javac")
-    subprocess.run([javac, "-d", str(out), str(tmp_path / "LinkAll.java")], check=True, timeout=60)
+    subprocess.run([javac, *JAVAC_QUICK, "-d", str(out), str(tmp_path / "LinkAll.java")], check=True, timeout=60)
     done = subprocess.run([java, "-Xverify:all", "-cp", str(out), "LinkAll", *names], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and f"LINKED {len(names)}" in done.stdout, done.stdout + done.stderr
@@ -77,7 +78,7 @@ def test_a_class_without_stack_maps_keeps_its_values(tmp_path):
     their flag, and every method returns what it returned before."""
     (tmp_path / "Old.java").write_text(OLD, encoding="utf-8")
     out = tmp_path / "out"
-    subprocess.run([shutil.which("javac"), "--release", "8", "-nowarn", "-d", str(out), str(tmp_path / "Old.java")],
+    subprocess.run([shutil.which("javac"), *JAVAC_QUICK, "--release", "8", "-nowarn", "-d", str(out), str(tmp_path / "Old.java")],
                    check=True, timeout=60, capture_output=True)
     path = out / "Old.class"
     data = bytearray(path.read_bytes())

@@ -131,7 +131,10 @@ async def test_a_hot_condition_is_measured_warned_about_and_can_be_sampled(mcp_s
     debugger evaluates it, a round trip per hit; in the JVM it would cost the target nothing.)"""
     monkeypatch.setenv("TRACEPILOT_NO_INSTRUMENT", "1")
     async with mcp_session("memory") as s:
-        await s.ok("launch", main="fixtures.HotLoop", args=["3000000"], classpath=[str(java_classes)])
+        # A million calls: at a round trip each (~10,000/s at best) the program is still running when the warning
+        # comes (after a second's measure; up to 12 s on a loaded machine); sampled 1 in 1000, the rest takes
+        # ~1,000 round trips (3,000,000 calls made that ~3,000, most of this test's time).
+        await s.ok("launch", main="fixtures.HotLoop", args=["1000000"], classpath=[str(java_classes)])
         await s.ok("method_break", method="fixtures.HotLoop.step", condition="i == -1")
         answers = [await s.ok("resume", timeout=3)]
         while "condition_hot" not in answers[-1].text and len(answers) < 4:  # a loaded machine measures later
