@@ -4,6 +4,8 @@ held in its pop code. A JDI client popping the frames of threads that stop at on
 after round, hung it within a few hundred rounds when its pops went straight to the JVM. Through the front end
 each pop goes through the session's pop lock and parks its thread outside the agent's code
 (core/instrument/pops.py); the client sees JDWP's answer only: the thread where the pop left it, held as before.
+The same beside the session's in-JVM probe stops (each one pops and parks a thread too), and the session's own
+pop_frames on threads the guest holds as well.
 
 TRACEPILOT_GUEST_POP_ROUNDS=N runs more rounds (a hang is a race).
 """
@@ -195,9 +197,10 @@ async def _guest_pops(port: int, line_of, jdk17_tools, classes, rounds: int, ski
         last = await client.expect("threads=", timeout=30 + rounds // 10)  # DONE (HUNG or WRONG: it ends first)
         assert last.startswith("DONE"), "\n".join(client.seen[-5:])
         assert int(last.split("threads=")[1]) > 1, last
-        # A pop refused (error 113: another popped thread still on its way to being parked after 5 s, on a loaded
-        # machine) is said, not hung; it stays the exception.
-        assert int(last.split("refused=")[1].split()[0]) <= rounds // 10, last
+        # No pop refused (JDWP error 113: another popped thread kept from its parking for 5 s). Nothing but the
+        # guest holds these threads on their way; a suspension left unlent (the count asked of the JVM, which races
+        # its events) kept one there until the guest resumed, after its next pop: refused, a few runs in twenty.
+        assert int(last.split("refused=")[1].split()[0]) == 0, last
         await client.send("leave")
         await client.expect("DETACHED")
 
