@@ -257,7 +257,7 @@ class Execution(SessionBase):
             # The book has let these suspensions go already: a caller cancelled here (a call given up) must still
             # send them, or the threads stay suspended with no one holding them (a resume cancelled just after a
             # stop, while its locals were read: seen beside a guest debugger's pops, tests/jdwpfront).
-            if self.conn is conn:
+            if self.conn is conn and not conn.is_closed:
                 later = asyncio.ensure_future(self._send_release(release))
                 self._handlers.add(later)
                 later.add_done_callback(self._handlers.discard)
