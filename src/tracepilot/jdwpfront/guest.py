@@ -151,7 +151,9 @@ class GuestConnection:
         guest.close()  # its events from now on are nobody's: the session resumes them by their policy
         if not conn.is_closed:
             sends = [conn.send_nowait(C.EventRequest.Clear, kind, request) for request, kind in requests.items()]
-            sends += [conn.send_nowait(command, *args) for command, args in self.holds.release_everything()]
+            # (A thread on its way to parking after a pop has the guest's share lent: given back there, not here.)
+            releases = guest.resumes_past_parking(self.holds.release_everything())
+            sends += [conn.send_nowait(command, *args) for command, args in releases]
             # (a JVM forgets a disposing debugger's pins; the session's connection stays, so they are undone)
             sends += [conn.send_nowait(C.ObjectReference.EnableCollection, obj)
                       for obj, times in self.pinned.items() for _ in range(times)]

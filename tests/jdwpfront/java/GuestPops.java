@@ -80,8 +80,9 @@ public class GuestPops {
                 try {
                     thread.popFrames(thread.frame(0));
                 } catch (com.sun.jdi.InternalException refused) {
-                    // JDWP error 113: tracepilot refuses a pop while another popped thread is still held on its way
-                    // to being parked (5 s, a loaded machine): said, not hung. The thread stays where it stopped.
+                    // JDWP error 113: tracepilot refuses a pop while another popped thread is kept from being parked
+                    // for 5 s (by the session's pause or suspend-all stop): said, not hung, counted in "refused"
+                    // (none is expected here: nothing else holds the threads). The thread stays where it stopped.
                     if (refused.errorCode() != 113) throw refused;
                     lastProgress = System.nanoTime();
                     refusals++;

@@ -75,7 +75,7 @@ from .method_probes import (
 from .naming import probe_name, session_token
 from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
-from .pops import Pops
+from .pops import Pops, session_holds
 from .reach import old_calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
@@ -170,7 +170,8 @@ class InJvm:
         self._rebinding = False
         self.call_timeout = CALL_TIMEOUT
         self._skip_lock = asyncio.Lock()
-        self.pops = Pops()  # PopFrames at probe stops, then the thread parked (pops.py)
+        # PopFrames at probe stops and at a person's or guest's pop, then the thread parked (pops.py)
+        self.pops = Pops(lambda thread: session_holds(self.session.threads, thread))
         self.pending_swaps: dict[int, Any] = {}  # hot swaps under way (swap.py)
         self.swapped_in: set[int] = set()  # hot-swapped classes that kept their probes
         self.logs = LogRings(self)  # logpoint probes' lines, read into the history

@@ -21,6 +21,14 @@ A having been suspended by B's stop while still in the agent's pop code. There t
 already: its suspensions are taken back until it runs to its parking breakpoint (one suspending the thread
 only), whose event gives the first one back, and is not the session's (`take_held`); the rest are made
 again. The thread then stands where the pop left it, held as many times as before, outside the agent.
+
+How many times it is held is read from the books of who holds it (the session's thread book, the guests'
+books), not asked of the JVM (ThreadReference.SuspendCount): the agent's command thread answers that count
+while its event thread suspends threads for an event and sends it, so the answer may leave out a suspension
+whose event came before it (the thread, held once more than lent, never ran to its parking breakpoint: the next
+pop waited 5 s and was refused with JDWP error 113), or count one whose event comes after it (that event's
+suspension lent twice: once too often held again, held by no one). A book counts an event when it arrives, and
+every event that arrives later is lent as it arrives (`suspended_all_elsewhere`, `take_held`).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from typing import Any
 from ...jdwp import EventKind, EventRequest, JdwpError, Mod, StackFrame, SuspendPolicy, ThreadReference
 from ...jdwp.events import Composite
 from ..errors import TargetError
+from ..threads import ThreadBook
 
 # Seconds the next pop waits at most for a parking thread. It parks at once when it runs; it may be held longer
 # by a stop of another breakpoint that suspends all threads, or a pause, until they are resumed (a pop meanwhile
@@ -43,8 +52,15 @@ PARK_WAIT = 120.0
 HOLD_WAIT = 5.0
 
 
+def session_holds(book: ThreadBook, thread: int) -> int:
+    """The session's suspensions of `thread` that a pop lends until the thread is parked: not those of events still
+    being handled (their handler resumes them, or keeps them as a stop that holds the thread until resumed)."""
+    record = book.records.get(thread)
+    return max(0, book.expected_count(thread) - book.vm_handling - (record.handling if record is not None else 0))
+
+
 class Pops:
-    def __init__(self) -> None:
+    def __init__(self, session_holds: Callable[[int], int] = lambda thread: 0) -> None:
         self._lock = asyncio.Lock()
         self._parking: dict[int, tuple[int, Any]] = {}  # parking request -> (thread, what its event answers)
         self._timer: asyncio.TimerHandle | None = None
@@ -56,6 +72,7 @@ class Pops:
         self._owed: dict[int, int] = {}
         # A guest debugger's suspensions of a thread (core/foreign.py sets it, with the first guest)
         self.guest_holds: Callable[[int], int] | None = None
+        self.session_holds = session_holds  # the session's (`session_holds` over its thread book)
 
     def owns(self, request_id: int) -> bool:
         return request_id in self._parking
@@ -74,21 +91,20 @@ class Pops:
             policy = SuspendPolicy.ALL if suspend_all else SuspendPolicy.EVENT_THREAD
             mods = [Mod.ThreadOnly(thread), Mod.LocationOnly(location), Mod.Count(1)]
             request_id = (await vm.send(EventRequest.Set, EventKind.BREAKPOINT, policy, mods)).request_id
-            held = 1  # (the probe's event) counted only when a guest may hold the thread too: no round trip more
-            if self.guest_holds is not None:
-                held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
         except BaseException:
             self._lock.release()
             raise
+        # A guest debugger's suspend-all stops that came while the thread waited at the probe hold it too: they
+        # are lent until it is parked, then made again (`parked`), or the guest, whose next pop waits for this
+        # one, would wait in vain for the thread it holds itself. As its book counts them now: those that come
+        # later are lent as they come (`suspended_all_elsewhere`). (No await from here to `_parking`.)
+        lent = self.guest_holds(thread) if self.guest_holds is not None else 0
         self._parking[request_id] = (thread, answer)
         self._holder = request_id
         self._timer = asyncio.get_running_loop().call_later(PARK_WAIT, self._unlock, request_id)
-        # A guest debugger's suspend-all stops that came while the thread waited at the probe hold it too: they
-        # are lent until it is parked, then made again (`parked`), or the guest, whose next pop waits for this
-        # one, would wait in vain for the thread it holds itself.
-        for _ in range(min(held - 1, self.guest_holds(thread) if self.guest_holds is not None else 0)):
-            self._owed[request_id] = self._owed.get(request_id, 0) + 1
-            await vm.send(ThreadReference.Resume, thread)
+        if lent:
+            self._owed[request_id] = lent
+            _resume(vm, thread, lent)
         return request_id
 
     async def pop_and_hold(self, vm: Any, thread: int, frame_id: int) -> None:
@@ -111,19 +127,23 @@ class Pops:
             mods = [Mod.ThreadOnly(thread), Mod.LocationOnly(location), Mod.Count(1)]
             request_id = (await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
                                         mods)).request_id
-            held = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
+            # (Only for a thread no book says it holds, suspended all the same: the JVM's count is all there is.)
+            unbooked = (await vm.send(ThreadReference.SuspendCount, thread)).suspend_count
         except JdwpError:  # (no breakpoint there, as in obsolete code): popped all the same, left where it is
             self._lock.release()
             return
         except BaseException:
             self._lock.release()
             raise
+        # Held by the session's stop and the guests' as their books count them now (no await from here to
+        # `_held`: what comes later is lent as it comes); a thread held twice runs only when both are undone.
+        held = self.session_holds(thread) + (self.guest_holds(thread) if self.guest_holds is not None else 0)
+        held = held or unbooked
         parked: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._held[request_id] = (thread, held, parked)
         self._holder = request_id
         self._timer = asyncio.get_running_loop().call_later(PARK_WAIT, self._unlock, request_id)
-        for _ in range(held):  # (a thread held twice, by a stop and a suspend, runs only when both are undone)
-            await vm.send(ThreadReference.Resume, thread)
+        _resume(vm, thread, held)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(parked), HOLD_WAIT)
 
@@ -228,3 +248,12 @@ class Pops:
                 parked.set_result(None)
         self._held.clear()
         self._unlock(self._holder)
+
+
+def _resume(vm: Any, thread: int, times: int) -> None:
+    """`times` resumes of `thread`, written now, unanswered: the JVM runs the connection's commands in order, and a
+    guest's resume sent meanwhile cannot come between them."""
+    conn = vm.conn
+    for _ in range(times):
+        conn.send_unanswered(ThreadReference.Resume, thread)
+    conn.flush()

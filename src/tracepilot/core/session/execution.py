@@ -258,8 +258,18 @@ class Execution(SessionBase):
             return
         reads = self.inspector.stop_reads
         if not reads.done:
-            await reads.settled()  # a stop's locals are read before its thread runs on
-        if conn.is_closed:
+            try:
+                await reads.settled()  # a stop's locals are read before its thread runs on
+            except asyncio.CancelledError:
+                # The book has let these suspensions go already: a caller cancelled here (a call given up) must
+                # still send them, or the threads stay suspended with no one holding them (a resume cancelled
+                # just after a stop, while its locals were read: seen beside a guest debugger's pops).
+                if self.conn is conn and not conn.is_closed:
+                    later = asyncio.ensure_future(self._send_release(release))
+                    self._handlers.add(later)
+                    later.add_done_callback(self._handlers.discard)
+                raise
+        if conn.is_closed or self.conn is not conn:
             return
         # In order: credited threads are suspended again before the VM-wide resumes (see threads.py).
         # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
