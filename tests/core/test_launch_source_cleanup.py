@@ -5,6 +5,7 @@ from it; one a killed debugger left behind goes at a later launch, once no proce
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,8 @@ async def test_the_classes_directory_lives_as_long_as_the_launched_jvm(debugger,
     assert second != first
     end = await debugger.wait_for_stop(timeout=20)
     assert end.state is SessionState.EXITED
+    # (the VM's death is told once its process is gone, or after 2 s: a loaded machine may take longer)
+    await asyncio.wait_for(debugger.session.launched.exited.wait(), 15)
     assert not second.exists()
 
     # the debugger closes while the program waits at its start
