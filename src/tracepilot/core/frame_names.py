@@ -1,6 +1,7 @@
 """Methods named as people read them: "com.acme.Storm.main"; a lambda's body (javac's "lambda$main$0") and the
 class the JDK makes for a lambda ("Storm$$Lambda/0x00007f56fc000a08.run", no source, no lines) both
-"lambda in com.acme.Storm.main". Every front end shows frames through this (CodeLocation.function)."""
+"lambda in com.acme.Storm.main". Every front end shows frames through this (CodeLocation.function). Classes by
+their simple names the same way: a lambda object's class "Storm$$Lambda", not its hidden class's address."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 
 LAMBDA_BODY = re.compile(r"^lambda\$(.*)\$\d+$")  # javac's name for a lambda's body: lambda$main$0
 LAMBDA_CLASS = "$$Lambda"  # in the name of the class the JDK makes for a lambda (a hidden class)
+# A hidden class's name ends in its address: "Storm$$Lambda$14/0x00007f56fc000a08" (".0x..." in its signature)
+HIDDEN_SUFFIX = re.compile(r"[./]0x[0-9a-fA-F]+(?=(?:\[\])*$)")
 
 
 def function_name(class_name: str, method: str, lambda_of: str | None = None, short: bool = False) -> str:
@@ -27,6 +30,17 @@ def function_name(class_name: str, method: str, lambda_of: str | None = None, sh
         where = {"static": "<clinit>", "new": "<init>", "null": ""}.get(body.group(1), body.group(1))
         return f"lambda in {owner}.{where}" if where else f"lambda in {owner}"
     return f"{owner}.{method}"
+
+
+def simple_class_name(class_name: str) -> str:
+    """The class name without its package, as a person reads it: "Storm$$Lambda" for a lambda's hidden class
+    ("com.acme.Storm$$Lambda$14/0x00007f56fc000a08", on JDK 21+ without the "$14"; IntelliJ shows it so),
+    a hidden class's name without its address."""
+    simple = HIDDEN_SUFFIX.sub("", class_name).rsplit(".", 1)[-1]
+    if LAMBDA_CLASS in simple:
+        outer, _, rest = simple.partition(LAMBDA_CLASS)
+        simple = outer + LAMBDA_CLASS + rest[rest.index("["):] if "[" in rest else outer + LAMBDA_CLASS
+    return simple
 
 
 def name_lambda_classes(frames: Sequence[Any]) -> None:

@@ -10,12 +10,12 @@ import contextlib
 import os
 import shutil
 import socket
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import launch_classes
 from .errors import DebuggerError, InvalidArgument
 from .launch_socket import LaunchListener, agent_option
 from .output import OutputBuffer
@@ -52,6 +52,13 @@ class LaunchPlan:
     description: str
     sourcepath: list[str] = field(default_factory=list)
     main_class: str | None = None  # the class whose main runs (a jar's from its manifest), when known
+    temp_dir: Path | None = None  # a compiled source's classes (launch_classes.py): removed once the JVM is gone
+
+    def discard_temp_dir(self) -> None:
+        """Remove the compiled source's directory: only once no JVM runs from it."""
+        if self.temp_dir is not None:
+            launch_classes.remove(self.temp_dir)
+            self.temp_dir = None
 
 
 def jar_main_class(jar: str) -> str | None:
@@ -73,24 +80,30 @@ def jar_main_class(jar: str) -> str | None:
 JAVAC_QUICK = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")
 
 
-async def compile_source(source: str, java: str | None = None) -> tuple[str, str, Path]:
-    """javac -g a single .java file into a temporary directory; returns (main class, classes dir, source dir)."""
+async def compile_source(source: str, java: str | None = None) -> tuple[str, Path, Path]:
+    """javac -g a single .java file into a temporary directory (launch_classes.py); returns (main class, that
+    directory, source dir). The classes are in its `classes/`; the caller removes it once the JVM is gone."""
     path = Path(source).expanduser().resolve()
     if not path.is_file():
         raise InvalidArgument(f"source file {source} does not exist", "give the path of a .java file")
     if path.suffix != ".java":
         raise InvalidArgument(f"{source} is not a .java file", "pass a Foo.java file, or use main + classpath")
     javac = find_tool("javac", java)
-    out_dir = tempfile.mkdtemp(prefix="tracepilot-classes-")
-    proc = await asyncio.create_subprocess_exec(
-        javac, *JAVAC_QUICK, "-g", "-d", out_dir, str(path), stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    output, _ = await proc.communicate()
+    temp_dir = launch_classes.new_classes_dir()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            javac, *JAVAC_QUICK, "-g", "-d", str(temp_dir / "classes"), str(path), stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        output, _ = await proc.communicate()
+    except BaseException:
+        launch_classes.remove(temp_dir)
+        raise
     if proc.returncode != 0:
+        launch_classes.remove(temp_dir)
         raise DebuggerError(f"javac failed for {path.name}:\n{output.decode(errors='replace').strip()}",
                             "fix the compile errors and launch again")
-    return class_name_for_file(path), out_dir, path.parent
+    return class_name_for_file(path), temp_dir, path.parent
 
 
 async def plan_launch(
@@ -101,10 +114,11 @@ async def plan_launch(
     java_bin = find_tool("java", java)
     sourcepath: list[str] = []
     if source:
-        main_class, classes_dir, source_dir = await compile_source(source, java)
+        main_class, temp_dir, source_dir = await compile_source(source, java)
         sourcepath.append(str(source_dir))
-        command = [java_bin, AGENT, *jvm_args, "-cp", classes_dir, main_class, *args]
-        return LaunchPlan(command, cwd, _env(env), f"{Path(source).name} ({main_class})", sourcepath, main_class)
+        command = [java_bin, AGENT, *jvm_args, "-cp", str(temp_dir / "classes"), main_class, *args]
+        return LaunchPlan(command, cwd, _env(env), f"{Path(source).name} ({main_class})", sourcepath, main_class,
+                          temp_dir)
     if jar:
         return LaunchPlan([java_bin, AGENT, *jvm_args, "-jar", jar, *args], cwd, _env(env), jar,
                           main_class=jar_main_class(jar))
@@ -194,7 +208,10 @@ class LaunchedProcess:
             )
         except OSError as exc:
             listener.close()
+            plan.discard_temp_dir()
             raise DebuggerError(f"cannot start {plan.command[0]}: {exc}", JDK_HINT) from None
+        if plan.temp_dir is not None:
+            launch_classes.claim(plan.temp_dir, proc.pid)
         launched = cls(proc, plan)
         launched.port = listener.port
         launched._pumps.append(asyncio.create_task(launched._pump(proc.stdout, launched.stdout)))
@@ -244,6 +261,7 @@ class LaunchedProcess:
         await self.proc.wait()
         # Drain what is left in the pipes before announcing the exit.
         await asyncio.gather(*self._pumps[:2], return_exceptions=True)
+        self.plan.discard_temp_dir()
         self.exited.set()
 
     async def kill(self) -> None:
@@ -252,6 +270,8 @@ class LaunchedProcess:
                 self.proc.kill()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.proc.wait(), 5)
+        if self.proc.returncode is not None:  # (a JVM that would not die keeps its classes: a later launch sweeps)
+            self.plan.discard_temp_dir()
         for task in self._pumps:
             task.cancel()
         if self.socket is not None:

@@ -128,7 +128,7 @@ class _CaptureValues(Values):
             return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=has)
         record = await self._is_record(oid)
         shown = typed[:SUMMARY_FIELDS]
-        values = await self.objects.field_values(oid, [f for f, _ in shown])
+        values = await self.shown_field_values(oid, [f for f, _ in shown])
         secret = await self._entry_secret([f for f, _ in shown], values)
         views = await self._views([(v, t, depth + 1, f.name if f.name != secret else "secret")
                                    for (f, t), v in zip(shown, values, strict=True)])
@@ -144,7 +144,7 @@ class _CaptureValues(Values):
         result.total = len(typed)
         page = typed[start:start + count]
         fields = [f for f, _ in page]
-        values = await self.objects.field_values(oid, fields)
+        values = await self.shown_field_values(oid, fields)
         secret = await self._entry_secret(fields, values)
         views = await self._views([(v, t, 1, f.name if f.name != secret else "secret")
                                    for (f, t), v in zip(page, values, strict=True)])

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value, VirtualMachine
 from ..evaluator.types import BOXES, signature_to_java_name
+from ..frame_names import simple_class_name
 from ..java_escape import escape_java
 from ..model import Inspection, MapEntry, ValueView, Variable
 from ..secrets import REDACTED, KnownSecrets, is_secret_name
@@ -25,6 +26,7 @@ from .collections import Collections
 from .handles import HandleTable
 from .objects import Objects, obj, prim
 from .secret_values import SecretLearner
+from .unset_cause import without_unset_cause
 
 SUMMARY_STRING = 200  # characters of a string shown in a summary
 NESTED_STRING = 60
@@ -91,7 +93,7 @@ _PRIMITIVE_NAMES = {Tag.BOOLEAN: "boolean", Tag.BYTE: "byte", Tag.CHAR: "char", 
 
 
 def simple(type_name: str) -> str:
-    return type_name.rsplit(".", 1)[-1]
+    return simple_class_name(type_name)  # (a lambda's class: "Host$$Lambda", not its address)
 
 
 class Values:
@@ -193,7 +195,7 @@ class Values:
         if depth >= 2 or not fields:
             return ValueView(type_name, f"{simple(type_name)} {handle}", "object", handle, expandable=bool(fields))
         shown = fields[:SUMMARY_FIELDS]
-        values = await self.objects.field_values(oid, shown)
+        values = await self.shown_field_values(oid, shown)
         secret = await self._entry_secret(shown, values)
         parts = []
         for f, v in zip(shown, values, strict=True):
@@ -204,6 +206,10 @@ class Values:
         open_, close = ("[", "]") if record else ("{", "}")
         return ValueView(type_name, f"{simple(type_name)}{open_}{', '.join(parts)}{close}", "record" if record else "object",
                          handle, expandable=True)
+
+    async def shown_field_values(self, oid: int, fields: list[Any]) -> list[Value]:
+        """An object's field values as they are shown: an exception's unset cause as null (unset_cause.py)."""
+        return without_unset_cause(oid, fields, await self.objects.field_values(oid, fields))
 
     async def _entry_secret(self, fields: list[Any], values: list[Value]) -> str | None:
         """Under --redact, the field of a map entry node (HashMap$Node...) holding a secret key's value."""
@@ -400,7 +406,7 @@ class Values:
         fields = await self.objects.instance_fields(await self.objects.type_id(oid))
         result.total = len(fields)
         page = fields[start:start + count]
-        values = await self.objects.field_values(oid, page)
+        values = await self.shown_field_values(oid, page)
         secret = await self._entry_secret(page, values)
         views = await asyncio.gather(*(self.view(v, f.type_name, 1, f.name if f.name != secret else "secret")
                                        for f, v in zip(page, values, strict=True)))

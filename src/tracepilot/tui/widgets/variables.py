@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ...core.frame_names import simple_class_name
 from ...core.model import Variable
 
 PAGE = 50
@@ -41,7 +42,7 @@ def label_for(var: Variable) -> Text:
     value_style = "bold yellow" if var.changed else {
         "string": "green", "null": "dim", "primitive": "cyan", "boxed": "cyan", "enum": "magenta"}.get(value.kind, "")
     text.append(value.text, style=value_style)
-    short_type = value.type.rsplit(".", 1)[-1]
+    short_type = simple_class_name(value.type)  # (a lambda's: "Host$$Lambda", as its value says)
     if short_type and value.kind not in ("primitive", "null", "string"):
         text.append(f"  {short_type}", style="dim")
     if var.changed:
