@@ -456,6 +456,7 @@ async def footer_session(classes: Path, sourcepath: list[str], breaks: list[tupl
                 await until(pilot, lambda: app.view.status and app.view.status.state is SessionState.STOPPED)
                 await settle(pilot, app)
                 counts = dict.fromkeys(("f10", "2", "3", "1", "f5"), 0)
+                cpu = time.process_time()
                 for rep in range(reps + 1):  # (a warm-up round first: code paths used the first time)
                     if rep == 1:
                         counts = dict.fromkeys(counts, 0)
