@@ -2,7 +2,7 @@
 watcher following another process's session over the share socket (issue 7: "stepping updates everything
 in well under a second"; issue 9: "a stop in the host reaches a watcher's screen in well under 100 ms").
 
-    .venv/bin/python benchmarks/bench_tui.py [--reps 20] [--only local,deep,big,watcher] [--lines 20000]
+    .venv/bin/python benchmarks/bench_tui.py [--reps 20] [--only local,deep,big,watcher,footer] [--lines 20000]
 
 Scenarios (real JVMs, Textual `run_test` at 140x40, headless):
   local    BenchTarget loop: F5 -> the breakpoint stop -> repainted (one small source file)
@@ -11,6 +11,10 @@ Scenarios (real JVMs, Textual `run_test` at 140x40, headless):
            stop shows the other file (reading, highlighting)
   watcher  the session hosted by a child process (a Debugger published on the share socket, driven the
            way an agent drives it); the TUI is `tracepilot watch`'s WatchApp; the child resumes
+  footer   the footer's cost: --reps rounds of F10, three pane keys (2 3 1) and F5 back to the loop's
+           breakpoint, each action waited for; footer recomposes per action and the app's CPU per round,
+           against a reference run in the same process with Textual's own Footer (which recomposes on every
+           "bindings changed" signal of the screen)
 
 For every stop the figures are measured from the stop (the time of its history record in the process
 that owns the JDWP connection) to the first frame the app writes to its (headless) terminal after a pane
@@ -415,6 +419,76 @@ async def host_child(address: str, sourcepath: list[str], breaks: list[str]) -> 
             await d.detach(terminate=True)
 
 
+async def footer_session(classes: Path, sourcepath: list[str], breaks: list[tuple[str, Expect]], reps: int,
+                         textual_footer: bool) -> dict[str, float]:
+    """One TUI session of `reps` rounds (F10, 2, 3, 1, F5); `textual_footer`: the app composes Textual's own
+    Footer (the reference). Returns footer recomposes per action and CPU seconds per round."""
+    from textual.widgets import Footer
+
+    import tracepilot.tui.app as app_module
+    from tracepilot.core.debugger import Debugger
+    from tracepilot.core.model import SessionState
+    from tracepilot.tui.app import TracepilotApp
+
+    recomposes = [0]
+    original = Footer.recompose
+
+    async def counted(self: Any) -> None:
+        recomposes[0] += 1
+        await original(self)
+
+    Footer.recompose = counted  # (a KeysFooter recomposes through it too)
+    ours = getattr(app_module, "KeysFooter", None)
+    if textual_footer and ours is not None:
+        app_module.KeysFooter = Footer
+    try:
+        with suite.target(classes, "BenchTarget", "loop", suspend=False) as t:
+            d = Debugger(sourcepath=sourcepath)
+
+            async def startup(app: Any) -> None:
+                await app.debugger.attach(t.address, 10.0)
+
+            app = TracepilotApp(d, startup, sourcepath=sourcepath, clock=False)
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: app.ready.is_set() and app.refreshes > 0)
+                for spec, _ in breaks:
+                    await d.breakpoint_set(spec)
+                await until(pilot, lambda: app.view.status and app.view.status.state is SessionState.STOPPED)
+                await settle(pilot, app)
+                counts = dict.fromkeys(("f10", "2", "3", "1", "f5"), 0)
+                cpu = time.process_time()
+                for rep in range(reps + 1):  # (a warm-up round first: code paths used the first time)
+                    if rep == 1:
+                        counts = dict.fromkeys(counts, 0)
+                        cpu = time.process_time()
+                    for key in counts:
+                        before, seq = recomposes[0], d.history.last_seq
+                        await pilot.press(key)
+                        if key.startswith("f"):
+                            await next_stop(d.history, seq)
+                        await settle(pilot, app)
+                        counts[key] += recomposes[0] - before
+                cpu = time.process_time() - cpu
+                await d.detach(terminate=True)
+    finally:
+        Footer.recompose = original
+        if ours is not None:
+            app_module.KeysFooter = ours
+    return {**{key: n / reps for key, n in counts.items()}, "cpu": cpu / reps}
+
+
+async def footer(classes: Path, sourcepath: list[str], breaks: list[tuple[str, Expect]], reps: int) -> str:
+    ours = await footer_session(classes, sourcepath, breaks, reps, textual_footer=False)
+    reference = await footer_session(classes, sourcepath, breaks, reps, textual_footer=True)
+
+    def row(label: str, figures: dict[str, float]) -> str:
+        per_key = "  ".join(f"{key} {n:.1f}" for key, n in figures.items() if key != "cpu")
+        return f"  {label:<9} recomposes per action: {per_key};  CPU per round {1000 * figures['cpu']:6.1f} ms"
+
+    return "\n".join(["footer", row("Textual", reference), row("ours", ours),
+                      f"  ratio     CPU per round ours/Textual {ours['cpu'] / reference['cpu']:.2f}"])
+
+
 # --- main -----------------------------------------------------------------------------------------------
 
 
@@ -445,6 +519,9 @@ async def main(ns: argparse.Namespace) -> None:
                 name = f"big({ns.lines // 1000}k)"
             elif name == "watcher":
                 figures = await watcher(classes, [java], "BenchTarget", ["loop"], loop, ns.reps)
+            elif name == "footer":
+                print(await footer(classes, [java], loop, ns.reps), flush=True)
+                continue
             else:
                 raise SystemExit(f"unknown scenario {name}")
             print(figures.line(name), flush=True)
@@ -453,7 +530,7 @@ async def main(ns: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--only", default="local,deep,big,watcher")
+    parser.add_argument("--only", default="local,deep,big,watcher,footer")
     parser.add_argument("--lines", type=int, default=20000, help="lines of each generated file (big)")
     parser.add_argument("--host-child", help=argparse.SUPPRESS)
     parser.add_argument("--sourcepath", nargs="*", default=[], help=argparse.SUPPRESS)

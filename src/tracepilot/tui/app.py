@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
+from textual.widgets import Input, TabbedContent, TabPane, Tabs
 
 from ..core.errors import DebuggerError
 from ..core.model import SessionState
@@ -51,6 +51,7 @@ from .widgets.breakpoints import BreakpointsPane
 from .widgets.captures import CapturesPane, FrozenBanner
 from .widgets.command_line import CommandLine
 from .widgets.events import EventsPane
+from .widgets.footer import KeysFooter
 from .widgets.output import OutputPane
 from .widgets.search import SearchBox
 from .widgets.source import SourceView
@@ -186,7 +187,7 @@ class TracepilotApp(App[int]):
                     yield VariablesPane(id="variables")
                     yield WatchesPane(id="watches")
         yield CommandLine(id="command")
-        yield Footer(compact=self.compact, show_command_palette=not self.compact)
+        yield KeysFooter(compact=self.compact, show_command_palette=not self.compact)
 
     @staticmethod
     def _is_compact(width: int, height: int) -> bool:
