@@ -122,11 +122,7 @@ class InProbe:
         """The point's id in the take class, ready (its settings written) before its probe can run; None: its
         captures are taken by round trip (the point's mode says why). `type_id`: the class instrumented."""
         state: CaptureState = bp.info.capture
-        why = self.refusal(state, bp.info.kind)
-        if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
-            why = "a thread or instance filter is the JVM's event request's to apply"
-        if why is None and type_id:
-            why = await self._module_refusal(type_id)
+        why = await self.why_not(bp, type_id)
         if why is None:
             try:
                 point = await self._register(bp, thread)
@@ -136,6 +132,22 @@ class InProbe:
                 return point
         state.path = f"taken with the thread held: {why}"
         return None
+
+    async def why_not(self, bp: Any, type_id: int = 0) -> str | None:
+        """Why prepare() would give the point no id (None: it would register it), asking the JVM nothing
+        but the class's module."""
+        why = self.refusal(bp.info.capture, bp.info.kind)
+        if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
+            why = "a thread or instance filter is the JVM's event request's to apply"
+        if why is None and type_id:
+            why = await self._module_refusal(type_id)
+        return why
+
+    async def refused_before_prepare(self, bp: Any, type_id: int) -> None:
+        """A move refused before prepare() ran: the point's path says what prepare() would have said."""
+        why = await self.why_not(bp, type_id)
+        if why is not None:
+            bp.info.capture.path = f"taken with the thread held: {why}"
 
     async def _module_refusal(self, type_id: int) -> str | None:
         """A class of a named module (jdk.jshell's, jdk.jartool's, a modular program's) does not read the

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jdwp import JdwpError, ThreadReference, VirtualMachine
 from . import bytecode as bc
 from .classfile import ClassFile, ClassFormatError, Code
+from .frames_now import ClassFrames
 from .insert import line_start
 from .method_sites import ENTRY
 
-__all__ = ["old_calls_may_reach", "probe_places", "reaches"]
+__all__ = ["calls_may_reach", "old_calls_may_reach", "probe_places", "reaches"]
 
 # After these, control does not go on to the next instruction.
 _NO_FALL_THROUGH = frozenset([bc.GOTO, bc.GOTO_W, bc.TABLESWITCH, bc.LOOKUPSWITCH, bc.ATHROW, bc.RET,
@@ -73,18 +73,22 @@ async def old_calls_may_reach(vm: Any, type_id: int, data: bytes, places: dict[s
     code `data`? A thread that is not suspended might be anywhere."""
     if places is None:
         return True
+    return calls_may_reach(await ClassFrames.read(vm, type_id), data, places)
+
+
+def calls_may_reach(now: ClassFrames, data: bytes, places: dict[str, set[int]] | None) -> bool:
+    """old_calls_may_reach on frames read already."""
+    if places is None:
+        return True
     codes = {key: code for key, code in _codes(data).items() if key in places}
-    names = {m.id: m.name + m.signature for m in await vm.methods(type_id)}
-    for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
-        try:
-            frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-        except JdwpError:
+    for frames in now.frames.values():
+        if frames is None:
             return True
         for depth, frame in enumerate(frames):
             loc = frame.location
-            if loc.class_id != type_id:
+            if loc.class_id != now.type_id:
                 continue
-            key = names.get(loc.method_id)
+            key = now.names.get(loc.method_id)
             if key is None and loc.method_id:
                 return True  # (a method the class does not list now)
             if key not in codes:
