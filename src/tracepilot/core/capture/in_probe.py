@@ -77,6 +77,7 @@ class InProbe:
         self.bps: dict[int, Any] = {}  # id -> breakpoint
         self.next_id = 0
         self.vm: Any = None
+        self._modules: tuple[Any, dict[int, str]] = (None, {})  # (the VM, class -> its module's name)
         self.type_id = 0
         self.fields: dict[str, int] = {}  # static field -> field id
         self.arrays: dict[str, int] = {}  # static array field -> the array's object id
@@ -153,11 +154,16 @@ class InProbe:
         """A class of a named module (jdk.jshell's, jdk.jartool's, a modular program's) does not read the
         unnamed module the take class is defined in: its probe's call would throw IllegalAccessError."""
         vm = self.session.require_vm()
-        try:
-            module = (await vm.send(ReferenceType.Module, type_id)).module
-            name = (await vm.send(ModuleReference.Name, module)).name if module else ""
-        except JdwpError:
-            return None
+        if self._modules[0] is not vm:
+            self._modules = (vm, {})
+        name = self._modules[1].get(type_id)  # (a class's module never changes: a move asks it once)
+        if name is None:
+            try:
+                module = (await vm.send(ReferenceType.Module, type_id)).module
+                name = (await vm.send(ModuleReference.Name, module)).name if module else ""
+            except JdwpError:
+                return None
+            self._modules[1][type_id] = name
         if not name:
             return None
         return (f"the class is in module {name}, which does not read the unnamed module the in-JVM capture's "

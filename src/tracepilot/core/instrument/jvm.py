@@ -429,7 +429,10 @@ class InJvm:
         if isinstance(record, str):
             return
         spec = self._spec(bp, record, line, methods)
-        names = tuple(bp.info.capture.expressions) if bp.info.capture is not None else None
+        names = None
+        if bp.info.capture is not None:
+            names = tuple(bp.info.capture.expressions)
+            await self.tracker.captures.in_probe.why_not(bp, info.id)  # (its module, asked now, not at the move)
         trial = await try_instrument(record, spec, record.shapes(vm), names)
         if trial is not None:
             self._trials[bp.info.id] = trial
