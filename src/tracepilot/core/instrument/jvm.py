@@ -118,6 +118,7 @@ class ClassRecord:
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
     original_array: int | None = None  # the original bytes in the target, for a later session (leftovers.py)
+    original_held: bool = False  # original_array uploaded ahead of a move: kept from collection until marked
 
     @property
     def data(self) -> bytes:
@@ -436,6 +437,8 @@ class InJvm:
         trial = await try_instrument(record, spec, record.shapes(vm), names)
         if trial is not None:
             self._trials[bp.info.id] = trial
+        if record.original_array is None:  # (what mark_probe keeps for a later session, uploaded now)
+            record.original_array, record.original_held = await self._new_bytes(record.original), True
 
     async def update(self, bp: Breakpoint) -> bool:
         """A changed condition or log of an in-JVM breakpoint: when the probe keeps its signature, redefine
@@ -728,6 +731,9 @@ class InJvm:
         try:
             if record.original_array is None:
                 record.original_array = await self._new_bytes(record.original)
+                created.append(record.original_array)
+            elif record.original_held:  # (uploaded at the round-trip hit: _try_ahead)
+                record.original_held = False
                 created.append(record.original_array)
             text = (await vm.send(VirtualMachine.CreateString, record.name)).string_object
             await vm.send(ObjectReference.DisableCollection, text)
@@ -1051,7 +1057,9 @@ class InJvm:
             del vm.inserted[key]
         if record.current is None:
             return
-        ranges = inserted_calls(record.current.data, set(record.probe_types))
+        # (Every call in the bytes is a placed probe's, unless retired probes' inert calls stayed in them.)
+        ranges = inserted_calls(record.current.data, set(record.probe_types),
+                                None if record.retired else {placed.method for placed in record.current.probes})
         for method in await vm.methods(record.type_id):
             if method.name + method.signature in ranges:
                 vm.inserted[(record.type_id, method.id)] = ranges[method.name + method.signature]
