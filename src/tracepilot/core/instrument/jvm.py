@@ -422,6 +422,8 @@ class InJvm:
         info = await vm.type(class_id)
         if info.id in self.hotswapped or info.id in self.traced:
             return
+        if hasattr(self.session, "require_not_in_call"):  # (raises: a call that did not return holds it)
+            self.session.require_not_in_call(thread)
         methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
             if bp.info.kind in KINDS else None
         if methods is not None and method_refusal(bp, methods):
@@ -1108,6 +1110,8 @@ class InJvm:
             await self._try_ahead(bp, event.location.class_id, self.requests[reply.request_id].line, event.thread)
         except (JdwpError, DebuggerError) as exc:
             log.debug("trying %s's instrumentation ahead: %s", bp.info.id, exc)
+        except Exception:  # a bug here must cost the head start, never the breakpoint (the move does it all)
+            log.exception("trying %s's instrumentation ahead failed", bp.info.id)
 
     def upgrade_pending(self, bp: Breakpoint) -> bool:
         """Is the breakpoint waiting to move into the JVM, or moving now?"""
