@@ -1101,13 +1101,14 @@ class InJvm:
             return
         self._upgrades[bp.info.id] = self._upgrades.get(bp.info.id, 0) + 1
         self.tracker.by_request[reply.request_id] = bp
+        line = await self._line_of(event.location)
         self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
-                                                       line=await self._line_of(event.location))
+                                                       line=line)
         if bp.info.capture is not None:  # what its probe will call, defined while only this thread is held
             await self.tracker.captures.in_probe.define_ahead(bp, event.thread)
         self._trials.pop(bp.info.id, None)
         try:  # (and which methods its instrumentation changes: move_ahead.py)
-            await self._try_ahead(bp, event.location.class_id, self.requests[reply.request_id].line, event.thread)
+            await self._try_ahead(bp, event.location.class_id, line, event.thread)
         except (JdwpError, DebuggerError) as exc:
             log.debug("trying %s's instrumentation ahead: %s", bp.info.id, exc)
         except Exception:  # a bug here must cost the head start, never the breakpoint (the move does it all)
