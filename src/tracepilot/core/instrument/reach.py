@@ -9,6 +9,7 @@ exception handlers) reach an index where the probe is inserted?
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from . import bytecode as bc
@@ -27,7 +28,7 @@ _CALLS = frozenset(range(bc.INVOKEVIRTUAL, bc.INVOKEDYNAMIC + 1))
 
 def reaches(code: Code, start: int, places: set[int]) -> bool:
     """Can execution from code index `start` (not yet executed) reach one of `places`?"""
-    instructions = {ins.offset: ins for ins in bc.decode(code.code)}
+    instructions = _instructions(bytes(code.code))
     seen: set[int] = set()
     todo = [start]
     while todo:
@@ -111,9 +112,16 @@ def calls_may_reach(now: ClassFrames, data: bytes, places: dict[str, set[int]] |
 
 
 def _successors(code: Code, at: int) -> list[int]:
-    ins = next(i for i in bc.decode(code.code) if i.offset == at)
+    ins = _instructions(bytes(code.code))[at]
     out = [*ins.targets, *(e.handler_pc for e in code.exceptions if e.start_pc <= at < e.end_pc)]
     return out if ins.opcode in _NO_FALL_THROUGH else [*out, at + ins.length]
+
+
+@functools.lru_cache(maxsize=32)
+def _instructions(code: bytes) -> dict[int, bc.Instruction]:
+    """Offset -> instruction, decoded once per method body (a move asks for every frame in the method, with
+    every thread held)."""
+    return {ins.offset: ins for ins in bc.decode(code)}
 
 
 def _codes(data: bytes) -> dict[str, Code]:
