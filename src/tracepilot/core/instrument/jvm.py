@@ -418,6 +418,8 @@ class InJvm:
     async def _try_ahead(self, bp: Breakpoint, class_id: int, line: int, thread: int) -> None:
         """At a round-trip hit of a breakpoint that will move (one thread held): read the class's bytes and try
         its instrumentation now, so that the move (every thread held) can refuse without doing it again."""
+        if self.refusal(bp) is not None:
+            return
         vm = self.session.require_vm()
         info = await vm.type(class_id)
         if info.id in self.hotswapped or info.id in self.traced:
