@@ -30,8 +30,8 @@ def trial_key(record: Any, spec: ProbeSpec) -> tuple[Any, ...]:
     """What the methods the instrumentation changes depend on: the class's probes now (kept and retired), and
     the spec without its probe's name and capture id (which name the probe, not where it goes; a capture's
     checks are tried as if it were taken in the JVM: stricter, so a trial that compiles means the move does)."""
-    return (record.type_id, tuple(record.specs.items()), tuple(record.retired.items()), len(record.data),
-            replace(spec, probe_name="", take=None))
+    return (record.type_id, hash(record.original), tuple(record.specs.items()), tuple(record.retired.items()),
+            len(record.data), replace(spec, probe_name="", take=None))  # (a bytes object keeps its hash: cheap)
 
 
 async def try_instrument(record: Any, spec: ProbeSpec, resolver: Any, capture_names: tuple[str, ...] | None
