@@ -77,6 +77,7 @@ class InProbe:
         self.bps: dict[int, Any] = {}  # id -> breakpoint
         self.next_id = 0
         self.vm: Any = None
+        self._modules: tuple[Any, dict[int, str]] = (None, {})  # (the VM, class -> its module's name)
         self.type_id = 0
         self.fields: dict[str, int] = {}  # static field -> field id
         self.arrays: dict[str, int] = {}  # static array field -> the array's object id
@@ -122,11 +123,7 @@ class InProbe:
         """The point's id in the take class, ready (its settings written) before its probe can run; None: its
         captures are taken by round trip (the point's mode says why). `type_id`: the class instrumented."""
         state: CaptureState = bp.info.capture
-        why = self.refusal(state, bp.info.kind)
-        if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
-            why = "a thread or instance filter is the JVM's event request's to apply"
-        if why is None and type_id:
-            why = await self._module_refusal(type_id)
+        why = await self.why_not(bp, type_id)
         if why is None:
             try:
                 point = await self._register(bp, thread)
@@ -137,15 +134,36 @@ class InProbe:
         state.path = f"taken with the thread held: {why}"
         return None
 
+    async def why_not(self, bp: Any, type_id: int = 0) -> str | None:
+        """Why prepare() would give the point no id (None: it would register it), asking the JVM nothing
+        but the class's module."""
+        why = self.refusal(bp.info.capture, bp.info.kind)
+        if why is None and (getattr(bp, "thread_id", None) or getattr(bp, "instance_id", None)):
+            why = "a thread or instance filter is the JVM's event request's to apply"
+        if why is None and type_id:
+            why = await self._module_refusal(type_id)
+        return why
+
+    async def refused_before_prepare(self, bp: Any, type_id: int) -> None:
+        """A move refused before prepare() ran: the point's path says what prepare() would have said."""
+        why = await self.why_not(bp, type_id)
+        if why is not None:
+            bp.info.capture.path = f"taken with the thread held: {why}"
+
     async def _module_refusal(self, type_id: int) -> str | None:
         """A class of a named module (jdk.jshell's, jdk.jartool's, a modular program's) does not read the
         unnamed module the take class is defined in: its probe's call would throw IllegalAccessError."""
         vm = self.session.require_vm()
-        try:
-            module = (await vm.send(ReferenceType.Module, type_id)).module
-            name = (await vm.send(ModuleReference.Name, module)).name if module else ""
-        except JdwpError:
-            return None
+        if self._modules[0] is not vm:
+            self._modules = (vm, {})
+        name = self._modules[1].get(type_id)  # (a class's module never changes: a move asks it once)
+        if name is None:
+            try:
+                module = (await vm.send(ReferenceType.Module, type_id)).module
+                name = (await vm.send(ModuleReference.Name, module)).name if module else ""
+            except JdwpError:
+                return None
+            self._modules[1][type_id] = name
         if not name:
             return None
         return (f"the class is in module {name}, which does not read the unnamed module the in-JVM capture's "

@@ -11,6 +11,7 @@ delta), so code insertion (insert.py) shifts numbers without re-deriving the del
 
 from __future__ import annotations
 
+import copy
 import struct
 from dataclasses import dataclass, field
 
@@ -495,6 +496,35 @@ class ClassFile:
     fields: list[Member]
     methods: list[Member]
     attributes: list[Attribute]
+    _owned: set[int] = field(default_factory=set, compare=False, repr=False)  # (own_code: the copied Codes)
+
+    def for_change(self) -> ClassFile:
+        """A copy to instrument, made from parse_shared's version without parsing again: the constant pool is
+        copied, and a method's Code when own_code asks for it; the rest, which instrumenting never changes, is
+        shared (so parse_shared's version stays as it is)."""
+        methods = [Member(m.access, m.name_index, m.descriptor_index, list(m.attributes)) for m in self.methods]
+        return ClassFile(self.minor, self.major, ConstantPool(list(self.pool.entries)), self.access,
+                         self.this_class, self.super_class, list(self.interfaces), self.fields, methods,
+                         self.attributes)
+
+    def own_code(self, member: Member) -> Code | None:
+        """The method's Code, this class file's own to change (copied once, see for_change)."""
+        code = member.code
+        if code is None or id(code) in self._owned:
+            return code
+        mine = copy.deepcopy(code)
+        member.attributes = [mine if a is code else a for a in member.attributes]
+        self._owned.add(id(mine))
+        return mine
+
+    @classmethod
+    def share(cls, data: bytes, cf: ClassFile) -> None:
+        """parse_shared(data) answers `cf` from now on: an instrumentation's class file, which its bytes were
+        written from (read again, they would be the same; instrumenting parsed them a second time)."""
+        key = bytes(data)
+        if key not in _SHARED and len(_SHARED) >= 8:
+            del _SHARED[next(iter(_SHARED))]
+        _SHARED[key] = cf
 
     @classmethod
     def parse_shared(cls, data: bytes) -> ClassFile:

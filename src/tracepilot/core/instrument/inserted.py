@@ -15,9 +15,11 @@ from .classfile import ClassFile, ClassFormatError, LineNumberTable
 __all__ = ["inserted_calls"]
 
 
-def inserted_calls(data: bytes, probe_classes: set[str]) -> dict[str, list[tuple[int, int]]]:
+def inserted_calls(data: bytes, probe_classes: set[str], methods: set[str] | None = None
+                   ) -> dict[str, list[tuple[int, int]]]:
     """Method (name + descriptor) -> [start, end) ranges of the inserted calls of `probe_classes` (internal
-    names): from the line's first index to just after the call."""
+    names): from the line's first index to just after the call. `methods`: only these can have such calls
+    (the others' code is not decoded: a move into the JVM does this with every thread held)."""
     try:
         cf = ClassFile.parse_shared(data)
     except ClassFormatError:
@@ -25,7 +27,7 @@ def inserted_calls(data: bytes, probe_classes: set[str]) -> dict[str, list[tuple
     found: dict[str, list[tuple[int, int]]] = {}
     for method in cf.methods:
         code = method.code
-        if code is None:
+        if code is None or methods is not None and cf.member_name(method) + cf.member_descriptor(method) not in methods:
             continue
         starts = sorted(e.start_pc for table in code.find(LineNumberTable) for e in table.entries)
         try:

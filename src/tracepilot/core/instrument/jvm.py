@@ -60,6 +60,7 @@ from . import swap
 from .byte_array import byte_array
 from .counted_apart import APART, counted_apart
 from .death_hold import DeathHold
+from .frames_now import ClassFrames
 from .hit_number import number_slot, read_number
 from .inserted import inserted_calls
 from .leftovers import restore_leftovers
@@ -72,11 +73,12 @@ from .method_probes import (
     probe_stop,
     still_exact,
 )
+from .move_ahead import Trial, trial_key, try_instrument
 from .naming import probe_name, session_token
 from .owner import Breakpoint, BreakpointTracker
 from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
 from .pops import Pops, session_holds
-from .reach import old_calls_may_reach, probe_places
+from .reach import calls_may_reach, probe_places
 from .resolve import JdwpResolver
 from .safety import changed_methods, thread_inside
 from .shared_line import one_event, shared_reason, sharing
@@ -116,6 +118,7 @@ class ClassRecord:
     resolver: JdwpResolver | None = None  # class shapes seen from its loader, kept across compilations
     compiled: dict = field(default_factory=dict)  # compiled probes by (spec, name, method), see plan.instrument
     original_array: int | None = None  # the original bytes in the target, for a later session (leftovers.py)
+    original_held: bool = False  # original_array uploaded ahead of a move: kept from collection until marked
 
     @property
     def data(self) -> bytes:
@@ -161,6 +164,9 @@ class InJvm:
         self.classes: dict[int, ClassRecord] = {}
         self.traced: set[int] = set()  # classes an in-JVM trace instruments now (core/trace/in_jvm.py): left alone
         self.hotswapped: set[int] = set()
+        # Classes read for a move not made yet: their original bytes, kept for the next attempt (_record).
+        self._fresh: dict[int, ClassRecord] = {}
+        self._trials: dict[str, Trial] = {}  # breakpoint id -> its move's trial at its last round-trip hit
         self._moving: set[str] = set()  # breakpoints asked to move into the JVM, or moving, now
         self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
         self.requests: dict[int, ProbeRequest] = {}
@@ -301,7 +307,8 @@ class InJvm:
         vm = self.session.require_vm()
         at_prepare = thread is None and EVENT_THREAD.get() is not None
         thread = thread or EVENT_THREAD.get()
-        if info.id not in self.classes and not (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader:
+        if info.id not in self.classes and info.id not in self._fresh \
+                and not (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader:
             return "the class belongs to the boot class loader"  # (said now: no move is ever tried)
         if thread is None:
             stop = getattr(self.session, "stop", None)
@@ -312,22 +319,27 @@ class InJvm:
         try:
             if hasattr(self.session, "require_not_in_call"):  # a call that did not return holds the thread
                 self.session.require_not_in_call(thread)
-            record = self.classes.get(info.id)
-            if record is None:
-                loader = (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader
-                if not loader:
-                    return "the class belongs to the boot class loader"
-                internal = info.signature[1:-1]
-                original = await self._class_bytes(thread, loader, internal)
-                if original is None:
-                    return f"the class file {internal}.class was not found through its class loader"
-                record = ClassRecord(info.id, info.tag, internal, loader, original)
+            record = await self._record(info, thread)
+            if isinstance(record, str):
+                return record
             counting = None if at_prepare else self._counting_in(info.id, bp)
             if counting is not None:
                 return (f"{counting.info.id} counts its hits in the JVM in this class (a Count filter, whose "
                         "progress JDWP cannot read): redefining the class would restart that count")
-            spec = ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
-                if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
+            spec = self._spec(bp, record, line, methods)
+            # Every thread's frames, read once. No thread in the class: no thread can be inside a changed method.
+            # Else a trial at the round-trip hit may have said which methods change: refused now, before
+            # instrumenting anything (a refused move used to hold every thread 140-290 ms on Jetty).
+            now = None if at_prepare else await ClassFrames.read(vm, record.type_id)
+            decided = now is None or not now.touched()
+            trial = self._trials.pop(bp.info.id, None)
+            if not decided and trial is not None and trial.key == trial_key(record, spec):
+                reason = self._thread_refusal(bp, record, spec, now, trial.changed)
+                if reason is not None:
+                    if bp.info.capture is not None:
+                        await self.tracker.captures.in_probe.refused_before_prepare(bp, info.id)
+                    return reason
+                decided = True
             if bp.info.capture is not None:  # taken in the JVM by the probe, or (None) with the thread held
                 spec = replace(spec, take=await self.tracker.captures.in_probe.prepare(bp, thread, info.id),
                                take_names=tuple(bp.info.capture.expressions))
@@ -336,17 +348,11 @@ class InJvm:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
-            changed = changed_methods(record.data, result.data)
-            if not at_prepare and await thread_inside(vm, record.type_id, changed):
-                # (Never a stopped thread's frame: on the old code it would read without its locals' names.)
-                held = self._held_at_stops()
-                if not self._may_leave_old_frames(bp, record) or held and await thread_inside(
-                        vm, record.type_id, changed, only=held):
-                    return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
-                if await old_calls_may_reach(vm, record.type_id, record.data,
-                                             probe_places(record.data, spec.line, spec.at, spec.methods)):
-                    return (f"{LOADED_BEFORE} and a call running now could still reach the line on the original "
-                            "code, where no capture would take its hit")
+            if not decided:
+                changed = changed_methods(record.data, result.data)
+                reason = self._thread_refusal(bp, record, spec, now, None if changed is None else frozenset(changed))
+                if reason is not None:
+                    return reason
             for placed in result.probes:
                 if placed.probe.class_name not in record.probe_types:
                     record.probe_types[placed.probe.class_name] = await self._define(thread, record.loader,
@@ -362,6 +368,7 @@ class InJvm:
                 self.tracker.captures.in_probe.bound(bp, spec.take)
             record.retired.clear()  # their inert calls went with the old bytes
             self.classes[record.type_id] = record
+            self._fresh.pop(record.type_id, None)
             await self._request_probe_events(bp, record, spec)
             vm.forget(record.type_id)
             await self._mark_inserted(record)
@@ -370,6 +377,72 @@ class InJvm:
         except (JdwpError, DebuggerError) as exc:
             log.debug("in-JVM binding failed", exc_info=True)
             return f"could not prepare the probe: {exc}"
+
+    async def _record(self, info: Any, thread: int) -> ClassRecord | str:
+        """The class's record: instrumented already, or fresh with its original bytes (read through its
+        loader once, and kept for the next attempt: a refused move reads nothing again)."""
+        record = self.classes.get(info.id) or self._fresh.get(info.id)
+        if record is not None:
+            return record
+        vm = self.session.require_vm()
+        loader = (await vm.send(ReferenceType.ClassLoader, info.id)).class_loader
+        if not loader:
+            return "the class belongs to the boot class loader"
+        internal = info.signature[1:-1]
+        original = await self._class_bytes(thread, loader, internal)
+        if original is None:
+            return f"the class file {internal}.class was not found through its class loader"
+        record = self._fresh[info.id] = ClassRecord(info.id, info.tag, internal, loader, original)
+        return record
+
+    def _spec(self, bp: Breakpoint, record: ClassRecord, line: int, methods: list[Any] | None) -> ProbeSpec:
+        return ProbeSpec(line, bp.info.condition, bp.info.log, self._probe_name(record.name), _rule(bp)) \
+            if methods is None else method_spec(bp, methods, self._probe_name(record.name), _rule(bp))
+
+    def _thread_refusal(self, bp: Breakpoint, record: ClassRecord, spec: ProbeSpec, now: ClassFrames,
+                        changed: frozenset[str] | None) -> str | None:
+        """Why the class may not be redefined now, with `changed` its methods the instrumentation changes (None:
+        all), from every thread's frames `now`."""
+        if not now.inside(None if changed is None else set(changed)):
+            return None
+        # (Never a stopped thread's frame: on the old code it would read without its locals' names.)
+        held = self._held_at_stops()
+        if not self._may_leave_old_frames(bp, record) or held and now.inside(
+                None if changed is None else set(changed), only=held):
+            return f"{LOADED_BEFORE} and a thread is inside the method now (its frame would keep running the old code)"
+        if calls_may_reach(now, record.data, probe_places(record.data, spec.line, spec.at, spec.methods)):
+            return (f"{LOADED_BEFORE} and a call running now could still reach the line on the original "
+                    "code, where no capture would take its hit")
+        return None
+
+    async def _try_ahead(self, bp: Breakpoint, class_id: int, line: int, thread: int) -> None:
+        """At a round-trip hit of a breakpoint that will move (one thread held): read the class's bytes and try
+        its instrumentation now, so that the move (every thread held) can refuse without doing it again."""
+        if self.refusal(bp) is not None:
+            return
+        vm = self.session.require_vm()
+        info = await vm.type(class_id)
+        if info.id in self.hotswapped or info.id in self.traced:
+            return
+        if hasattr(self.session, "require_not_in_call"):  # (raises: a call that did not return holds it)
+            self.session.require_not_in_call(thread)
+        methods = [m for m in await vm.methods(info.id) if (info.id, m.id) in bp.method_ids] \
+            if bp.info.kind in KINDS else None
+        if methods is not None and method_refusal(bp, methods):
+            return
+        record = await self._record(info, thread)
+        if isinstance(record, str):
+            return
+        spec = self._spec(bp, record, line, methods)
+        names = None
+        if bp.info.capture is not None:
+            names = tuple(bp.info.capture.expressions)
+            await self.tracker.captures.in_probe.why_not(bp, info.id)  # (its module, asked now, not at the move)
+        trial = await try_instrument(record, spec, record.shapes(vm), names)
+        if trial is not None:
+            self._trials[bp.info.id] = trial
+        if record.original_array is None:  # (what mark_probe keeps for a later session, uploaded now)
+            record.original_array, record.original_held = await self._new_bytes(record.original), True
 
     async def update(self, bp: Breakpoint) -> bool:
         """A changed condition or log of an in-JVM breakpoint: when the probe keeps its signature, redefine
@@ -663,6 +736,9 @@ class InJvm:
             if record.original_array is None:
                 record.original_array = await self._new_bytes(record.original)
                 created.append(record.original_array)
+            elif record.original_held:  # (uploaded at the round-trip hit: _try_ahead)
+                record.original_held = False
+                created.append(record.original_array)
             text = (await vm.send(VirtualMachine.CreateString, record.name)).string_object
             await vm.send(ObjectReference.DisableCollection, text)
             created.append(text)
@@ -888,6 +964,7 @@ class InJvm:
         (the stopped thread of a temporary breakpoint removed at its own stop, a thread running through the
         line), the probe is made inert instead (its requests cleared, FORCE on, so its call only reaches an
         empty hit()) and the class is redefined later, when no thread is inside (`settle`, or at detach)."""
+        self._trials.pop(bp.info.id, None)
         conn = self.session.conn
         self._moving.discard(bp.info.id)  # (its upgrade request goes below)
         await self.logs.close(bp.info.id)
@@ -985,7 +1062,9 @@ class InJvm:
             del vm.inserted[key]
         if record.current is None:
             return
-        ranges = inserted_calls(record.current.data, set(record.probe_types))
+        # (Every call in the bytes is a placed probe's, unless retired probes' inert calls stayed in them.)
+        ranges = inserted_calls(record.current.data, set(record.probe_types),
+                                None if record.retired else {placed.method for placed in record.current.probes})
         for method in await vm.methods(record.type_id):
             if method.name + method.signature in ranges:
                 vm.inserted[(record.type_id, method.id)] = ranges[method.name + method.signature]
@@ -1025,10 +1104,18 @@ class InJvm:
             return
         self._upgrades[bp.info.id] = self._upgrades.get(bp.info.id, 0) + 1
         self.tracker.by_request[reply.request_id] = bp
+        line = await self._line_of(event.location)
         self.requests[reply.request_id] = ProbeRequest(bp.info.id, "upgrade", event.location.class_id, None,
-                                                       line=await self._line_of(event.location))
+                                                       line=line)
         if bp.info.capture is not None:  # what its probe will call, defined while only this thread is held
             await self.tracker.captures.in_probe.define_ahead(bp, event.thread)
+        self._trials.pop(bp.info.id, None)
+        try:  # (and which methods its instrumentation changes: move_ahead.py)
+            await self._try_ahead(bp, event.location.class_id, line, event.thread)
+        except (JdwpError, DebuggerError) as exc:
+            log.debug("trying %s's instrumentation ahead: %s", bp.info.id, exc)
+        except Exception:  # a bug here must cost the head start, never the breakpoint (the move does it all)
+            log.exception("trying %s's instrumentation ahead failed", bp.info.id)
 
     def upgrade_pending(self, bp: Breakpoint) -> bool:
         """Is the breakpoint waiting to move into the JVM, or moving now?"""
@@ -1121,6 +1208,7 @@ class InJvm:
         breakpoints stay as they are. Otherwise the probe calls went with the old bytes, and the original
         bytes we kept are no longer the class's: its breakpoints fall back to the round trip (never
         restore over it)."""
+        self._fresh.pop(type_id, None)  # (bytes read before the swap: not the class's any more)
         if type_id in self.swapped_in:
             self.swapped_in.discard(type_id)
             return True
@@ -1157,6 +1245,8 @@ class InJvm:
         self.logs.forget()
         self.pops.forget()
         self.classes.clear()
+        self._fresh.clear()
+        self._trials.clear()
         self.requests.clear()
         self.hotswapped.clear()
         self._upgrades.clear()

@@ -58,7 +58,7 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
     `cache` keeps compiled probes across calls on the same original bytes (a probe depends only on its spec
     and method). Raises NotCompilable (the reason is for the user) when a spec cannot run in the JVM."""
     try:
-        cf = ClassFile.parse(original)
+        cf = ClassFile.parse_shared(original).for_change()  # (the version the checks read: parsed once)
     except ClassFormatError as exc:
         raise NotCompilable(f"the class file could not be read: {exc}") from None
     placed: list[PlacedProbe] = []
@@ -86,7 +86,9 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
                 if cache is not None:
                     cache[key] = probe
             payload, stack = call_payload(cf.pool, probe)
-            _, at_line, stacks = inserts.setdefault(id(method), (code, {}, []))
+            if id(method) not in inserts:
+                inserts[id(method)] = (cf.own_code(method), {}, [])
+            _, at_line, stacks = inserts[id(method)]
             at_line.setdefault(at, []).insert(0, payload)
             stacks.append(stack)
             placed.append(PlacedProbe(spec, cf.member_name(method) + cf.member_descriptor(method), probe))
@@ -102,7 +104,9 @@ async def instrument(original: bytes, specs: list[ProbeSpec], resolver: Resolver
             insert_many(code, cf.pool, {at: b"".join(payloads) for at, payloads in at_line.items()}, max(stacks))
         except NotInstrumentable as exc:
             raise NotCompilable(str(exc)) from None
-    return Instrumentation(cf.to_bytes(), placed)
+    data = cf.to_bytes()
+    ClassFile.share(data, cf)  # (the checks and the readers of inserted calls read it: not parsed again)
+    return Instrumentation(data, placed)
 
 
 async def _place_in_methods(cf: ClassFile, spec: ProbeSpec, resolver: Resolver,
@@ -123,6 +127,7 @@ async def _place_in_methods(cf: ClassFile, spec: ProbeSpec, resolver: Resolver,
             probe = await _compile(spec, name, cf, method, 0, resolver, site, returned)
             if cache is not None:
                 cache[key] = probe
+        code = cf.own_code(method)
         lines = site_lines(code, spec.at)
         for i in reversed(range(len(lines))):  # the last site first; offsets are read again after each insertion
             payload, stack = call_payload(cf.pool, probe, site=i)

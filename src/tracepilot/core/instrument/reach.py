@@ -9,15 +9,16 @@ exception handlers) reach an index where the probe is inserted?
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from ...jdwp import JdwpError, ThreadReference, VirtualMachine
 from . import bytecode as bc
 from .classfile import ClassFile, ClassFormatError, Code
+from .frames_now import ClassFrames
 from .insert import line_start
 from .method_sites import ENTRY
 
-__all__ = ["old_calls_may_reach", "probe_places", "reaches"]
+__all__ = ["calls_may_reach", "old_calls_may_reach", "probe_places", "reaches"]
 
 # After these, control does not go on to the next instruction.
 _NO_FALL_THROUGH = frozenset([bc.GOTO, bc.GOTO_W, bc.TABLESWITCH, bc.LOOKUPSWITCH, bc.ATHROW, bc.RET,
@@ -27,7 +28,7 @@ _CALLS = frozenset(range(bc.INVOKEVIRTUAL, bc.INVOKEDYNAMIC + 1))
 
 def reaches(code: Code, start: int, places: set[int]) -> bool:
     """Can execution from code index `start` (not yet executed) reach one of `places`?"""
-    instructions = {ins.offset: ins for ins in bc.decode(code.code)}
+    instructions = _instructions(bytes(code.code))
     seen: set[int] = set()
     todo = [start]
     while todo:
@@ -73,18 +74,22 @@ async def old_calls_may_reach(vm: Any, type_id: int, data: bytes, places: dict[s
     code `data`? A thread that is not suspended might be anywhere."""
     if places is None:
         return True
+    return calls_may_reach(await ClassFrames.read(vm, type_id), data, places)
+
+
+def calls_may_reach(now: ClassFrames, data: bytes, places: dict[str, set[int]] | None) -> bool:
+    """old_calls_may_reach on frames read already."""
+    if places is None:
+        return True
     codes = {key: code for key, code in _codes(data).items() if key in places}
-    names = {m.id: m.name + m.signature for m in await vm.methods(type_id)}
-    for thread in (await vm.send(VirtualMachine.AllThreads)).threads:
-        try:
-            frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-        except JdwpError:
+    for frames in now.frames.values():
+        if frames is None:
             return True
         for depth, frame in enumerate(frames):
             loc = frame.location
-            if loc.class_id != type_id:
+            if loc.class_id != now.type_id:
                 continue
-            key = names.get(loc.method_id)
+            key = now.names.get(loc.method_id)
             if key is None and loc.method_id:
                 return True  # (a method the class does not list now)
             if key not in codes:
@@ -107,9 +112,16 @@ async def old_calls_may_reach(vm: Any, type_id: int, data: bytes, places: dict[s
 
 
 def _successors(code: Code, at: int) -> list[int]:
-    ins = next(i for i in bc.decode(code.code) if i.offset == at)
+    ins = _instructions(bytes(code.code))[at]
     out = [*ins.targets, *(e.handler_pc for e in code.exceptions if e.start_pc <= at < e.end_pc)]
     return out if ins.opcode in _NO_FALL_THROUGH else [*out, at + ins.length]
+
+
+@functools.lru_cache(maxsize=32)
+def _instructions(code: bytes) -> dict[int, bc.Instruction]:
+    """Offset -> instruction, decoded once per method body (a move asks for every frame in the method, with
+    every thread held)."""
+    return {ins.offset: ins for ins in bc.decode(code)}
 
 
 def _codes(data: bytes) -> dict[str, Code]:
