@@ -104,10 +104,10 @@ async def test_a_released_jvm_outlives_the_debugger_that_ends_first(tmp_path, de
     source.write_text(PROGRAM)
     go = tmp_path / "go"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    done = subprocess.run([sys.executable, "-c", DEBUGGER_SCRIPT, str(source), str(go)], capture_output=True,
+    done = subprocess.run([sys.executable, "-W", "always::ResourceWarning", "-c", DEBUGGER_SCRIPT, str(source), str(go)], capture_output=True,
                           text=True, timeout=45, env=env)  # (the debugger must end now, not when the JVM does)
     assert done.returncode == 0, done.stderr
-    assert not any(e in done.stderr for e in ASYNCIO_ERRORS), done.stderr
+    assert not any(e in done.stderr for e in (*ASYNCIO_ERRORS, "ResourceWarning")), done.stderr
     answer = json.loads(done.stdout.strip().splitlines()[-1])
     pid = answer["pid"]
     try:

@@ -48,6 +48,7 @@ class ChildProcess:
         self._loop = loop
         self.exited: asyncio.Future[int] = loop.create_future()
         self._pipes: list[asyncio.Future[None]] = []
+        self._readers: list[asyncio.BaseTransport] = []
 
     @classmethod
     async def start(cls, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
@@ -62,10 +63,15 @@ class ChildProcess:
             done: asyncio.Future[None] = loop.create_future()
             child._pipes.append(done)
             try:
-                await loop.connect_read_pipe(lambda w=write, d=done: _PipeReader(w, d), pipe)
+                transport, _ = await loop.connect_read_pipe(lambda w=write, d=done: _PipeReader(w, d), pipe)
             except BaseException:
                 child.kill()
+                child.stop_reading()
+                for unread in (popen.stdout, popen.stderr):
+                    if unread is not None:
+                        unread.close()
                 raise
+            child._readers.append(transport)
         return child
 
     @property
@@ -80,6 +86,11 @@ class ChildProcess:
     async def output_done(self) -> None:
         """Both pipes read to their end (the program and anything it started closed them)."""
         await asyncio.gather(*self._pipes)
+
+    def stop_reading(self) -> None:
+        """Close our ends of its pipes (the loop is ending while it still runs); the child is not signalled."""
+        for transport in self._readers:
+            transport.close()
 
     def kill(self) -> None:
         """SIGKILL the child if it still runs (the waiting thread reaps it)."""

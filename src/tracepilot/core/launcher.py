@@ -253,7 +253,11 @@ class LaunchedProcess:
     async def _watch_exit(self) -> None:
         """Runs until the JVM is gone, also after a `release`: the exit code, then its output read to the end
         (waited for briefly: a process it started may hold the pipes), then its classes removed."""
-        await self.proc.exited
+        try:
+            await self.proc.exited
+        except asyncio.CancelledError:  # the debugger's loop ends first (a JVM let go runs on): stop reading it
+            self.proc.stop_reading()
+            raise
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.proc.output_done(), OUTPUT_DRAIN)
         self.plan.discard_temp_dir()
