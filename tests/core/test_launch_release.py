@@ -10,7 +10,6 @@ import json
 import logging
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -92,33 +91,53 @@ async def main():
     launched = debugger.session.launched
     pid, command = launched.pid, launched.plan.command
     await debugger.detach(keep_running=True)
-    await debugger.close()
     print(json.dumps({"pid": pid, "command": command}), flush=True)
+    await asyncio.Event().wait()  # until Ctrl+C
 
-asyncio.run(main())
+try:
+    asyncio.run(main())
+except KeyboardInterrupt:
+    sys.exit(130)
 """
 
 
 async def test_a_released_jvm_outlives_the_debugger_that_ends_first(tmp_path, default_jdk):
+    """The debugger, in a terminal of its own, launches, lets the JVM go, then ends on Ctrl+C (a SIGINT to the
+    terminal's whole foreground process group): the JVM keeps running."""
     source = tmp_path / "Lingers.java"
     source.write_text(PROGRAM)
     go = tmp_path / "go"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    done = subprocess.run([sys.executable, "-W", "always::ResourceWarning", "-c", DEBUGGER_SCRIPT, str(source), str(go)], capture_output=True,
-                          text=True, timeout=45, env=env)  # (the debugger must end now, not when the JVM does)
-    assert done.returncode == 0, done.stderr
-    assert not any(e in done.stderr for e in (*ASYNCIO_ERRORS, "ResourceWarning")), done.stderr
-    answer = json.loads(done.stdout.strip().splitlines()[-1])
-    pid = answer["pid"]
+    debugger = await asyncio.create_subprocess_exec(
+        sys.executable, "-W", "always::ResourceWarning", "-c", DEBUGGER_SCRIPT, str(source), str(go), env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    answer = None
     try:
-        assert _state(pid) not in (None, "Z"), "the JVM ended with the debugger that had let it go"
+        line = await asyncio.wait_for(debugger.stdout.readline(), 45)
+        assert line, (await debugger.stderr.read()).decode(errors="replace")
+        answer = json.loads(line)
+        os.killpg(debugger.pid, signal.SIGINT)  # what Ctrl+C in its terminal does
+        assert await asyncio.wait_for(debugger.wait(), 20) == 130
+        err = (await debugger.stderr.read()).decode(errors="replace")
+        assert not any(e in err for e in (*ASYNCIO_ERRORS, "ResourceWarning", "Traceback")), err
+        await asyncio.sleep(0.5)  # (a SIGINT would end the JVM in about this time)
+        assert _state(answer["pid"]) not in (None, "Z"), "the JVM ended with the debugger that had let it go"
     finally:
-        go.touch()  # let it end by itself; kill it only if it does not
-        deadline = time.monotonic() + 15
-        while _state(pid) not in (None, "Z") and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        if _state(pid) not in (None, "Z"):
-            os.kill(pid, signal.SIGKILL)
-        from tracepilot.core.launch_classes import remove  # noqa: PLC0415
+        if debugger.returncode is None:
+            debugger.kill()
+            await debugger.wait()
+        if answer is not None:
+            await _end(answer["pid"], go)
+            from tracepilot.core.launch_classes import remove  # noqa: PLC0415
 
-        remove(_classes_dir(answer["command"]))  # (a later launch would sweep it; don't leave it to one)
+            remove(_classes_dir(answer["command"]))  # (a later launch would sweep it; don't leave it to one)
+
+
+async def _end(pid: int, go: Path) -> None:
+    """Let the JVM end by itself (its gate file); kill it only if it does not."""
+    go.touch()
+    deadline = time.monotonic() + 15
+    while _state(pid) not in (None, "Z") and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    if _state(pid) not in (None, "Z"):
+        os.kill(pid, signal.SIGKILL)

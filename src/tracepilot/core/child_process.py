@@ -7,7 +7,8 @@ pieces only:
 - its output is read through the event loop's read pipes until EOF (while the loop runs);
 - its exit is awaited by a daemon thread that only waits (`Popen.wait`): it reaps the process whenever it
   ends, tells the loop if the loop is still there, and never holds up the debugger's own exit;
-- it is killed only when asked (`kill`).
+- it is killed only when asked (`kill`): it runs in a process group of its own (OWN_GROUP), so a Ctrl+C meant
+  for the debugger does not reach it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import os
 import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
+
+# The child gets a process group of its own: Ctrl+C in the debugger's terminal goes to the terminal's foreground
+# group, and it is the debugger's to handle (the REPL cancels a wait; a front end that ends closes its debugger,
+# which kills the JVMs it still holds), not a signal that ends the program too, even one the debugger let go.
+OWN_GROUP = 0 if os.name == "posix" else None
 
 
 class _PipeReader(asyncio.Protocol):
@@ -56,7 +63,7 @@ class ChildProcess:
         """Start `command` (stdin from /dev/null; raises OSError when it cannot start)."""
         loop = asyncio.get_running_loop()
         popen = subprocess.Popen(list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL,  # noqa: S603
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=OWN_GROUP)
         child = cls(popen, loop)
         threading.Thread(target=child._wait, name=f"tracepilot-wait-{popen.pid}", daemon=True).start()
         for pipe, write in ((popen.stdout, on_stdout), (popen.stderr, on_stderr)):
