@@ -183,6 +183,7 @@ class LaunchedProcess:
         self.stdout = stdout
         self.stderr = stderr
         self.exited = asyncio.Event()
+        self.released = False  # let go of by a detach that keeps it running (`release`)
         self._watch: asyncio.Task[None] | None = None
 
     @property
@@ -252,10 +253,13 @@ class LaunchedProcess:
 
     async def _watch_exit(self) -> None:
         """Runs until the JVM is gone, also after a `release`: the exit code, then its output read to the end
-        (waited for briefly: a process it started may hold the pipes), then its classes removed."""
+        (waited for briefly: a process it started may hold the pipes), then its classes removed. Cancelled when
+        the debugger's loop ends first: a JVM it still holds is killed then (as closing the debugger would)."""
         try:
             await self.proc.exited
-        except asyncio.CancelledError:  # the debugger's loop ends first (a JVM let go runs on): stop reading it
+        except asyncio.CancelledError:  # the debugger's loop ends first: a JVM let go runs on, any other ends
+            if not self.released:
+                self.proc.kill()
             self.proc.stop_reading()
             raise
         with contextlib.suppress(TimeoutError):
@@ -285,6 +289,7 @@ class LaunchedProcess:
         """Leave the process running on its own (a detach that keeps it, DAP terminateDebuggee: false). Nothing
         of ours kills it (only `kill` does); while the debugger runs, its output is still read and its exit is
         still seen: the process is reaped and its temporary classes go then."""
+        self.released = True
         _released.add(self)  # (nobody else holds it now: keep its watch alive until the exit)
         if self._watch is not None:
             self._watch.add_done_callback(lambda _task: _released.discard(self))
