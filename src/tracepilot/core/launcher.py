@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import launch_classes
+from .child_process import ChildProcess
 from .errors import DebuggerError, InvalidArgument
 from .launch_socket import LaunchListener, agent_option
 from .output import OutputBuffer
@@ -170,18 +171,20 @@ def _env(extra: dict[str, str] | None) -> dict[str, str] | None:
 
 
 class LaunchedProcess:
-    """A JVM we started: its agent's connection, its output buffers and its exit code."""
+    """A JVM we started: its agent's connection, its output buffers and its exit code. The process itself is a
+    `ChildProcess` (child_process.py): watched until it exits, killed only when asked, so it can be let go."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, plan: LaunchPlan) -> None:
+    def __init__(self, proc: ChildProcess, plan: LaunchPlan, stdout: OutputBuffer, stderr: OutputBuffer) -> None:
         self.proc = proc
         self.plan = plan
         self.port = 0
         self.socket: socket.socket | None = None  # the agent's connection, until the session takes it
         self.refused: list[str] = []  # connections to the launch port that were not the JVM's
-        self.stdout = OutputBuffer("stdout")
-        self.stderr = OutputBuffer("stderr")
-        self._pumps: list[asyncio.Task[None]] = []
+        self.stdout = stdout
+        self.stderr = stderr
         self.exited = asyncio.Event()
+        self.released = False  # let go of by a detach that keeps it running (`release`)
+        self._watch: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int:
@@ -201,22 +204,19 @@ class LaunchedProcess:
             raise DebuggerError(f"cannot listen on a loopback port for the JVM: {exc}",
                                 "check that 127.0.0.1 is configured") from None
         plan.command = [agent_option(listener.port) if arg == AGENT else arg for arg in plan.command]
+        stdout, stderr = OutputBuffer("stdout"), OutputBuffer("stderr")
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *plan.command, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            )
+            proc = await ChildProcess.start(plan.command, cwd=plan.cwd, env=plan.env, on_stdout=stdout.write,
+                                            on_stderr=stderr.write)
         except OSError as exc:
             listener.close()
             plan.discard_temp_dir()
             raise DebuggerError(f"cannot start {plan.command[0]}: {exc}", JDK_HINT) from None
         if plan.temp_dir is not None:
             launch_classes.claim(plan.temp_dir, proc.pid)
-        launched = cls(proc, plan)
+        launched = cls(proc, plan, stdout, stderr)
         launched.port = listener.port
-        launched._pumps.append(asyncio.create_task(launched._pump(proc.stdout, launched.stdout)))
-        launched._pumps.append(asyncio.create_task(launched._pump(proc.stderr, launched.stderr)))
-        launched._pumps.append(asyncio.create_task(launched._watch_exit()))
+        launched._watch = asyncio.create_task(launched._watch_exit())
         try:
             launched.socket = await launched._accept_agent(listener, timeout)
         except BaseException:
@@ -251,29 +251,29 @@ class LaunchedProcess:
             + (f"; its output so far:\n{detail}" if detail else " (it printed nothing)"),
             "check the java arguments (a wrapper given as java must pass the -agentlib option on)")
 
-    async def _pump(self, stream: asyncio.StreamReader | None, buffer: OutputBuffer) -> None:
-        if stream is None:
-            return
-        while chunk := await stream.read(65536):
-            buffer.write(chunk.decode(errors="replace"))
-
     async def _watch_exit(self) -> None:
-        await self.proc.wait()
-        # Drain what is left in the pipes before announcing the exit.
-        await asyncio.gather(*self._pumps[:2], return_exceptions=True)
+        """Runs until the JVM is gone, also after a `release`: the exit code, then its output read to the end
+        (waited for briefly: a process it started may hold the pipes), then its classes removed. Cancelled when
+        the debugger's loop ends first: a JVM it still holds is killed then (as closing the debugger would)."""
+        try:
+            await self.proc.exited
+        except asyncio.CancelledError:  # the debugger's loop ends first: a JVM let go runs on, any other ends
+            if not self.released:
+                self.proc.kill()
+            self.proc.stop_reading()
+            raise
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.output_done(), OUTPUT_DRAIN)
         self.plan.discard_temp_dir()
         self.exited.set()
 
     async def kill(self) -> None:
         if self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.proc.wait(), 5)
+            self.proc.kill()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.proc.exited), 5)
         if self.proc.returncode is not None:  # (a JVM that would not die keeps its classes: a later launch sweeps)
             self.plan.discard_temp_dir()
-        for task in self._pumps:
-            task.cancel()
         if self.socket is not None:
             self.socket.close()
             self.socket = None
@@ -286,12 +286,18 @@ class LaunchedProcess:
         return sock
 
     def release(self) -> None:
-        """Leave the process running on its own (a detach that keeps it, DAP terminateDebuggee: false): its
-        output is still read while we run, and nothing of ours kills it afterwards (asyncio's transport
-        would kill a child still running when it is closed)."""
-        transport = getattr(self.proc, "_transport", None)
-        if transport is not None and getattr(transport, "_proc", None) is not None:
-            transport._proc = None  # noqa: SLF001  (the transport only kills through it)
+        """Leave the process running on its own (a detach that keeps it, DAP terminateDebuggee: false). Nothing
+        of ours kills it (only `kill` does); while the debugger runs, its output is still read and its exit is
+        still seen: the process is reaped and its temporary classes go then."""
+        self.released = True
+        _released.add(self)  # (nobody else holds it now: keep its watch alive until the exit)
+        if self._watch is not None:
+            self._watch.add_done_callback(lambda _task: _released.discard(self))
+
+
+# Launched processes let go of, until they exit (a task is only weakly held by the loop).
+_released: set[LaunchedProcess] = set()
+OUTPUT_DRAIN = 5.0  # seconds to read what is left in the pipes once the JVM exited
 
 
 def split_launch_args(java_args: Sequence[str]) -> list[str]:
