@@ -1,6 +1,6 @@
 """A move into the JVM holds every thread: a refused one must ask the JVM for no more than it needs to refuse.
 
-StuckInside has a thread waiting inside the method, before the line, for good: a capture point set while it
+HeldInsideForever has a thread waiting inside the method, before the line, for good: a capture point set while it
 runs tries to move at a round-trip hit and is refused each time ("a call running now could still reach the line"). Its
 refusal was decided after reading the class through its loader, registering the capture, instrumenting and
 reading every thread's frames three times, one request after another (140-290 ms of Jetty held per attempt).
@@ -23,7 +23,7 @@ ASKED_BY_A_REFUSAL = {"VirtualMachine.AllThreads", "ThreadReference.Frames", "Re
 
 
 async def test_a_refused_move_reads_the_frames_once_and_nothing_else(jvm_factory, line_of) -> None:
-    jvm = jvm_factory("fixtures.StuckInside", suspend=False)
+    jvm = jvm_factory("fixtures.HeldInsideForever", suspend=False)
     await asyncio.to_thread(jvm.wait_for_output, "running", 20)
     d = Debugger()
     try:
@@ -48,7 +48,7 @@ async def test_a_refused_move_reads_the_frames_once_and_nothing_else(jvm_factory
 
         conn._request = counting  # noqa: SLF001
         in_jvm._move = move  # noqa: SLF001
-        bp = await d.breakpoint_set(f"fixtures.StuckInside:{line_of('stuck-line')}", capture=30,
+        bp = await d.breakpoint_set(f"fixtures.HeldInsideForever:{line_of('stuck-line')}", capture=30,
                                     capture_limits={"rate": 100_000})
         seen = 0
         while len(moves) < MAX_UPGRADES or in_jvm.upgrade_pending(in_jvm.tracker.by_id[bp.id]):
