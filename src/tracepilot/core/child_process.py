@@ -7,8 +7,8 @@ pieces only:
 - its output is read through the event loop's read pipes until EOF (while the loop runs);
 - its exit is awaited by a daemon thread that only waits (`Popen.wait`): it reaps the process whenever it
   ends, tells the loop if the loop is still there, and never holds up the debugger's own exit;
-- it is killed only when asked (`kill`): it runs in a process group of its own (OWN_GROUP), so a Ctrl+C meant
-  for the debugger does not reach it.
+- it is killed only when asked (`kill`); it stays in the debugger's process group (OWN_GROUP), so a closed
+  terminal ends it as it ends the debugger.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import os
 import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-# The child gets a process group of its own: Ctrl+C in the debugger's terminal goes to the terminal's foreground
-# group, and it is the debugger's to handle (the REPL cancels a wait; a front end that ends closes its debugger,
-# which kills the JVMs it still holds), not a signal that ends the program too, even one the debugger let go.
-OWN_GROUP = 0 if os.name == "posix" else None
+# The child stays in the debugger's process group, as before: a closed terminal (SIGHUP to its foreground group)
+# ends the launched program with the debugger, where a group of its own left it running, orphaned (a TUI killed
+# with its tmux session). The price, as before: Ctrl+C in the terminal reaches the program too. (0: a group of
+# its own, which a front end may choose once it ends its JVMs on SIGHUP itself.)
+OWN_GROUP: int | None = None
 
 
 class _PipeReader(asyncio.Protocol):
