@@ -5,12 +5,8 @@ and the shared new version reads as the new bytes parsed afresh."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
-
-from support.jvm import system_javac
 from tracepilot.core.instrument import classfile
 from tracepilot.core.instrument.classfile import ClassFile
 from tracepilot.core.instrument.inserted import inserted_calls
@@ -18,20 +14,11 @@ from tracepilot.core.instrument.plan import ProbeSpec, instrument
 from tracepilot.core.instrument.resolve import ClassFileResolver
 from tracepilot.core.instrument.safety import changed_methods
 
-
-@pytest.fixture(scope="module")
-def jmod() -> Path:
-    javac = system_javac()
-    if javac is None:
-        pytest.skip("no JDK")
-    path = Path(os.path.realpath(javac)).parent.parent / "jmods" / "java.base.jmod"
-    if not path.exists():
-        pytest.skip(f"no {path}")
-    return path
+from .test_compile import jmod  # noqa: F401  (the JDK's java.base, for the resolver)
 
 
 async def test_instrumenting_leaves_the_shared_original_alone_and_shares_what_reads_as_the_new_bytes(
-        java_classes: Path, jmod: Path, line_of) -> None:
+        java_classes: Path, jmod: Path, line_of) -> None:  # noqa: F811  (the fixture imported above)
     original = (java_classes / "fixtures" / "Instrumented.class").read_bytes()
     shared = ClassFile.parse_shared(original)
     specs = [ProbeSpec(line_of("ins-loop-body"), "i == 500", None, "fixtures/Instrumented$P1"),
