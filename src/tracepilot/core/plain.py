@@ -5,6 +5,7 @@ type, the function that makes its form is found once; per dataclass, written onc
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
@@ -50,18 +51,38 @@ def _itself(obj: Any) -> Any:
 def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
     """A function that makes the dict of one dataclass: its fields read by name in one straight body (written
     once per class, as dataclasses writes __init__), a plain value taken without a call. Every stop is recorded
-    with to_dict: the generic walk (a getattr and a test per field) cost ~10 us a stop, this ~2 us."""
-    body = ["def convert(o):", "    d = {}"]
-    for f in dataclasses.fields(kind):
-        if f.name.startswith("_"):
-            continue
-        body.append(f"    v = o.{f.name}")
-        guard = "if v is not None: " if f.metadata.get("omit_none") else ""  # (left out while None)
-        body.append(f"    {guard}d[{f.name!r}] = v if type(v) in plain else to_dict(v)")
-    body.append("    return d")
+    with to_dict: the generic walk (a getattr and a test per field) cost ~10 us a stop, this ~2 us. A field
+    declared plain (str, int, float, bool, None) is taken as it is, in one dict display with its neighbours;
+    the others are tested (a StrEnum, a dataclass, a list) as the generic walk does."""
+    fields = [f for f in dataclasses.fields(kind) if not f.name.startswith("_")]
+    display: list[str] = []
+    rest: list[str] = []
+    for f in fields:
+        omit_none = bool(f.metadata.get("omit_none"))
+        if omit_none or rest:  # (from the first field left out while None on: one statement each, in order)
+            guard = "if v is not None: " if omit_none else ""  # (left out while None)
+            rest += [f"    v = o.{f.name}", f"    {guard}d[{f.name!r}] = v if type(v) in plain else to_dict(v)"]
+        elif _declared_plain(f.type):
+            display.append(f"{f.name!r}: o.{f.name}")
+        else:
+            display.append(f"{f.name!r}: v if type(v := o.{f.name}) in plain else to_dict(v)")
+    body = ["def convert(o):", "    d = {" + ", ".join(display) + "}", *rest, "    return d"]
     namespace: dict[str, Any] = {"plain": _PLAIN, "to_dict": to_dict}
     exec("\n".join(body), namespace)  # noqa: S102 - the source is made of the dataclass's own field names
     return namespace["convert"]
+
+
+_PLAIN_NAMES = frozenset({"str", "int", "float", "bool", "None"})
+
+
+def _declared_plain(declared: Any) -> bool:
+    """Is a field declared as plain values only (`str | None`, `int`, `bool`): written as a string (postponed
+    annotations) or as types."""
+    if isinstance(declared, str):
+        return all(part.strip() in _PLAIN_NAMES for part in declared.split("|"))
+    if isinstance(declared, types.UnionType):
+        return all(arg in _PLAIN for arg in declared.__args__)
+    return declared in _PLAIN
 
 
 # Per type: the function that makes its plain form (for a dataclass see _converter), found once.

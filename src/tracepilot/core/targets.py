@@ -125,7 +125,9 @@ class Targets(BreakpointsOverTargets):
     def _on_record(self, record: Any) -> None:
         """A stop while the current target has none makes its target current (as a thread's stop becomes the
         current stop when there is none): a front end that learns of stops from the history follows it."""
-        name = record.data.get("target") if record.kind == "stop" and self.several else None
+        if record.kind != "stop" or not self.several:  # (one target: nothing to choose, at every record)
+            return
+        name = record.data.get("target")
         chosen = self._all.get(self._current)
         if name in self._all and (chosen is None or chosen.session.state is not SessionState.STOPPED):
             self._current, self._pinned = name, False

@@ -94,7 +94,10 @@ class ThreadBook:
         return stopped
 
     def undelivered(self) -> list[ThreadRecord]:
-        return [r for r in self.stops() if not r.delivered]
+        pending = [r for r in self.records.values() if r.stop is not None and not r.finished and not r.delivered]
+        if len(pending) > 1:
+            pending.sort(key=_arrival)
+        return pending
 
     def suspended(self) -> list[ThreadRecord]:
         """Every known thread the debugger holds suspended (or inside a call), with or without a stop."""
@@ -123,7 +126,8 @@ class ThreadBook:
             new = ThreadState.HELD
         else:
             new = ThreadState.RUNNING
-        r.state = thread_move(r.state, new, why)
+        if new is not r.state:  # (staying is always allowed: no check, on every thread at every stop)
+            r.state = thread_move(r.state, new, why)
 
     def settle_all(self, why: str) -> None:
         for r in list(self.records.values()):
@@ -279,13 +283,13 @@ class ThreadBook:
                 r.credit -= realign
         release.vm_resumes = to_release
         self.vm_holds -= to_release
-        for r in self.records.values():
+        for r in list(self.records.values()):
             if r.id not in keep:
                 r.stop = None
                 r.call_from = None
                 r.delivered = False
                 r.paused = False
-        self.settle_all("resume all")
+            self._settle(r, "resume all")
         return release
 
     def forget(self) -> None:

@@ -47,7 +47,8 @@ class JdwpConnection:
         self._held = 0  # places in _outgoing still held (hold_place)
         self._events: deque[Any] = deque()
         self._events_ready = asyncio.Event()
-        self._closed = asyncio.Event()
+        self._closed = asyncio.Event()  # (for wait_closed)
+        self._is_closed = False  # the same, read on every packet and request: a plain flag is cheaper than is_set()
         self.close_reason: JdwpTransportError | None = None
         self.protocol_errors: list[str] = []
         self.unmatched_replies = 0
@@ -147,7 +148,7 @@ class JdwpConnection:
 
     @property
     def is_closed(self) -> bool:
-        return self._closed.is_set()
+        return self._is_closed
 
     def send_nowait(self, command: Command, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
         """Write a request now and return the future of its reply (for pipelining)."""
@@ -164,6 +165,13 @@ class JdwpConnection:
         self._request(command, args, kwargs, self._outgoing, answered=False)
         self._schedule_flush()
 
+    def write_unanswered(self, commands: list[tuple[Command, tuple[Any, ...]]]) -> None:
+        """send_unanswered for each (command, args), all written now in one write (a resume's: the JVM runs
+        on while the caller's bookkeeping runs; no end-of-turn flush is scheduled for them)."""
+        for command, args in commands:
+            self._request(command, args, {}, self._outgoing, answered=False)
+        self._flush()
+
     def hold_place(self) -> HeldPlace:
         """Hold a place in the write queue for requests made later: whatever is sent after this leaves after
         them (the JVM answers in that order), and waits until the place is released. (A stop's first reads
@@ -175,7 +183,7 @@ class JdwpConnection:
 
     def _request(self, command: Command, args: tuple[Any, ...], kwargs: dict[str, Any],
                  into: list[Any], answered: bool = True) -> asyncio.Future[Any]:
-        if self._closed.is_set():
+        if self._is_closed:
             raise self._disconnected()
         packet_id, data = self.codec.encode_request(command, args, kwargs)
         if not answered:  # (send_unanswered: no future)
@@ -197,7 +205,7 @@ class JdwpConnection:
         """Write a request whose body is already encoded; the future gets the undecoded `ReplyPacket`
         (error code and body), whatever the error code. For a front end that forwards another debugger's
         commands: its packet ids are its own, this connection numbers the requests it sends."""
-        if self._closed.is_set():
+        if self._is_closed:
             raise self._disconnected()
         packet_id, packet = self.codec.encode_raw(set_id, cmd_id, data)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -221,7 +229,7 @@ class JdwpConnection:
         else:
             data = b"".join(part for item in queued
                             for part in (item.requests if isinstance(item, HeldPlace) else (item,)))
-        if not data or self._closed.is_set():
+        if not data or self._is_closed:
             return
         self._writer.write(data)
         if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
@@ -317,15 +325,16 @@ class JdwpConnection:
         await self._closed.wait()
 
     async def close(self) -> None:
-        if not self._closed.is_set():
+        if not self._is_closed:
             self._flush()  # requests queued in this turn (a last resume) still leave
             self._shutdown(VMDisconnected("connection closed by the debugger"))
         await asyncio.sleep(0)  # let the transport finish closing
 
     def _shutdown(self, reason: JdwpTransportError) -> None:
-        if self._closed.is_set():
+        if self._is_closed:
             return
         self.close_reason = reason
+        self._is_closed = True
         self._closed.set()
         with contextlib.suppress(Exception):
             self._writer.close()
@@ -353,12 +362,12 @@ class JdwpConnection:
             self._on_lost(None)
 
     def _on_data(self, data: bytes) -> None:
-        if self._closed.is_set():
+        if self._is_closed:
             return
         try:
             self._parser.feed(data)
             # (an event's handler runs from here up to its first wait, and may close the connection)
-            while not self._closed.is_set() and (packet := self._parser.next_packet()) is not None:
+            while not self._is_closed and (packet := self._parser.next_packet()) is not None:
                 self._dispatch(packet)
         except ProtocolError as exc:
             log.error("JDWP stream corrupted: %s", exc)

@@ -290,7 +290,7 @@ class Events(SessionBase):
         current stop if there is none, and waits in the set until a waiting call takes it."""
         tid = reason.thread_id or 0
         reason.all_threads = vm_wide
-        record = self.threads.add_stop(tid, reason, vm_wide, reason.kind.value.lower())
+        record = self.threads.add_stop(tid, reason, vm_wide, reason.kind.lower())  # (a StrEnum: its value)
         if reason.kind is StopKind.VM_START and not self._waiters:
             # The attach or launch that started the session answers for it (its status says "VM start"),
             # even when the event comes just after that answer: the next resume runs the program. (A call

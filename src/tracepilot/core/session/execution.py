@@ -275,13 +275,9 @@ class Execution(SessionBase):
         # Their replies are not awaited: the JVM runs a connection's commands in order, so whatever this session
         # sends next is handled after them, and a failed resume was only ever logged. Waiting for them put one
         # more event-loop turn between the Breakpoint event's arrival and its handling (issue 32, resume -> stop).
-        for t in release.thread_suspends:
-            conn.send_unanswered(ThreadReference.Suspend, t)
-        for t in release.thread_resumes:
-            conn.send_unanswered(ThreadReference.Resume, t)
-        for _ in range(release.vm_resumes):
-            conn.send_unanswered(VirtualMachine.Resume)
-        conn.flush()
+        conn.write_unanswered([(ThreadReference.Suspend, (t,)) for t in release.thread_suspends]
+                              + [(ThreadReference.Resume, (t,)) for t in release.thread_resumes]
+                              + [(VirtualMachine.Resume, ())] * release.vm_resumes)
 
     async def pause(self, thread: str | int | None, actor: Actor) -> WaitResult:
         """Pause all threads (or one). A thread already suspended answers with its stop; a thread inside a
