@@ -317,25 +317,40 @@ class InvocationCall:
     thread is back at its stop then, or is resumed when that stop was released meanwhile)."""
 
     CHECK_AFTER = 0.25  # seconds before asking whether the call runs at all
+    REPLY_WAIT = 0.25  # seconds a call found suspended is given for its reply, before it is taken as not started
 
     def __init__(self, session: SessionBase, thread_id: int) -> None:
         self.session = session
         self.thread_id = thread_id
         self.timed_out = False
 
-    async def _unblock(self, conn: Any) -> None:
-        """A running call leaves its thread at suspend count 0. Above 0 it has not started: another thread's
-        suspend-all event (sent while this one was being handled) suspended it once more. Lift that one for
-        the call (it is put back when the call returns, and the event is counted when it arrives)."""
+    async def _unblock(self, conn: Any, call: asyncio.Future[Any]) -> None:
+        """A running call leaves its thread at suspend count 0. Above 0, either it has not started (another
+        thread's suspend-all event, sent while this one was being handled, suspended it once more: lifted for
+        the call with one resume, put back when the call returns; the event is counted when it arrives), or it
+        has just returned: the JVM suspends the thread again when the call returns, *before* it writes the
+        reply. The reply tells them apart: taken, or coming soon after, the call returned and its thread stays
+        where it is. (Resumed, a returned call's thread ran on from the stop the debugger still reported: "not
+        stopped" right after "stopped", on a loaded machine where the reply was taken late.)"""
+        if not await self._held(conn, call):
+            return
+        await asyncio.wait([call], timeout=self.REPLY_WAIT)  # (a returned call's reply is on its way)
+        if not await self._held(conn, call):
+            return
+        record = self.session.threads.get(self.thread_id)
+        await conn.send(ThreadReference.Resume, self.thread_id)
+        record.call_extra += 1
+        record.call_debt += 1
+
+    async def _held(self, conn: Any, call: asyncio.Future[Any]) -> bool:
+        """Is the thread suspended with its call unanswered (and not by a pause, which holds it on purpose)?"""
+        if call.done():
+            return False
         try:
             count = (await conn.send(ThreadReference.SuspendCount, self.thread_id)).suspend_count
         except (JdwpError, VMDisconnected):
-            return
-        record = self.session.threads.get(self.thread_id)
-        if count > 0 and not record.paused:
-            await conn.send(ThreadReference.Resume, self.thread_id)
-            record.call_extra += 1
-            record.call_debt += 1
+            return False
+        return count > 0 and not call.done() and not self.session.threads.get(self.thread_id).paused
 
     async def send(self, command: Any, *args: Any, timeout: float, what: str = "a call") -> Any:
         conn = self.session.require_vm().conn
@@ -352,7 +367,7 @@ class InvocationCall:
                 except TimeoutError:
                     if time.monotonic() >= deadline:
                         raise
-                    await self._unblock(conn)
+                    await self._unblock(conn, future)
         except TimeoutError:
             self.timed_out = True
             thread_id, session = self.thread_id, self.session
