@@ -50,3 +50,23 @@ def test_each_kind_heads_its_stop_with_its_own_words():
     located = StopReason(StopKind.BREAKPOINT, location=_where(), breakpoint_id="bp-1", target="server")
     assert located.headline() == "STOPPED [server] at com.acme.Shop.buy(Shop.java:7) — breakpoint bp-1"
     assert StopReason(StopKind.VM_DEATH).headline() == "EXITED — the VM terminated"
+
+
+def test_a_converter_keeps_the_fields_order_and_tests_only_fields_not_declared_plain():
+    from dataclasses import dataclass, field
+
+    from tracepilot.core.model import Model
+
+    @dataclass
+    class Mixed(Model):
+        name: str
+        kind: StopKind | None = None  # not plain: its enum becomes its value
+        middle: str | None = field(default=None, metadata={"omit_none": True})  # left out while None...
+        count: int = 0  # ...and the fields after it keep their place
+        where: CodeLocation | None = None
+
+    plain = to_dict(Mixed("a", StopKind.PAUSE, None, 3, _where()))
+    assert list(plain) == ["name", "kind", "count", "where"]
+    assert plain["kind"] == "PAUSE" and type(plain["kind"]) is str
+    assert plain["where"]["class_name"] == "com.acme.Shop"
+    assert list(to_dict(Mixed("b", middle="m"))) == ["name", "kind", "middle", "count", "where"]
