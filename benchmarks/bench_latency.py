@@ -142,6 +142,7 @@ async def _resume_to_stop(bench: Any, run: Any) -> list[Any]:
             await reads.settled()
             read.append(time.perf_counter() - t0)
             assert r.stopped and r.stop.location.line == line, r
+        work = await _bytecodes_per_stop(d, reads, line)
         await d.detach(terminate=True)
         await bare.close()
         raw.close()
@@ -161,7 +162,8 @@ async def _resume_to_stop(bench: Any, run: Any) -> list[Any]:
                      "(class, method, line, file, thread, breakpoint); the locals' reads are written just after. "
                      f"Floor: Resume + Breakpoint event on a blocking socket (row 2's). asyncio alone (tracepilot's "
                      f"connection, nothing else: Resume, the event to an awaiting coroutine) {run.ms(b)} = "
-                     f"{b / f:.2f}x the floor; the debugger's own work is {run.ms(m(known) - b)} on top of it"),
+                     f"{b / f:.2f}x the floor; the debugger's own work is {run.ms(m(known) - b)} on top of it. "
+                     f"Python bytecodes per stop (counted, so load does not move it): {work}"),
         run.Row("10c resume -> stop with its locals", run.ms(m(read)), f"raw same reads {run.ms(fr)}", m(read) / fr,
                 "<= 2x raw", 2.0,
                 note=f"the same stops until their locals are read and compared (what an answer shows); {requests}, "
@@ -170,6 +172,52 @@ async def _resume_to_stop(bench: Any, run: Any) -> list[Any]:
                      f"(no decoding; its frame id guess missed {raw.missed} of {k} times) {run.ms(fr)}, of which "
                      f"the JVM's StackFrame.GetValues is most; against the Resume + event floor: {m(read) / f:.2f}x"),
     ]
+
+
+async def _bytecodes_per_stop(d: Any, reads: Any, line: int, stops: int = 10) -> str:
+    """The Python bytecodes the debugger runs per resume -> stop known (asyncio's included), counted with
+    sys.settrace over a few stops: before the Resume is written, while the JVM runs to the stop (overlapped
+    with it), and from the event's arrival to the answer. A figure of the work itself, which a loaded machine's
+    timings only estimate."""
+    conn = d.session.conn
+    phase = ["before"]
+    counts = {"before": 0, "while the JVM runs": 0, "after the event": 0}
+    writer_write, on_data = conn._writer.write, conn._on_data  # noqa: SLF001
+
+    def write(data: bytes) -> Any:
+        if phase[0] == "before":
+            phase[0] = "while the JVM runs"
+        return writer_write(data)
+
+    def data_in(data: bytes) -> Any:
+        if len(data) > 11 and phase[0] == "while the JVM runs":  # (more than the Resume's reply alone)
+            phase[0] = "after the event"
+        return on_data(data)
+
+    def per_frame(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        return per_opcode
+
+    def per_opcode(frame: Any, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            counts[phase[0]] += 1
+        return per_opcode
+
+    conn._writer.write, conn._on_data = write, data_in  # noqa: SLF001
+    try:
+        for _ in range(stops):
+            await reads.settled()
+            phase[0] = "before"
+            sys.settrace(per_frame)
+            try:
+                r = await d.resume(timeout=10)
+            finally:
+                sys.settrace(None)
+            assert r.stopped and r.stop.location.line == line, r
+    finally:
+        conn._writer.write, conn._on_data = writer_write, on_data  # noqa: SLF001
+    total = sum(counts.values()) // stops
+    return f"{total:,} (" + ", ".join(f"{name} {n // stops:,}" for name, n in counts.items()) + ")"
 
 
 class _RawStops:
