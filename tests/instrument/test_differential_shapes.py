@@ -257,3 +257,15 @@ async def test_a_line_in_two_classes_lists_its_locations_in_the_order_they_loade
         ("go",),
     ])
     assert modes["bp-3"] == "in-JVM", modes
+
+
+@pytest.mark.timeout(60)
+async def test_a_capture_point_done_in_one_class_counts_no_hit_in_the_other(jvm_factory, line_of, java_source_root):
+    """Found by the random test: the same capture point, its condition true only once both classes of the line
+    (round() and the one-line anonymous class) have loaded. Its one capture was taken in round()'s probe; the
+    anonymous class's probe, on the next line, counted one more hit before the point was done (in-JVM 2 hits,
+    by round trip 1: the thread held at the capture, the point done before it runs on)."""
+    await _compare_scripted(jvm_factory, line_of, java_source_root, [
+        ("set", "dsh-anon-line", {"capture": 1, "condition": "background > 10"}),
+        ("go",),
+    ])

@@ -67,7 +67,13 @@ class Firing(TrackerBase):
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
             return await self.in_jvm.on_event(bp, event)
-        if bp.info.capture is not None and bp.info.capture.done:
+        capture = bp.info.capture
+        if capture is not None and not capture.done and self.captures.in_probe.serves(bp.info.id):
+            # A point taken in the JVM elsewhere too (its line in another method or class): the ring may hold the
+            # capture that finished it, taken on this thread just before. Read first: a done point counts no
+            # more hits, as by round trip, where the point is done before the thread runs on.
+            await self.captures.in_probe.drain_quietly()
+        if capture is not None and capture.done:
             return None  # a hit in flight when its capture point got done (its requests are going)
         if self.in_jvm.classes and await self.in_jvm.inside_probe(event.thread):
             return None  # hit while a probe's condition calls the program: the round trip never stops there
