@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .inspect.threads import is_system
-from .model import Actor, EventRecord
+from .model import Actor, EventRecord, StopReason
 
 Listener = Callable[[EventRecord], None]
 
@@ -47,9 +47,18 @@ class EventHistory:
 
     def add(self, kind: str, text: str, actor: Actor = Actor.TARGET, **data: Any) -> EventRecord:
         self._seq += 1
+        return self._push(EventRecord(self._seq, time.time(), kind, actor, text, data))
+
+    def add_stop(self, stop: StopReason) -> EventRecord:
+        """add("stop", stop.headline(), stop=stop.to_dict()), its text and plain form made when first read
+        (StopRecord): the same record, made off the way from the stop's event to the waiting call."""
+        self._seq += 1
+        return self._push(StopRecord(self._seq, time.time(), stop=stop))
+
+    def _push(self, record: EventRecord) -> EventRecord:
         if len(self._ring) == self._ring.maxlen:
             self.dropped += 1
-        record = self._redact(EventRecord(self._seq, time.time(), kind, actor, text, data))
+        record = self._redact(record)
         self._ring.append(record)
         for listener in list(self._listeners):
             try:
@@ -94,6 +103,48 @@ class EventHistory:
                 self._internal.discard(id(listener))
 
         return unsubscribe
+
+
+class StopRecord(EventRecord):
+    """A stop's record ("stop", the stop's headline, data {"stop": its plain form}) whose text and data are made
+    when first read, from a copy of the stop taken as it was recorded: the same record as the eager one, with the
+    headline and the plain form (~0.4 of the ~5,800 Python bytecodes per resume -> stop) made after the waiting
+    call has its answer, or never when nobody reads the record."""
+
+    def __init__(self, seq: int, time: float, kind: str = "stop", actor: Actor = Actor.TARGET,
+                 text: str | None = None, data: dict[str, Any] | None = None, *, stop: StopReason | None = None) -> None:
+        # (the fields' signature too: dataclasses.replace and redaction make records with it)
+        self.seq, self.time, self.kind, self.actor = seq, time, kind, actor
+        self._text, self._data = text, data
+        self._stop = _copy_of(stop) if stop is not None else None
+
+    @property  # type: ignore[override]
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._stop.headline() if self._stop is not None else ""
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+
+    @property  # type: ignore[override]
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = {"stop": self._stop.to_dict()} if self._stop is not None else {}
+        return self._data
+
+    @data.setter
+    def data(self, value: dict[str, Any]) -> None:
+        self._data = value
+
+
+def _copy_of(stop: StopReason) -> StopReason:
+    """The stop as it is now (its fields are replaced later, never changed in place: a pop moves the current
+    stop's location, several targets name its target)."""
+    copy = StopReason.__new__(StopReason)
+    copy.__dict__.update(stop.__dict__)
+    return copy
 
 
 _THREAD_EVENT = re.compile(r"thread (.+) (?:started|ended)$")

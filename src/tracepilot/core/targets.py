@@ -97,6 +97,11 @@ class TargetHistory:
                     text = f"[{name}] {text}"
         return self._shared.add(kind, text, actor, **data)
 
+    def add_stop(self, stop: Any) -> Any:
+        if self._targets.several:  # (the record names its target: made now)
+            return self.add("stop", stop.headline(), Actor.TARGET, stop=stop.to_dict())
+        return self._shared.add_stop(stop)
+
     def clear(self) -> None:
         if not self._targets.several:
             self._shared.clear()

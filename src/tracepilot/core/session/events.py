@@ -299,8 +299,9 @@ class Events(SessionBase):
         if self.stop is None or self.state is not SessionState.STOPPED:
             await self._select(reason)  # (before the history record: watchers read the state with it)
         # (Recorded before the waiting call is woken: a front end following the history has the stop when the
-        # call returns. Deferring it saved ~0.02 ms of resume -> stop and broke that.)
-        self.history.add("stop", reason.headline(), Actor.TARGET, stop=reason.to_dict())
+        # call returns. Deferring it saved ~0.02 ms of resume -> stop and broke that. Its text and plain form are
+        # made when first read instead: history.StopRecord.)
+        self.history.add_stop(reason)
         self._notify_waiters()
 
 
