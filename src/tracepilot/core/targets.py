@@ -154,6 +154,9 @@ class Targets(BreakpointsOverTargets):
         return ACTING.get() or self.selected()
 
     def selected(self) -> Target:
+        if len(self._all) == 1:  # (one target: it, whichever way it is chosen; asked on every call)
+            for only in self._all.values():
+                return only
         return self.current_target() or self._all.get(self._current) or next(iter(self._all.values()))
 
     def current_target(self) -> Target | None:

@@ -100,11 +100,15 @@ class Codec:
     _next_id: int = 1
 
     def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
-        w = Writer(self.sizes)
-        command.encode(w, args, kwargs or {})
+        if args or kwargs or command.request_layout:
+            w = Writer(self.sizes)
+            command.encode(w, args, kwargs or {})
+            body: bytes | bytearray = w.buf
+        else:
+            body = b""  # (a command without arguments, VirtualMachine.Resume at every resume: nothing to encode)
         packet_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
-        return packet_id, frame_command(packet_id, command.set_id, command.cmd_id, w.buf)
+        return packet_id, frame_command(packet_id, command.set_id, command.cmd_id, body)
 
     def encode_raw(self, set_id: int, cmd_id: int, data: bytes) -> tuple[int, bytes]:
         """A request whose body is already encoded (a JDWP front end forwarding another debugger's command)."""
@@ -117,6 +121,13 @@ class Codec:
             raise JdwpError.for_code(packet.error_code, command.name)
         return command.decode(Reader(packet.data, self.sizes))
 
+    def _eight_byte_ids(self) -> bool:
+        # (compared once per IdSizes the codec is given: a dataclass comparison on every event cost ~30 bytecodes)
+        sizes = self.sizes
+        if getattr(self, "_sizes_seen", None) is not sizes:
+            self._sizes_seen, self._eight = sizes, sizes == _EIGHT_BYTE_IDS
+        return self._eight
+
     def decode_events(self, packet: CommandPacket) -> Any:
         """Decode an Event.Composite command packet into a `Composite(suspend_policy, events)`."""
         if (packet.set_id, packet.cmd_id) != (EVENT_SET, COMPOSITE_CMD):
@@ -126,7 +137,7 @@ class Codec:
                 + (f" ({known.name})" if known else "")
             )
         data = packet.data
-        if len(data) == _LOCATED_EVENT.size and data[5] in _LOCATED_KINDS and self.sizes == _EIGHT_BYTE_IDS:
+        if len(data) == _LOCATED_EVENT.size and data[5] in _LOCATED_KINDS and self._eight_byte_ids():
             fast = _decode_located_event(data)
             if fast is not None:
                 return fast

@@ -69,11 +69,14 @@ class Events(SessionBase):
         stops: list[tuple[StopReason, bool]] = []
         vm = self.require_vm()
         policy = composite.suspend_policy
-        event_thread = next((t for e in composite.events if (t := getattr(e, "thread", None))), None)
+        events = composite.events
+        # (the first event's thread, nearly always: no generator on every stop)
+        event_thread = (getattr(events[0], "thread", None) if events else None) or next(
+            (t for e in events if (t := getattr(e, "thread", None))), None)
         # Count the suspension this packet made before anything else runs (a resume must find it).
         if policy != SuspendPolicy.NONE:
             self.threads.event_suspended(event_thread, vm_wide=policy == SuspendPolicy.ALL)
-        for event in self._in_made_order(composite.events):
+        for event in self._in_made_order(events) if len(events) > 1 else events:
             kind = type(event).KIND
             if kind == EventKind.VM_START:
                 self.history.add("vm_start", "VM started", Actor.TARGET, thread=event.thread)
@@ -135,14 +138,17 @@ class Events(SessionBase):
         # One stop per composite: a breakpoint beats a step at the same place; others are listed in `also`, the
         # oldest breakpoint first (the JVM lists a composite's events in an order of its own, which moves when
         # requests are made again: the answer must not).
-        stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None,
-                                  _made(s[0].breakpoint_id)))
+        if len(stops) > 1:
+            stops.sort(key=lambda s: (s[0].kind is StopKind.STEP, s[0].breakpoint_id is None,
+                                      _made(s[0].breakpoint_id)))
         reason, needs_vm_suspend = stops[0]
         if len(stops) == 1 and reason.kind is StopKind.STEP and await self._run_line_probes_first():
             await self._resume_for_policy(composite)
             return
-        reason.also = [s.breakpoint_id for s, _ in stops[1:] if s.breakpoint_id and s.breakpoint_id != reason.breakpoint_id]
-        if any(s.kind is StopKind.BREAKPOINT and s.breakpoint_id is None for s, _ in stops) and self._run_to_target:
+        if len(stops) > 1:
+            reason.also = [s.breakpoint_id for s, _ in stops[1:]
+                           if s.breakpoint_id and s.breakpoint_id != reason.breakpoint_id]
+        if self._run_to_target and any(s.kind is StopKind.BREAKPOINT and s.breakpoint_id is None for s, _ in stops):
             reason.run_to = self._run_to_target  # run_to's own temporary breakpoint is one of them
             self._run_to_target = None
         step = self._step
