@@ -214,6 +214,9 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             variables = await self.stop_reads.variables(p.vm, p.frames, p.values, tid, top, burst)
         except (DebuggerError, JdwpError):
             return
+        finally:
+            if burst is not None:
+                burst.close()  # (what it read that nobody took: retrieved)
         key = (tid, top.location.class_id, top.location.method_id, depth)
         now = {v.name: v.value.text for v in variables}
         before = self._last_locals.get(key)

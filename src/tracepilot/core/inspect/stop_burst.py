@@ -55,6 +55,15 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()  # a primed read nobody took (or that failed) logs no "exception never retrieved"
 
 
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """A reply nobody may take any more: its outcome retrieved now, or when it comes. (Done once, at the
+    end of the stop's handling, not by a callback per reply: that costs an event-loop step per reply.)"""
+    if future.done():
+        _retrieved(future)
+    else:
+        future.add_done_callback(_retrieved)
+
+
 class FrameIdGuess:
     """Per thread, the id of the top frame at its last stop; predicts the next one once the VM has shown
     (for any thread) that a thread run once between two looks has its top frame id + GENERATION_STEP."""
@@ -107,8 +116,17 @@ class Primed:
         self.taken = 0
 
     def add(self, command: Any, args: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
-        future.add_done_callback(_retrieved)
-        self._replies.setdefault(request_key(command, args), future)
+        key = request_key(command, args)
+        if key in self._replies:
+            _retrieve(future)  # (the same read twice: the first answers)
+        else:
+            self._replies[key] = future
+
+    def close(self) -> None:
+        """No read takes a reply from here any more: the replies left are retrieved (or will be)."""
+        replies, self._replies = self._replies, {}
+        for future in replies.values():
+            _retrieve(future)
 
     def take(self, command: Any, args: tuple[Any, ...]) -> asyncio.Future[Any] | None:
         if command in PRIMABLE:
@@ -132,8 +150,13 @@ class Burst:
         self.count = count
         self.primed = primed
         self.predicted = predicted
-        frames.add_done_callback(_retrieved)
-        count.add_done_callback(_retrieved)
+
+    def close(self) -> None:
+        """The stop's handling is over: whatever of the burst was not taken is retrieved (or will be when
+        it comes), so a failed read nobody took logs no "exception never retrieved"."""
+        _retrieve(self.frames)
+        _retrieve(self.count)
+        self.primed.close()
 
 
 class Plan:
@@ -160,16 +183,26 @@ def send_burst(place: Any, plan: Plan) -> Burst:
     primed = Primed()
     tid, predicted = plan.thread_id, plan.predicted
     frames = place.send_nowait(ThreadReference.Frames, tid, 0, 1)
-    count = place.send_nowait(ThreadReference.FrameCount, tid)
-    if predicted is not None:
-        if plan.with_this:
-            primed.add(StackFrame.ThisObject, (tid, predicted), place.send_nowait(StackFrame.ThisObject, tid, predicted))
-        if plan.slots:
-            primed.add(StackFrame.GetValues, (tid, predicted, plan.slots),
-                       place.send_nowait(StackFrame.GetValues, tid, predicted, plan.slots))
-    for command, args in plan.recipe:
-        primed.add(command, args, place.send_nowait(command, *args))
-    return Burst(tid, plan.location, frames, count, primed, predicted)
+    try:
+        count = place.send_nowait(ThreadReference.FrameCount, tid)
+    except BaseException:
+        _retrieve(frames)
+        raise
+    burst = Burst(tid, plan.location, frames, count, primed, predicted)
+    try:
+        if predicted is not None:
+            if plan.with_this:
+                primed.add(StackFrame.ThisObject, (tid, predicted),
+                           place.send_nowait(StackFrame.ThisObject, tid, predicted))
+            if plan.slots:
+                primed.add(StackFrame.GetValues, (tid, predicted, plan.slots),
+                           place.send_nowait(StackFrame.GetValues, tid, predicted, plan.slots))
+        for command, args in plan.recipe:
+            primed.add(command, args, place.send_nowait(command, *args))
+    except BaseException:  # (e.g. the VM went away meanwhile: what was sent is nobody's)
+        burst.close()
+        raise
+    return burst
 
 
 def slot_request(slots: list[Any]) -> list[tuple[int, int]]:
