@@ -10,13 +10,13 @@ import asyncio
 import contextvars
 from dataclasses import dataclass
 
-from ...jdwp import JdwpError, Location, StackFrame, Tag, ThreadReference, Value
+from ...jdwp import JdwpError, Location, StackFrame, ThreadReference, Value
 from ...jdwp.errors import ThreadNotSuspended
 from ..eager import gather_eagerly, run_eagerly
 from ..errors import InvalidArgument, NotStopped
 from ..model import FrameInfo, Variable
 from ..vm import MethodInfo, VariableSlot, Vm
-from .stop_burst import Burst, FrameIdGuess
+from .stop_burst import Burst, FrameIdGuess, slot_request
 from .values import Values
 
 LIBRARY_PREFIXES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala.", "org.junit.",
@@ -133,23 +133,29 @@ class Frames:
             return [], False
         return _live_at(method, location), True
 
-    def known_live_slots(self, location: Location) -> list[VariableSlot] | None:
-        """live_slots' variables when the method's tables are cached (no request made), else None."""
-        method = self.vm.known_method(location.class_id, location.method_id)
+    def known_live_slots(self, location: Location, method: MethodInfo | None = None) -> list[VariableSlot] | None:
+        """live_slots' variables when the method's tables are cached (no request made), else None. (`method`:
+        the location's, when the caller has it from Vm.known_method.)"""
+        if method is None:
+            method = self.vm.known_method(location.class_id, location.method_id)
         if method is None or method.has_variable_table is None:
             return None
         return _live_at(method, location) if method.has_variable_table else []
 
     async def raw_values(self, thread_id: int, frame: Frame) -> tuple[list[tuple[VariableSlot, Value]], Value | None]:
         """(slot, value) of every live variable, and `this` (None in static or native frames)."""
-        slots, _ = await self.live_slots(frame.location)
-        method = await self.vm.method(frame.location.class_id, frame.location.method_id)
+        location = frame.location
+        method = self.vm.known_method(location.class_id, location.method_id)
+        slots = self.known_live_slots(location, method) if method is not None else None
+        if slots is None or method is None:  # (the method's tables are not cached yet: asked for)
+            slots, _ = await self.live_slots(location)
+            method = await self.vm.method(location.class_id, location.method_id)
         this_task = None
         if not method.is_static and not method.is_native:  # asked alongside the values (one round trip)
             this_task = run_eagerly(asyncio.get_running_loop(), self.vm.send(StackFrame.ThisObject, thread_id,
                                                                              frame.frame_id), contextvars.copy_context())
             this_task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (none left unretrieved)
-        request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
+        request = slot_request(slots)
         values: list[Value] = []
         if request:
             try:

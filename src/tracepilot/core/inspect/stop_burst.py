@@ -47,7 +47,12 @@ PRIMABLE = frozenset({ArrayReference.GetValues, ArrayReference.Length, ObjectRef
 
 def request_key(command: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """A hashable key for one request (lists of slots or field ids become tuples)."""
-    return (command, *(tuple(a) if isinstance(a, list) else a for a in args))
+    key = (command, *args)
+    try:
+        hash(key)  # (ids and indexes: the arguments as they are)
+    except TypeError:
+        return (command, *[tuple(a) if isinstance(a, list) else a for a in args])
+    return key
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
@@ -206,5 +211,17 @@ def send_burst(place: Any, plan: Plan) -> Burst:
 
 
 def slot_request(slots: list[Any]) -> list[tuple[int, int]]:
-    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (as stack.py asks)."""
-    return [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
+    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (stack.py asks the same)."""
+    tags = _SIGNATURE_TAGS
+    try:
+        return [(s.slot, tags[s.signature]) for s in slots]
+    except KeyError:
+        for s in slots:
+            if s.signature not in tags:
+                if len(tags) > 4096:
+                    tags.clear()
+                tags[s.signature] = int(Tag.for_signature(s.signature))
+        return [(s.slot, tags[s.signature]) for s in slots]
+
+
+_SIGNATURE_TAGS: dict[str, int] = {}  # a variable's JNI signature -> the tag its value carries (slot_request)
