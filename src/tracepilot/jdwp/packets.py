@@ -16,12 +16,13 @@ from .constants import HEADER_SIZE, REPLY_FLAG, EventKind
 from .errors import JdwpError, ProtocolError
 from .events import EVENT_CLASSES, Composite, decode_composite
 from .spec import Command
-from .wire import IdSizes, Location, Reader, Writer
+from .wire import IdSizes, Location, Reader
 
 _HEADER = struct.Struct(">IIB")  # length, id, flags; then (set, cmd) or (error code)
 _COMMAND_TAIL = struct.Struct(">BB")
 _REPLY_TAIL = struct.Struct(">H")
 _LENGTH_ID_FLAGS = _HEADER.size
+_COMMAND_HEADER = struct.Struct(">IIBBB")  # (frame_command's header in one call)
 
 EVENT_SET, COMPOSITE_CMD = 64, 100
 DEFAULT_MAX_PACKET = 64 * 1024 * 1024
@@ -100,11 +101,11 @@ class Codec:
     _next_id: int = 1
 
     def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
-        w = Writer(self.sizes)
-        command.encode(w, args, kwargs or {})
+        body = command.encode_body(args, kwargs or {}, self.sizes)
         packet_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
-        return packet_id, frame_command(packet_id, command.set_id, command.cmd_id, w.buf)
+        return packet_id, _COMMAND_HEADER.pack(HEADER_SIZE + len(body), packet_id, 0, command.set_id,
+                                               command.cmd_id) + body
 
     def encode_raw(self, set_id: int, cmd_id: int, data: bytes) -> tuple[int, bytes]:
         """A request whose body is already encoded (a JDWP front end forwarding another debugger's command)."""
@@ -115,7 +116,7 @@ class Codec:
     def decode_reply(self, command: Command, packet: ReplyPacket) -> Any:
         if packet.error_code:
             raise JdwpError.for_code(packet.error_code, command.name)
-        return command.decode(Reader(packet.data, self.sizes))
+        return command.decode_body(packet.data, self.sizes)
 
     def decode_events(self, packet: CommandPacket) -> Any:
         """Decode an Event.Composite command packet into a `Composite(suspend_policy, events)`."""
