@@ -82,6 +82,13 @@ def test_a_stops_reads_with_four_byte_ids_and_odd_values():
     w = Writer(sizes)
     StackFrame.GetValues.encode_reply(w, values)
     assert StackFrame.GetValues.decode_body(bytes(w.buf), sizes) == values
+    for region in ([Value(Tag.STRING, 5), Value(Tag.OBJECT, 0)], [Value(Tag.INT, 1), Value(Tag.INT, -2)]):
+        w = Writer(sizes)
+        w.array_region(region)
+        body = bytes(w.buf)
+        assert ArrayReference.GetValues.decode_body(body, sizes).values == region
+        with pytest.raises(ProtocolError):
+            ArrayReference.GetValues.decode_body(body[:-1], sizes)
 
 
 def test_the_codec_frames_requests_and_decodes_replies_through_them():

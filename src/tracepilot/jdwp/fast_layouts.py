@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .constants import OBJECT_TAGS, Tag
-from .wire import IdSizes, Location, Value
+from .wire import IdSizes, Location, Reader, Value
 
 MISS: Any = object()  # "the general codec, please"
 _COUNT = struct.Struct(">i")
@@ -101,6 +101,8 @@ def compile_unpacker(reply_class: type, layout: Sequence[tuple[str, Any]],
     from .spec import Repeat  # noqa: PLC0415 - spec.py imports this module
 
     make = reply_class._make  # type: ignore[attr-defined]
+    if len(layout) == 1 and layout[0][1] == "array_region":  # (ArrayReference.GetValues: the Reader's own read)
+        return lambda data: make((Reader(data, sizes).array_region(),))
     if len(layout) == 1 and layout[0][1] in ("value", "tagged_object"):
         read_value = _value_reader(sizes)
         only_objects = layout[0][1] == "tagged_object"

@@ -209,8 +209,11 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         try:
             if burst is not None:
                 await p.frames.adopt(burst, generation)
-            top = await p.frames.frame(tid, generation, 0)
-            depth = await p.frames.count(tid, generation)
+            frames = p.frames
+            top = frames.known_frame(tid, generation, 0) or await frames.frame(tid, generation, 0)
+            depth = frames.known_count(tid, generation)
+            if depth is None:
+                depth = await frames.count(tid, generation)
             variables = await self.stop_reads.variables(p.vm, p.frames, p.values, tid, top, burst)
         except (DebuggerError, JdwpError):
             return

@@ -112,6 +112,18 @@ class Frames:
         # A frame on obsolete code (method id 0) reads as the method version it runs, when that is known.
         return Frame(index, f.frame_id, self.vm.known_version(thread_id, total - 1 - index, f.location))
 
+    def known_frame(self, thread_id: int, generation: int, index: int) -> Frame | None:
+        """frame() when this generation's cache holds it (no request, no coroutine), else None."""
+        entry = self._cache.get((thread_id, generation))
+        if entry is None or not 0 <= index < entry[0]:
+            return None
+        return entry[1].get(index)
+
+    def known_count(self, thread_id: int, generation: int) -> int | None:
+        """count() when this generation's is cached, else None."""
+        entry = self._cache.get((thread_id, generation))
+        return entry[0] if entry is not None else None
+
     async def frame(self, thread_id: int, generation: int, index: int) -> Frame:
         if index < 0:
             raise InvalidArgument(f"frame {index} does not exist", "frames are numbered from 0 (the top)")

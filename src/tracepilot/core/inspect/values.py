@@ -41,6 +41,8 @@ _ATOMICS = {"java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.a
 
 def java_length(text: str) -> int:
     """Length in UTF-16 code units, as String.length() counts."""
+    if text.isascii():
+        return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
@@ -151,7 +153,7 @@ class Values:
 
     async def _view_object(self, value: Value, depth: int) -> ValueView:
         oid = value.value
-        type_name = await self.objects.type_name(oid)
+        type_name = self.objects.known_type_name(oid) or await self.objects.type_name(oid)
         if self.redact and self.learner.book.is_secret_object(oid):  # learned under a secret-looking name
             return ValueView(type_name, REDACTED, "redacted")
         handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
