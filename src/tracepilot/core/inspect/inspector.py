@@ -208,6 +208,11 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         tid = stop.thread_id
         try:
             if burst is not None:
+                if not burst.last.done():
+                    # All of the burst's replies first (the JVM answers in order): one wake-up for all of
+                    # them, not one per reply as each arrives. (A failed read fails where it is taken.)
+                    with contextlib.suppress(Exception):
+                        await burst.last
                 await p.frames.adopt(burst, generation)
             frames = p.frames
             top = frames.known_frame(tid, generation, 0) or await frames.frame(tid, generation, 0)

@@ -117,10 +117,12 @@ class Primed:
 
     def __init__(self) -> None:
         self._replies: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
+        self.last: asyncio.Future[Any] | None = None  # the last reply added
         self.recorded: list[tuple[Any, tuple[Any, ...]]] = []
         self.taken = 0
 
     def add(self, command: Any, args: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
+        self.last = future
         key = request_key(command, args)
         if key in self._replies:
             _retrieve(future)  # (the same read twice: the first answers)
@@ -155,6 +157,7 @@ class Burst:
         self.count = count
         self.primed = primed
         self.predicted = predicted
+        self.last = count  # the reply to the burst's last request (the JVM answers a connection's in order)
 
     def close(self) -> None:
         """The stop's handling is over: whatever of the burst was not taken is retrieved (or will be when
@@ -207,6 +210,8 @@ def send_burst(place: Any, plan: Plan) -> Burst:
     except BaseException:  # (e.g. the VM went away meanwhile: what was sent is nobody's)
         burst.close()
         raise
+    if primed.last is not None:
+        burst.last = primed.last
     return burst
 
 
