@@ -175,7 +175,8 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             # The reads hold their place in the write queue now (they answer for the stop as it is, before
             # anything asked once it is known); they are planned, made and written just after the hand-over.
             place = p.vm.conn.hold_place()
-            self.stop_reads.follow_after_handover(lambda: self._note_locals_at(p, stop, place, generation), place)
+            self.stop_reads.follow_after_handover(lambda: self._note_locals_at(p, stop, place, generation), place,
+                                                  lambda: self._note_locals(p, stop, None, generation))
             return
         plan = self.stop_reads.plan(p.vm, p.frames, stop)
         burst = None
