@@ -17,6 +17,7 @@ work, raising what it raises: the bytes and the answers are the same either way.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -100,9 +101,9 @@ def compile_unpacker(reply_class: type, layout: Sequence[tuple[str, Any]],
     """The reply (an instance of reply_class) from its body, or MISS; None: no fast path for this layout."""
     from .spec import Repeat  # noqa: PLC0415 - spec.py imports this module
 
-    make = reply_class._make  # type: ignore[attr-defined]
-    if len(layout) == 1 and layout[0][1] == "array_region":  # (ArrayReference.GetValues: the Reader's own read)
-        return lambda data: make((Reader(data, sizes).array_region(),))
+    make = functools.partial(tuple.__new__, reply_class)  # (namedtuple's _make without its Python layer)
+    if len(layout) == 1 and layout[0][1] == "array_region":  # ArrayReference.GetValues
+        return _region_unpacker(make, sizes)
     if len(layout) == 1 and layout[0][1] in ("value", "tagged_object"):
         read_value = _value_reader(sizes)
         only_objects = layout[0][1] == "tagged_object"
@@ -134,7 +135,8 @@ def compile_unpacker(reply_class: type, layout: Sequence[tuple[str, Any]],
         if codes is None or len(fields) == 1:
             return None
         record = struct.Struct(">" + "".join(codes))
-        build_item = _builder(reply_class.SUBTYPES[layout[0][0]]._make, fields)  # type: ignore[attr-defined]
+        build_item = _builder(functools.partial(tuple.__new__, reply_class.SUBTYPES[layout[0][0]]),  # type: ignore[attr-defined]
+                              fields)
         size = record.size
 
         def unpack_records(data: bytes) -> Any:
@@ -160,6 +162,31 @@ def compile_unpacker(reply_class: type, layout: Sequence[tuple[str, Any]],
             return MISS
 
     return unpack_fixed
+
+
+def _region_unpacker(make: Callable[[Any], Any], sizes: IdSizes) -> Callable[[bytes], Any]:
+    """An array region of objects (each its own tag) with one struct call; other regions: the Reader's read
+    (one unpack for the whole region already)."""
+    record = struct.Struct(">B" + _UNSIGNED[sizes.object])
+    header = struct.Struct(">Bi")
+    tags = {int(tag): tag for tag in OBJECT_TAGS}
+
+    def unpack_region(data: bytes) -> Any:
+        try:
+            raw_tag, n = header.unpack_from(data, 0)
+        except struct.error:
+            return MISS
+        if raw_tag not in tags or n < 0 or 5 + n * record.size > len(data):
+            return make((Reader(data, sizes).array_region(),))
+        out = []
+        for item_tag, object_id in record.iter_unpack(data[5:5 + n * record.size]):
+            tag = tags.get(item_tag)
+            if tag is None:
+                return MISS
+            out.append(Value(tag, object_id))
+        return make((out,))
+
+    return unpack_region
 
 
 def _builder(make: Callable[[Any], Any], fields: Sequence[tuple[str, Any]]) -> Callable[[tuple[Any, ...]], Any]:

@@ -212,8 +212,10 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
                 if not burst.last.done():
                     # All of the burst's replies first (the JVM answers in order): one wake-up for all of
                     # them, not one per reply as each arrives. (A failed read fails where it is taken.)
-                    with contextlib.suppress(Exception):
+                    try:
                         await burst.last
+                    except Exception:  # noqa: BLE001, S110
+                        pass
                 await p.frames.adopt(burst, generation)
             frames = p.frames
             top = frames.known_frame(tid, generation, 0) or await frames.frame(tid, generation, 0)

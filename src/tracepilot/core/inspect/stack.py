@@ -191,7 +191,7 @@ class Frames:
         if this is not None and not this.is_null:
             result.append(Variable("this", await values.view(this, None, 0), "this"))
         # (each started at once: views whose reads are answered already, from a stop's burst, need no task)
-        views = await gather_eagerly(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
+        views = await gather_eagerly(*[values.view(v, s.type_name, 0, s.name) for s, v in pairs])
         for (slot, _), view in zip(pairs, views, strict=True):
             result.append(Variable(slot.name, view, "argument" if slot.is_argument else "local"))
         return result

@@ -162,8 +162,11 @@ class Burst:
     def close(self) -> None:
         """The stop's handling is over: whatever of the burst was not taken is retrieved (or will be when
         it comes), so a failed read nobody took logs no "exception never retrieved"."""
-        _retrieve(self.frames)
-        _retrieve(self.count)
+        for future in (self.frames, self.count):
+            if not future.done():
+                future.add_done_callback(_retrieved)
+            elif not future.cancelled():
+                future.exception()
         self.primed.close()
 
 
@@ -174,7 +177,7 @@ class Plan:
     __slots__ = ("location", "predicted", "recipe", "slots", "thread_id", "with_this")
 
     def __init__(self, thread_id: int, location: Location, predicted: int | None,
-                 slots: list[tuple[int, int]] | None, with_this: bool,
+                 slots: tuple[tuple[int, int], ...] | None, with_this: bool,
                  recipe: list[tuple[Any, tuple[Any, ...]]]) -> None:
         self.thread_id = thread_id
         self.location = location
@@ -215,18 +218,19 @@ def send_burst(place: Any, plan: Plan) -> Burst:
     return burst
 
 
-def slot_request(slots: list[Any]) -> list[tuple[int, int]]:
-    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (stack.py asks the same)."""
+def slot_request(slots: list[Any]) -> tuple[tuple[int, int], ...]:
+    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (stack.py asks the same). A
+    tuple: a primed read's key is the request as it is (request_key)."""
     tags = _SIGNATURE_TAGS
     try:
-        return [(s.slot, tags[s.signature]) for s in slots]
+        return tuple([(s.slot, tags[s.signature]) for s in slots])
     except KeyError:
         for s in slots:
             if s.signature not in tags:
                 if len(tags) > 4096:
                     tags.clear()
                 tags[s.signature] = int(Tag.for_signature(s.signature))
-        return [(s.slot, tags[s.signature]) for s in slots]
+        return tuple([(s.slot, tags[s.signature]) for s in slots])
 
 
 _SIGNATURE_TAGS: dict[str, int] = {}  # a variable's JNI signature -> the tag its value carries (slot_request)

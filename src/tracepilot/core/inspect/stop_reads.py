@@ -166,7 +166,7 @@ class StopReads:
         location = noted[1]
         tid = stop.thread_id
         predicted = frames.guess.predict(tid)
-        slots: list[tuple[int, int]] | None = None
+        slots: tuple[tuple[int, int], ...] | None = None
         with_this = False
         if predicted is not None:
             method = vm.known_method(location.class_id, location.method_id)

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value, VirtualMachine
+from ...jdwp.constants import OBJECT_TAGS
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..frame_names import simple_class_name
 from ..java_escape import escape_java
@@ -140,11 +141,11 @@ class Values:
             return ValueView(type=static_type or "?", text="<unavailable>", kind="void")
         if name and self.redact and is_secret_name(name):
             return await self._secret(value, static_type)
-        if not value.is_object:
+        if value.tag not in OBJECT_TAGS:  # (value.is_object, is_null: without a property call each)
             kind = "void" if value.tag == Tag.VOID else "primitive"
             return ValueView(type=_PRIMITIVE_NAMES.get(value.tag, static_type or "?"), text=format_primitive(value),
                              kind=kind)
-        if value.is_null:
+        if value.value == 0:
             return ValueView(type=static_type or "java.lang.Object", text="null", kind="null")
         try:
             return await self._view_object(value, depth)
