@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from dataclasses import dataclass
+from typing import Any
 
 from ...jdwp import JdwpError, Location, StackFrame, ThreadReference, Value
 from ...jdwp.errors import ThreadNotSuspended
 from ..eager import gather_eagerly, run_eagerly
 from ..errors import InvalidArgument, NotStopped
 from ..model import FrameInfo, Variable
-from ..vm import MethodInfo, VariableSlot, Vm
+from ..vm import OBSOLETE_METHOD_ID, REPLACED_IDS, MethodInfo, VariableSlot, Vm
 from .stop_burst import Burst, FrameIdGuess, slot_request
 from .values import Values
 
@@ -39,6 +40,25 @@ class Frames:
         self.vm = vm
         self._cache: dict[tuple[int, int], tuple[int, dict[int, Frame]]] = {}  # (thread, gen) -> (count, frames)
         self.guess = FrameIdGuess()  # each thread's next top frame id (stop_burst.py)
+        # (class, method) -> (its class's TypeInfo, that class's method list, the method): Vm.known_method's
+        # answer while the class's tables are the same objects (a redefinition or unload drops them)
+        self._methods: dict[tuple[int, int], tuple[Any, Any, MethodInfo]] = {}
+
+    def known_method(self, class_id: int, method_id: int) -> MethodInfo | None:
+        """Vm.known_method, without scanning the class's methods at every stop."""
+        if method_id == OBSOLETE_METHOD_ID or method_id >= REPLACED_IDS:  # (versions the Vm keeps apart)
+            return self.vm.known_method(class_id, method_id)
+        key = (class_id, method_id)
+        found = self._methods.get(key)
+        info = self.vm.types.get(class_id)
+        if found is not None and found[0] is info and info is not None and found[1] is info.methods:
+            return found[2]
+        method = self.vm.known_method(class_id, method_id)
+        if method is not None and info is not None and info.methods is not None:
+            if len(self._methods) > 4096:
+                self._methods.clear()
+            self._methods[key] = (info, info.methods, method)
+        return method
 
     def clear(self) -> None:
         self._cache.clear()
@@ -149,7 +169,7 @@ class Frames:
         """live_slots' variables when the method's tables are cached (no request made), else None. (`method`:
         the location's, when the caller has it from Vm.known_method.)"""
         if method is None:
-            method = self.vm.known_method(location.class_id, location.method_id)
+            method = self.known_method(location.class_id, location.method_id)
         if method is None or method.has_variable_table is None:
             return None
         return _live_at(method, location) if method.has_variable_table else []
@@ -157,7 +177,7 @@ class Frames:
     async def raw_values(self, thread_id: int, frame: Frame) -> tuple[list[tuple[VariableSlot, Value]], Value | None]:
         """(slot, value) of every live variable, and `this` (None in static or native frames)."""
         location = frame.location
-        method = self.vm.known_method(location.class_id, location.method_id)
+        method = self.known_method(location.class_id, location.method_id)
         slots = self.known_live_slots(location, method) if method is not None else None
         if slots is None or method is None:  # (the method's tables are not cached yet: asked for)
             slots, _ = await self.live_slots(location)

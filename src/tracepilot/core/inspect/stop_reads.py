@@ -169,7 +169,7 @@ class StopReads:
         slots: tuple[tuple[int, int], ...] | None = None
         with_this = False
         if predicted is not None:
-            method = vm.known_method(location.class_id, location.method_id)
+            method = frames.known_method(location.class_id, location.method_id)
             live = frames.known_live_slots(location, method)
             if live is None or method is None:
                 predicted = None  # (read the usual way, after the Frames reply)
