@@ -209,6 +209,7 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         tid = stop.thread_id
         try:
             if burst is not None:
+                burst.primed.index()  # (written: this runs while the JVM answers)
                 if not burst.last.done():
                     # All of the burst's replies first (the JVM answers in order): one wake-up for all of
                     # them, not one per reply as each arrives. (A failed read fails where it is taken.)

@@ -117,20 +117,29 @@ class Primed:
 
     def __init__(self) -> None:
         self._replies: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
+        self._added: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]] = []  # not in _replies yet
         self.last: asyncio.Future[Any] | None = None  # the last reply added
         self.recorded: list[tuple[Any, tuple[Any, ...]]] = []
         self.taken = 0
 
     def add(self, command: Any, args: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
         self.last = future
-        key = request_key(command, args)
-        if key in self._replies:
-            _retrieve(future)  # (the same read twice: the first answers)
-        else:
-            self._replies[key] = future
+        self._added.append((command, args, future))
+
+    def index(self) -> None:
+        """Key the replies added by their requests: done once the burst is written (while the JVM works on
+        it), or at the first take."""
+        added, self._added = self._added, []
+        for command, args, future in added:
+            key = request_key(command, args)
+            if key in self._replies:
+                _retrieve(future)  # (the same read twice: the first answers)
+            else:
+                self._replies[key] = future
 
     def close(self) -> None:
         """No read takes a reply from here any more: the replies left are retrieved (or will be)."""
+        self.index()
         replies, self._replies = self._replies, {}
         for future in replies.values():
             _retrieve(future)
@@ -138,6 +147,8 @@ class Primed:
     def take(self, command: Any, args: tuple[Any, ...]) -> asyncio.Future[Any] | None:
         if command in PRIMABLE:
             self.recorded.append((command, args))
+        if self._added:
+            self.index()
         if not self._replies:
             return None
         future = self._replies.pop(request_key(command, args), None)

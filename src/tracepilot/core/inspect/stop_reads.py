@@ -79,7 +79,10 @@ class StopReads:
         self._following = following
         inside = _READING.set(following)
         try:
-            await _logged(reading)
+            try:
+                await reading
+            except Exception as exc:  # noqa: BLE001 - as _logged: the stop stays, without locals
+                log.debug("reading a stop's locals failed: %s", exc)
         except asyncio.CancelledError:
             # This caller gave up meanwhile: the reads start over in a task of their own, as they would have
             # gone on in one. (Who waits in settled() is woken when that task is done.)
