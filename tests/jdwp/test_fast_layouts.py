@@ -98,3 +98,8 @@ def test_the_codec_frames_requests_and_decodes_replies_through_them():
     assert codec.decode_reply(ThreadReference.FrameCount, ReplyPacket(packet_id, 0x80, 0, b"\x00\x00\x00\x03")) == (3,)
     with pytest.raises(ProtocolError):
         codec.decode_reply(ThreadReference.FrameCount, ReplyPacket(packet_id, 0x80, 0, b"\x00\x03"))
+    with pytest.raises(OverflowError):  # (what the general encoder raises for an id out of range)
+        codec.encode_request(ThreadReference.FrameCount, (2**70,))
+    _, by_name = codec.encode_request(ThreadReference.Frames, (), {"thread": 7, "start_frame": 0, "length": 1})
+    _, by_place = codec.encode_request(ThreadReference.Frames, (7, 0, 1))
+    assert by_name[4:8] != by_place[4:8] and by_name[8:] == by_place[8:]  # (packet ids differ, nothing else)

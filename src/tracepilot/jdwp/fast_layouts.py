@@ -247,10 +247,11 @@ def _value_reader(sizes: IdSizes) -> Callable[[bytes, int, int], Any]:
 class FastCodec:
     """A command's fast paths for one IdSizes (compiled on first use)."""
 
-    __slots__ = ("pack", "sizes", "unpack")
+    __slots__ = ("arity", "pack", "sizes", "unpack")
 
     def __init__(self, sizes: IdSizes, request_layout: Sequence[tuple[str, Any]], reply_class: type | None,
                  reply_layout: Sequence[tuple[str, Any]]) -> None:
         self.sizes = sizes
+        self.arity = len(request_layout)
         self.pack = compile_packer(request_layout, sizes)
         self.unpack = compile_unpacker(reply_class, reply_layout, sizes) if reply_class is not None else None

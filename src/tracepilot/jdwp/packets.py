@@ -15,6 +15,7 @@ from .commands import ALL_COMMANDS
 from .constants import HEADER_SIZE, REPLY_FLAG, EventKind
 from .errors import JdwpError, ProtocolError
 from .events import EVENT_CLASSES, Composite, decode_composite
+from .fast_layouts import MISS, PACK_FAILED, FastCodec
 from .spec import Command
 from .wire import IdSizes, Location, Reader
 
@@ -99,9 +100,26 @@ class Codec:
 
     sizes: IdSizes = field(default_factory=IdSizes)
     _next_id: int = 1
+    _fast: dict[Command, FastCodec] = field(default_factory=dict, repr=False, compare=False)  # (for these sizes)
+
+    def _fast_for(self, command: Command) -> FastCodec:
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast[command] = command.fast(self.sizes)
+        return fast
 
     def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
-        body = command.encode_body(args, kwargs or {}, self.sizes)
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast_for(command)
+        body: Any = MISS
+        if fast.pack is not None and not kwargs and len(args) == fast.arity:
+            try:
+                body = fast.pack(args)  # (Command.encode_body, without its call)
+            except PACK_FAILED:
+                body = MISS
+        if body is MISS:
+            body = command.encode_general(args, kwargs or {}, self.sizes)
         packet_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
         return packet_id, _COMMAND_HEADER.pack(HEADER_SIZE + len(body), packet_id, 0, command.set_id,
@@ -116,7 +134,14 @@ class Codec:
     def decode_reply(self, command: Command, packet: ReplyPacket) -> Any:
         if packet.error_code:
             raise JdwpError.for_code(packet.error_code, command.name)
-        return command.decode_body(packet.data, self.sizes)
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast_for(command)
+        if fast.unpack is not None:  # (Command.decode_body, without its call)
+            reply = fast.unpack(packet.data)
+            if reply is not MISS:
+                return reply
+        return command.decode_general(packet.data, self.sizes)
 
     def decode_events(self, packet: CommandPacket) -> Any:
         """Decode an Event.Composite command packet into a `Composite(suspend_policy, events)`."""

@@ -215,6 +215,10 @@ class Command:
                     return fast.pack(args)
                 except PACK_FAILED:
                     pass  # (e.g. a value out of its field's range: the general encoder says what is wrong)
+        return self.encode_general(args, kwargs, sizes)
+
+    def encode_general(self, args: tuple[Any, ...], kwargs: dict[str, Any], sizes: IdSizes) -> bytearray:
+        """encode_body through the Writer, a field at a time."""
         w = Writer(sizes)
         self.encode(w, args, kwargs)
         return w.buf
@@ -232,6 +236,10 @@ class Command:
             if reply is not MISS:
                 return reply
         return self._decode(Reader(data, sizes))
+
+    def decode_general(self, data: bytes, sizes: IdSizes) -> Any:
+        """decode_body through the Reader, a field at a time."""
+        return None if self._decode is None else self._decode(Reader(data, sizes))
 
     def encode(self, w: Writer, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if kwargs:

@@ -120,8 +120,14 @@ class Objects:
             self._lengths[array_id] = length
         return length
 
+    def known_length(self, array_id: int) -> int | None:
+        """length() when it is cached (no request, no coroutine), else None."""
+        return self._lengths.get(array_id)
+
     async def elements(self, array_id: int, start: int = 0, count: int | None = None) -> list[Value]:
-        length = await self.length(array_id)
+        length = self._lengths.get(array_id)
+        if length is None:
+            length = await self.length(array_id)
         start = max(0, min(start, length))
         n = length - start if count is None else max(0, min(count, length - start))
         if n == 0:

@@ -167,7 +167,9 @@ class Values:
             limit = SUMMARY_STRING if depth == 0 else NESTED_STRING
             return ValueView(type_name, quote_string(text, limit), "string", handle, java_length(text))
         if type_name.endswith("[]"):
-            length = await self.objects.length(oid)
+            length = self.objects.known_length(oid)
+            if length is None:
+                length = await self.objects.length(oid)
             shown = await self.objects.elements(oid, 0, min(items, length)) if items else []
             elem_type = type_name[:-2]
             parts = [(await self.view(v, elem_type, depth + 1)).text for v in shown]
