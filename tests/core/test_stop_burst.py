@@ -4,9 +4,13 @@ thread ran more than once since it was last seen (the guess is wrong: the values
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+
 import pytest
 from _inspect_support import stop_at
 
+from tracepilot.core.eager import run_eagerly
 from tracepilot.core.model import StopKind
 
 pytestmark = pytest.mark.timeout(90)
@@ -75,3 +79,29 @@ async def test_previews_read_ahead_show_the_object_as_it_is_at_this_stop(debugge
         shown.append(reads.noted[1]["p"])
     assert len(set(shown)) == 4, shown  # a new counter at every stop
     assert reads.values_taken >= 3, (reads.bursts, reads.values_taken)
+
+
+async def test_a_call_cancelled_while_it_reads_a_stops_locals_leaves_them_read_for_the_others(
+        debugger, jvm_factory, line_of):
+    # The first call to wait for a stop's locals reads them in its own task (stop_reads.py); cancelled
+    # meanwhile (a call given up), the reads start over in a task of their own, and whoever waits gets them.
+    await stop_at(debugger, jvm_factory, "Playground", line_of("loop-body"), "100000", "nosleep")
+    reads = debugger.session.inspector.stop_reads
+    loop = asyncio.get_running_loop()
+    cancelled_midway = 0
+    for _ in range(10):
+        result = await _stop(debugger)
+        caller = run_eagerly(loop, reads.settled(), contextvars.copy_context())  # (before anything else runs)
+        other = asyncio.ensure_future(reads.settled())
+        await asyncio.sleep(0)
+        if not caller.done():
+            caller.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await caller
+            cancelled_midway += 1
+        await other
+        assert reads.noted is not None and reads.noted[0] is result.stop
+        await _noted_as_read(debugger, result)
+        if cancelled_midway >= 2:
+            break
+    assert cancelled_midway >= 1

@@ -51,7 +51,33 @@ def run_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
 async def gather_eagerly(*coros: Coroutine[Any, Any, Any]) -> list[Any]:
     """asyncio.gather(*coros) (the first failure raised, the others run on), each started at once."""
     loop = asyncio.get_running_loop()
-    started = [run_eagerly(loop, coro, contextvars.copy_context()) for coro in coros]
+    if sys.version_info >= (3, 12):
+        started = [run_eagerly(loop, coro, contextvars.copy_context()) for coro in coros]
+    else:
+        # (a coroutine that finished at once costs no future: the stop path's views mostly do)
+        outcomes: list[Any] = []
+        failure: BaseException | None = None
+        waiting = False
+        for coro in coros:
+            context = contextvars.copy_context()
+            try:
+                waiting_on = context.run(coro.send, None)
+            except StopIteration as finished:
+                outcomes.append(finished.value)
+                continue
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - raised below, as gather would
+                outcomes.append(_Failed(exc))
+                failure = failure or exc
+                continue
+            outcomes.append(loop.create_task(_Resumed(coro, waiting_on), context=context))  # type: ignore[arg-type]
+            waiting = True
+        if not waiting:
+            if failure is not None:
+                raise failure
+            return outcomes
+        started = [_as_future(loop, item) for item in outcomes]
     if all(f.done() for f in started):
         failures = [f.exception() for f in started]  # (each outcome retrieved: no "never retrieved" warning)
         first = next((exc for exc in failures if exc is not None), None)
@@ -59,6 +85,26 @@ async def gather_eagerly(*coros: Coroutine[Any, Any, Any]) -> list[Any]:
             raise first
         return [f.result() for f in started]
     return list(await asyncio.gather(*started))
+
+
+class _Failed:
+    """A coroutine's failure at its first step (gather_eagerly), until it is raised or put in a future."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _as_future(loop: asyncio.AbstractEventLoop, item: Any) -> asyncio.Future[Any]:
+    if isinstance(item, asyncio.Future):
+        return item
+    done: asyncio.Future[Any] = loop.create_future()
+    if isinstance(item, _Failed):
+        done.set_exception(item.exc)
+    else:
+        done.set_result(item)
+    return done
 
 
 class _Resumed(Coroutine[Any, Any, Any]):

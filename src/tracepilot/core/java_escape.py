@@ -3,8 +3,12 @@ appears in them (core/secrets.py learns both forms). Below everything: it import
 
 from __future__ import annotations
 
+import re
+
 
 def escape_java(text: str) -> str:
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text  # (most texts: nothing to escape, found without a Python loop)
     out = []
     for ch in text:
         code = ord(ch)
@@ -17,4 +21,7 @@ def escape_java(text: str) -> str:
     return "".join(out)
 
 
+# What the loop above escapes: the control characters (_ESCAPES' among them), '"', '\\', DEL, surrogates and
+# the two line separators.
+_NEEDS_ESCAPE = re.compile("[\x00-\x1f\x7f\"\\\\\ud800-\udfff\u2028\u2029]")
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f"}

@@ -15,13 +15,15 @@ from .commands import ALL_COMMANDS
 from .constants import HEADER_SIZE, REPLY_FLAG, EventKind
 from .errors import JdwpError, ProtocolError
 from .events import EVENT_CLASSES, Composite, decode_composite
+from .fast_layouts import MISS, PACK_FAILED, FastCodec
 from .spec import Command
-from .wire import IdSizes, Location, Reader, Writer
+from .wire import IdSizes, Location, Reader
 
 _HEADER = struct.Struct(">IIB")  # length, id, flags; then (set, cmd) or (error code)
 _COMMAND_TAIL = struct.Struct(">BB")
 _REPLY_TAIL = struct.Struct(">H")
 _LENGTH_ID_FLAGS = _HEADER.size
+_COMMAND_HEADER = struct.Struct(">IIBBB")  # (frame_command's header in one call)
 
 EVENT_SET, COMPOSITE_CMD = 64, 100
 DEFAULT_MAX_PACKET = 64 * 1024 * 1024
@@ -98,17 +100,30 @@ class Codec:
 
     sizes: IdSizes = field(default_factory=IdSizes)
     _next_id: int = 1
+    _fast: dict[Command, FastCodec] = field(default_factory=dict, repr=False, compare=False)  # (for these sizes)
+
+    def _fast_for(self, command: Command) -> FastCodec:
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast[command] = command.fast(self.sizes)
+        return fast
 
     def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
-        if args or kwargs or command.request_layout:
-            w = Writer(self.sizes)
-            command.encode(w, args, kwargs or {})
-            body: bytes | bytearray = w.buf
-        else:
-            body = b""  # (a command without arguments, VirtualMachine.Resume at every resume: nothing to encode)
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast_for(command)
+        body: Any = MISS
+        if fast.pack is not None and not kwargs and len(args) == fast.arity:
+            try:
+                body = fast.pack(args)  # (Command.encode_body, without its call)
+            except PACK_FAILED:
+                body = MISS
+        if body is MISS:
+            body = command.encode_general(args, kwargs or {}, self.sizes)
         packet_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
-        return packet_id, frame_command(packet_id, command.set_id, command.cmd_id, body)
+        return packet_id, _COMMAND_HEADER.pack(HEADER_SIZE + len(body), packet_id, 0, command.set_id,
+                                               command.cmd_id) + body
 
     def encode_raw(self, set_id: int, cmd_id: int, data: bytes) -> tuple[int, bytes]:
         """A request whose body is already encoded (a JDWP front end forwarding another debugger's command)."""
@@ -119,7 +134,14 @@ class Codec:
     def decode_reply(self, command: Command, packet: ReplyPacket) -> Any:
         if packet.error_code:
             raise JdwpError.for_code(packet.error_code, command.name)
-        return command.decode(Reader(packet.data, self.sizes))
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast_for(command)
+        if fast.unpack is not None:  # (Command.decode_body, without its call)
+            reply = fast.unpack(packet.data)
+            if reply is not MISS:
+                return reply
+        return command.decode_general(packet.data, self.sizes)
 
     def _eight_byte_ids(self) -> bool:
         # (compared once per IdSizes the codec is given: a dataclass comparison on every event cost ~30 bytecodes)

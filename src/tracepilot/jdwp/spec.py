@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ProtocolError
-from .wire import Reader, Writer
+from .fast_layouts import MISS, PACK_FAILED, FastCodec
+from .wire import IdSizes, Reader, Writer
 
 # kind -> (Reader method, Writer method). IDs of every flavour share the width of their category.
 _PRIMITIVES: dict[str, tuple[str | None, str | None]] = {
@@ -166,7 +167,7 @@ class Command:
     """One JDWP command: its ids, request layout and reply layout."""
 
     __slots__ = ("set_id", "cmd_id", "name", "Request", "Reply", "_encode", "_decode", "_arg_names",
-                 "request_layout", "reply_layout", "decode_request", "encode_reply")
+                 "request_layout", "reply_layout", "decode_request", "encode_reply", "_fast", "_fast_by_sizes")
 
     def __init__(
         self,
@@ -189,6 +190,56 @@ class Command:
         else:
             self.Reply, self._decode, self.encode_reply = None, None, None
         self._arg_names = tuple(n for n, _ in out)
+        self._fast: FastCodec | None = None  # (the last IdSizes' fast paths: fast_layouts.py)
+        self._fast_by_sizes: dict[IdSizes, FastCodec] = {}
+
+    def fast(self, sizes: IdSizes) -> FastCodec:
+        """This command's one-struct-call paths for these ID sizes (fast_layouts.py)."""
+        fast = self._fast
+        if fast is None or fast.sizes is not sizes:
+            fast = self._fast_by_sizes.get(sizes)
+            if fast is None:
+                fast = FastCodec(sizes, self.request_layout, self.Reply, self.reply_layout)
+                self._fast_by_sizes[sizes] = fast
+            self._fast = fast
+        return fast
+
+    def encode_body(self, args: tuple[Any, ...], kwargs: dict[str, Any], sizes: IdSizes) -> bytes | bytearray:
+        """The request body for these arguments (what encode writes)."""
+        if not kwargs and len(args) == len(self._arg_names):
+            fast = self._fast
+            if fast is None or fast.sizes is not sizes:
+                fast = self.fast(sizes)
+            if fast.pack is not None:
+                try:
+                    return fast.pack(args)
+                except PACK_FAILED:
+                    pass  # (e.g. a value out of its field's range: the general encoder says what is wrong)
+        return self.encode_general(args, kwargs, sizes)
+
+    def encode_general(self, args: tuple[Any, ...], kwargs: dict[str, Any], sizes: IdSizes) -> bytearray:
+        """encode_body through the Writer, a field at a time."""
+        w = Writer(sizes)
+        self.encode(w, args, kwargs)
+        return w.buf
+
+    def decode_body(self, data: bytes, sizes: IdSizes) -> Any:
+        """The reply decoded from its body (what decode reads)."""
+        if self._decode is None:
+            return None
+        fast = self._fast
+        if fast is None or fast.sizes is not sizes:
+            fast = self.fast(sizes)
+        unpack = fast.unpack
+        if unpack is not None:
+            reply = unpack(data)
+            if reply is not MISS:
+                return reply
+        return self._decode(Reader(data, sizes))
+
+    def decode_general(self, data: bytes, sizes: IdSizes) -> Any:
+        """decode_body through the Reader, a field at a time."""
+        return None if self._decode is None else self._decode(Reader(data, sizes))
 
     def encode(self, w: Writer, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if kwargs:

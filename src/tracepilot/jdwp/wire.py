@@ -263,8 +263,7 @@ class Reader:
 
     def _object_region(self, n: int) -> list[Value]:
         """n tagged object ids (each its own tag), without a call per element."""
-        size = self.sizes.object
-        record = struct.Struct(f">B{_UNSIGNED_BY_SIZE[size].format[-1]}")
+        record = _OBJECT_RECORDS[self.sizes.object]
         end = self.pos + n * record.size
         if end > len(self.data):
             raise ProtocolError(f"packet truncated: {n} array values announced at offset {self.pos}")
@@ -300,6 +299,7 @@ _UNTAGGED_READERS = {
 _REGION_CODES = {Tag.BYTE: "b", Tag.CHAR: "H", Tag.FLOAT: "f", Tag.DOUBLE: "d", Tag.INT: "i", Tag.LONG: "q",
                  Tag.SHORT: "h", Tag.BOOLEAN: "B"}
 _OBJECT_TAG_OF = {int(tag): tag for tag in OBJECT_TAGS}
+_OBJECT_RECORDS = {size: struct.Struct(f">B{fmt.format[-1]}") for size, fmt in _UNSIGNED_BY_SIZE.items()}
 
 
 class Writer:

@@ -175,7 +175,8 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             # The reads hold their place in the write queue now (they answer for the stop as it is, before
             # anything asked once it is known); they are planned, made and written just after the hand-over.
             place = p.vm.conn.hold_place()
-            self.stop_reads.follow_after_handover(lambda: self._note_locals_at(p, stop, place, generation), place)
+            self.stop_reads.follow_after_handover(lambda: self._note_locals_at(p, stop, place, generation), place,
+                                                  lambda: self._note_locals(p, stop, None, generation))
             return
         plan = self.stop_reads.plan(p.vm, p.frames, stop)
         burst = None
@@ -208,12 +209,26 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
         tid = stop.thread_id
         try:
             if burst is not None:
+                burst.primed.index()  # (written: this runs while the JVM answers)
+                if not burst.last.done():
+                    # All of the burst's replies first (the JVM answers in order): one wake-up for all of
+                    # them, not one per reply as each arrives. (A failed read fails where it is taken.)
+                    try:
+                        await burst.last
+                    except Exception:  # noqa: BLE001, S110
+                        pass
                 await p.frames.adopt(burst, generation)
-            top = await p.frames.frame(tid, generation, 0)
-            depth = await p.frames.count(tid, generation)
+            frames = p.frames
+            top = frames.known_frame(tid, generation, 0) or await frames.frame(tid, generation, 0)
+            depth = frames.known_count(tid, generation)
+            if depth is None:
+                depth = await frames.count(tid, generation)
             variables = await self.stop_reads.variables(p.vm, p.frames, p.values, tid, top, burst)
         except (DebuggerError, JdwpError):
             return
+        finally:
+            if burst is not None:
+                burst.close()  # (what it read that nobody took: retrieved)
         key = (tid, top.location.class_id, top.location.method_id, depth)
         now = {v.name: v.value.text for v in variables}
         before = self._last_locals.get(key)

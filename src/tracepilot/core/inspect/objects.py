@@ -45,6 +45,12 @@ class Objects:
     async def type_name(self, object_id: int) -> str:
         return (await self.vm.type(await self.type_id(object_id))).name
 
+    def known_type_name(self, object_id: int) -> str | None:
+        """type_name when the object's type and its name are cached (no request, no coroutine), else None."""
+        type_id = self._type_of.get(object_id)
+        info = self.vm.types.get(type_id) if type_id is not None else None
+        return info.name if info is not None else None
+
     async def fields_by_name(self, type_id: int) -> dict[str, FieldInfo]:
         table = self._fields.get(type_id)
         if table is None:
@@ -114,8 +120,14 @@ class Objects:
             self._lengths[array_id] = length
         return length
 
+    def known_length(self, array_id: int) -> int | None:
+        """length() when it is cached (no request, no coroutine), else None."""
+        return self._lengths.get(array_id)
+
     async def elements(self, array_id: int, start: int = 0, count: int | None = None) -> list[Value]:
-        length = await self.length(array_id)
+        length = self._lengths.get(array_id)
+        if length is None:
+            length = await self.length(array_id)
         start = max(0, min(start, length))
         n = length - start if count is None else max(0, min(count, length - start))
         if n == 0:

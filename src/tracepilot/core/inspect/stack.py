@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from dataclasses import dataclass
+from typing import Any
 
-from ...jdwp import JdwpError, Location, StackFrame, Tag, ThreadReference, Value
+from ...jdwp import JdwpError, Location, StackFrame, ThreadReference, Value
 from ...jdwp.errors import ThreadNotSuspended
 from ..eager import gather_eagerly, run_eagerly
 from ..errors import InvalidArgument, NotStopped
 from ..model import FrameInfo, Variable
-from ..vm import MethodInfo, VariableSlot, Vm
-from .stop_burst import Burst, FrameIdGuess
+from ..vm import OBSOLETE_METHOD_ID, REPLACED_IDS, MethodInfo, VariableSlot, Vm
+from .stop_burst import Burst, FrameIdGuess, slot_request
 from .values import Values
 
 LIBRARY_PREFIXES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala.", "org.junit.",
@@ -39,6 +40,25 @@ class Frames:
         self.vm = vm
         self._cache: dict[tuple[int, int], tuple[int, dict[int, Frame]]] = {}  # (thread, gen) -> (count, frames)
         self.guess = FrameIdGuess()  # each thread's next top frame id (stop_burst.py)
+        # (class, method) -> (its class's TypeInfo, that class's method list, the method): Vm.known_method's
+        # answer while the class's tables are the same objects (a redefinition or unload drops them)
+        self._methods: dict[tuple[int, int], tuple[Any, Any, MethodInfo]] = {}
+
+    def known_method(self, class_id: int, method_id: int) -> MethodInfo | None:
+        """Vm.known_method, without scanning the class's methods at every stop."""
+        if method_id == OBSOLETE_METHOD_ID or method_id >= REPLACED_IDS:  # (versions the Vm keeps apart)
+            return self.vm.known_method(class_id, method_id)
+        key = (class_id, method_id)
+        found = self._methods.get(key)
+        info = self.vm.types.get(class_id)
+        if found is not None and found[0] is info and info is not None and found[1] is info.methods:
+            return found[2]
+        method = self.vm.known_method(class_id, method_id)
+        if method is not None and info is not None and info.methods is not None:
+            if len(self._methods) > 4096:
+                self._methods.clear()
+            self._methods[key] = (info, info.methods, method)
+        return method
 
     def clear(self) -> None:
         self._cache.clear()
@@ -112,6 +132,18 @@ class Frames:
         # A frame on obsolete code (method id 0) reads as the method version it runs, when that is known.
         return Frame(index, f.frame_id, self.vm.known_version(thread_id, total - 1 - index, f.location))
 
+    def known_frame(self, thread_id: int, generation: int, index: int) -> Frame | None:
+        """frame() when this generation's cache holds it (no request, no coroutine), else None."""
+        entry = self._cache.get((thread_id, generation))
+        if entry is None or not 0 <= index < entry[0]:
+            return None
+        return entry[1].get(index)
+
+    def known_count(self, thread_id: int, generation: int) -> int | None:
+        """count() when this generation's is cached, else None."""
+        entry = self._cache.get((thread_id, generation))
+        return entry[0] if entry is not None else None
+
     async def frame(self, thread_id: int, generation: int, index: int) -> Frame:
         if index < 0:
             raise InvalidArgument(f"frame {index} does not exist", "frames are numbered from 0 (the top)")
@@ -133,23 +165,29 @@ class Frames:
             return [], False
         return _live_at(method, location), True
 
-    def known_live_slots(self, location: Location) -> list[VariableSlot] | None:
-        """live_slots' variables when the method's tables are cached (no request made), else None."""
-        method = self.vm.known_method(location.class_id, location.method_id)
+    def known_live_slots(self, location: Location, method: MethodInfo | None = None) -> list[VariableSlot] | None:
+        """live_slots' variables when the method's tables are cached (no request made), else None. (`method`:
+        the location's, when the caller has it from Vm.known_method.)"""
+        if method is None:
+            method = self.known_method(location.class_id, location.method_id)
         if method is None or method.has_variable_table is None:
             return None
         return _live_at(method, location) if method.has_variable_table else []
 
     async def raw_values(self, thread_id: int, frame: Frame) -> tuple[list[tuple[VariableSlot, Value]], Value | None]:
         """(slot, value) of every live variable, and `this` (None in static or native frames)."""
-        slots, _ = await self.live_slots(frame.location)
-        method = await self.vm.method(frame.location.class_id, frame.location.method_id)
+        location = frame.location
+        method = self.known_method(location.class_id, location.method_id)
+        slots = self.known_live_slots(location, method) if method is not None else None
+        if slots is None or method is None:  # (the method's tables are not cached yet: asked for)
+            slots, _ = await self.live_slots(location)
+            method = await self.vm.method(location.class_id, location.method_id)
         this_task = None
         if not method.is_static and not method.is_native:  # asked alongside the values (one round trip)
             this_task = run_eagerly(asyncio.get_running_loop(), self.vm.send(StackFrame.ThisObject, thread_id,
                                                                              frame.frame_id), contextvars.copy_context())
             this_task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (none left unretrieved)
-        request = [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
+        request = slot_request(slots)
         values: list[Value] = []
         if request:
             try:
@@ -173,7 +211,7 @@ class Frames:
         if this is not None and not this.is_null:
             result.append(Variable("this", await values.view(this, None, 0), "this"))
         # (each started at once: views whose reads are answered already, from a stop's burst, need no task)
-        views = await gather_eagerly(*(values.view(v, s.type_name, 0, s.name) for s, v in pairs))
+        views = await gather_eagerly(*[values.view(v, s.type_name, 0, s.name) for s, v in pairs])
         for (slot, _), view in zip(pairs, views, strict=True):
             result.append(Variable(slot.name, view, "argument" if slot.is_argument else "local"))
         return result

@@ -47,12 +47,26 @@ PRIMABLE = frozenset({ArrayReference.GetValues, ArrayReference.Length, ObjectRef
 
 def request_key(command: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """A hashable key for one request (lists of slots or field ids become tuples)."""
-    return (command, *(tuple(a) if isinstance(a, list) else a for a in args))
+    key = (command, *args)
+    try:
+        hash(key)  # (ids and indexes: the arguments as they are)
+    except TypeError:
+        return (command, *[tuple(a) if isinstance(a, list) else a for a in args])
+    return key
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()  # a primed read nobody took (or that failed) logs no "exception never retrieved"
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """A reply nobody may take any more: its outcome retrieved now, or when it comes. (Done once, at the
+    end of the stop's handling, not by a callback per reply: that costs an event-loop step per reply.)"""
+    if future.done():
+        _retrieved(future)
+    else:
+        future.add_done_callback(_retrieved)
 
 
 class FrameIdGuess:
@@ -103,16 +117,38 @@ class Primed:
 
     def __init__(self) -> None:
         self._replies: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
+        self._added: list[tuple[Any, tuple[Any, ...], asyncio.Future[Any]]] = []  # not in _replies yet
+        self.last: asyncio.Future[Any] | None = None  # the last reply added
         self.recorded: list[tuple[Any, tuple[Any, ...]]] = []
         self.taken = 0
 
     def add(self, command: Any, args: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
-        future.add_done_callback(_retrieved)
-        self._replies.setdefault(request_key(command, args), future)
+        self.last = future
+        self._added.append((command, args, future))
+
+    def index(self) -> None:
+        """Key the replies added by their requests: done once the burst is written (while the JVM works on
+        it), or at the first take."""
+        added, self._added = self._added, []
+        for command, args, future in added:
+            key = request_key(command, args)
+            if key in self._replies:
+                _retrieve(future)  # (the same read twice: the first answers)
+            else:
+                self._replies[key] = future
+
+    def close(self) -> None:
+        """No read takes a reply from here any more: the replies left are retrieved (or will be)."""
+        self.index()
+        replies, self._replies = self._replies, {}
+        for future in replies.values():
+            _retrieve(future)
 
     def take(self, command: Any, args: tuple[Any, ...]) -> asyncio.Future[Any] | None:
         if command in PRIMABLE:
             self.recorded.append((command, args))
+        if self._added:
+            self.index()
         if not self._replies:
             return None
         future = self._replies.pop(request_key(command, args), None)
@@ -132,8 +168,17 @@ class Burst:
         self.count = count
         self.primed = primed
         self.predicted = predicted
-        frames.add_done_callback(_retrieved)
-        count.add_done_callback(_retrieved)
+        self.last = count  # the reply to the burst's last request (the JVM answers a connection's in order)
+
+    def close(self) -> None:
+        """The stop's handling is over: whatever of the burst was not taken is retrieved (or will be when
+        it comes), so a failed read nobody took logs no "exception never retrieved"."""
+        for future in (self.frames, self.count):
+            if not future.done():
+                future.add_done_callback(_retrieved)
+            elif not future.cancelled():
+                future.exception()
+        self.primed.close()
 
 
 class Plan:
@@ -143,7 +188,7 @@ class Plan:
     __slots__ = ("location", "predicted", "recipe", "slots", "thread_id", "with_this")
 
     def __init__(self, thread_id: int, location: Location, predicted: int | None,
-                 slots: list[tuple[int, int]] | None, with_this: bool,
+                 slots: tuple[tuple[int, int], ...] | None, with_this: bool,
                  recipe: list[tuple[Any, tuple[Any, ...]]]) -> None:
         self.thread_id = thread_id
         self.location = location
@@ -160,18 +205,43 @@ def send_burst(place: Any, plan: Plan) -> Burst:
     primed = Primed()
     tid, predicted = plan.thread_id, plan.predicted
     frames = place.send_nowait(ThreadReference.Frames, tid, 0, 1)
-    count = place.send_nowait(ThreadReference.FrameCount, tid)
-    if predicted is not None:
-        if plan.with_this:
-            primed.add(StackFrame.ThisObject, (tid, predicted), place.send_nowait(StackFrame.ThisObject, tid, predicted))
-        if plan.slots:
-            primed.add(StackFrame.GetValues, (tid, predicted, plan.slots),
-                       place.send_nowait(StackFrame.GetValues, tid, predicted, plan.slots))
-    for command, args in plan.recipe:
-        primed.add(command, args, place.send_nowait(command, *args))
-    return Burst(tid, plan.location, frames, count, primed, predicted)
+    try:
+        count = place.send_nowait(ThreadReference.FrameCount, tid)
+    except BaseException:
+        _retrieve(frames)
+        raise
+    burst = Burst(tid, plan.location, frames, count, primed, predicted)
+    try:
+        if predicted is not None:
+            if plan.with_this:
+                primed.add(StackFrame.ThisObject, (tid, predicted),
+                           place.send_nowait(StackFrame.ThisObject, tid, predicted))
+            if plan.slots:
+                primed.add(StackFrame.GetValues, (tid, predicted, plan.slots),
+                           place.send_nowait(StackFrame.GetValues, tid, predicted, plan.slots))
+        for command, args in plan.recipe:
+            primed.add(command, args, place.send_nowait(command, *args))
+    except BaseException:  # (e.g. the VM went away meanwhile: what was sent is nobody's)
+        burst.close()
+        raise
+    if primed.last is not None:
+        burst.last = primed.last
+    return burst
 
 
-def slot_request(slots: list[Any]) -> list[tuple[int, int]]:
-    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (as stack.py asks)."""
-    return [(s.slot, int(Tag.for_signature(s.signature))) for s in slots]
+def slot_request(slots: list[Any]) -> tuple[tuple[int, int], ...]:
+    """StackFrame.GetValues' (slot, signature tag) pairs for these variable slots (stack.py asks the same). A
+    tuple: a primed read's key is the request as it is (request_key)."""
+    tags = _SIGNATURE_TAGS
+    try:
+        return tuple([(s.slot, tags[s.signature]) for s in slots])
+    except KeyError:
+        for s in slots:
+            if s.signature not in tags:
+                if len(tags) > 4096:
+                    tags.clear()
+                tags[s.signature] = int(Tag.for_signature(s.signature))
+        return tuple([(s.slot, tags[s.signature]) for s in slots])
+
+
+_SIGNATURE_TAGS: dict[str, int] = {}  # a variable's JNI signature -> the tag its value carries (slot_request)

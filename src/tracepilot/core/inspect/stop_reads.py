@@ -9,6 +9,11 @@ planned, made and written two event-loop turns later (after the woken call ran: 
 that wakes the JVM, is no part of knowing the stop), or at once when something waits for it (`settled`).
 Everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
 (`settled`: Inspector._ready and snapshot, Session._send_release, the next event's handling).
+
+A call that waits for reads not started yet makes them itself, in its own task: no task of their own to
+start and to wake it when done (two event-loop turns less per stop). Should that call be cancelled while it
+reads, the reading starts over in a task of its own (fresh requests: the stop is the same, nothing runs on
+before its locals are read), which the others waiting wait for, as they would have.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ..model import Variable
 from .stop_burst import Burst, Plan, Primed, Recipes, send_burst, slot_request
 
 log = logging.getLogger(__name__)
+_READING: contextvars.ContextVar[Any] = contextvars.ContextVar("stop_reads_reading", default=None)  # (settled)
 
 
 class StopReads:
@@ -39,18 +45,20 @@ class StopReads:
         self.noted: tuple[Any, dict[str, str]] | None = None
         self._following: asyncio.Future[None] | None = None  # a stop's locals still being read
         self._waiting: list[asyncio.Future[None]] = []  # calls in settled() until they are
-        self._later: tuple[Any, Any] | None = None  # (the reading not started yet, the write-queue place it holds)
+        # (the reading not started yet, the write-queue place it holds, a reading of its own without that place)
+        self._later: tuple[Any, Any, Any] | None = None
 
     def follow(self, reading: Any) -> None:
         """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now. It
         starts at once (core/eager.py): its requests leave in this turn, not the next one."""
         self._following = run_eagerly(asyncio.get_running_loop(), self._read(reading), contextvars.copy_context())
 
-    def follow_after_handover(self, start: Any, place: Any) -> None:
+    def follow_after_handover(self, start: Any, place: Any, again: Any) -> None:
         """Start `start()` (a coroutine: the stop's reads at `place`, held in the write queue) once the stop
         is handed over: two event-loop turns from now, after the woken call ran, or at once when something
-        waits for it first (settled)."""
-        self._later = (start, place)
+        waits for it first (settled). `again()`: the same reads without the place (settled's caller was
+        cancelled while it made them)."""
+        self._later = (start, place, again)
         loop = asyncio.get_running_loop()
         loop.call_soon(loop.call_soon, self._start_later)
 
@@ -63,10 +71,48 @@ class StopReads:
         try:
             await _logged(reading)
         finally:  # (each waiting call is woken in one step: no shield or wait() around the task)
-            waiting, self._waiting = self._waiting, []
-            for waiter in waiting:
-                if not waiter.done():
-                    waiter.set_result(None)
+            self._wake_waiting()
+
+    async def _read_here(self, reading: Any, again: Any) -> None:
+        """Make the stop's reads in this task (settled's caller); others calling settled wait for them."""
+        following = asyncio.get_running_loop().create_future()
+        self._following = following
+        inside = _READING.set(following)
+        try:
+            try:
+                await reading
+            except Exception as exc:  # noqa: BLE001 - as _logged: the stop stays, without locals
+                log.debug("reading a stop's locals failed: %s", exc)
+        except asyncio.CancelledError:
+            # This caller gave up meanwhile: the reads start over in a task of their own, as they would have
+            # gone on in one. (Who waits in settled() is woken when that task is done.)
+            _READING.reset(inside)
+            forgotten = self._following is not following  # (the VM went away meanwhile)
+            self._finish_here(following)
+            if forgotten:
+                self._wake_waiting()
+            else:
+                self.follow(again())
+            raise
+        except BaseException:
+            _READING.reset(inside)
+            self._finish_here(following)
+            self._wake_waiting()
+            raise
+        _READING.reset(inside)
+        self._finish_here(following)
+        self._wake_waiting()
+
+    def _finish_here(self, following: asyncio.Future[None]) -> None:
+        following.set_result(None)
+        if self._following is following:
+            self._following = None
+
+    def _wake_waiting(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:
+            if not waiter.done():
+                waiter.set_result(None)
 
     @property
     def done(self) -> bool:
@@ -77,10 +123,15 @@ class StopReads:
 
     async def settled(self) -> None:
         """Wait until the last stop's locals are read (at once when they are)."""
+        later = self._later
+        if later is not None and (self._following is None or self._following.done()):
+            self._later = None
+            await self._read_here(later[0](), later[2])
+            return
         self._start_later()
         task = self._following
-        if task is None or task is asyncio.current_task():
-            return
+        if task is None or task is asyncio.current_task() or _READING.get() is task:
+            return  # (asked by the reading itself)
         if not task.done():
             waiter = asyncio.get_running_loop().create_future()
             self._waiting.append(waiter)
@@ -118,11 +169,11 @@ class StopReads:
         location = noted[1]
         tid = stop.thread_id
         predicted = frames.guess.predict(tid)
-        slots: list[tuple[int, int]] | None = None
+        slots: tuple[tuple[int, int], ...] | None = None
         with_this = False
         if predicted is not None:
-            live = frames.known_live_slots(location)
-            method = vm.known_method(location.class_id, location.method_id)
+            method = frames.known_method(location.class_id, location.method_id)
+            live = frames.known_live_slots(location, method)
             if live is None or method is None:
                 predicted = None  # (read the usual way, after the Frames reply)
             else:

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...jdwp import JdwpError, Tag, ThreadGroupReference, Value, VirtualMachine
+from ...jdwp.constants import OBJECT_TAGS
 from ..evaluator.types import BOXES, signature_to_java_name
 from ..frame_names import simple_class_name
 from ..java_escape import escape_java
@@ -41,6 +42,8 @@ _ATOMICS = {"java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.a
 
 def java_length(text: str) -> int:
     """Length in UTF-16 code units, as String.length() counts."""
+    if text.isascii():
+        return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
@@ -138,11 +141,11 @@ class Values:
             return ValueView(type=static_type or "?", text="<unavailable>", kind="void")
         if name and self.redact and is_secret_name(name):
             return await self._secret(value, static_type)
-        if not value.is_object:
+        if value.tag not in OBJECT_TAGS:  # (value.is_object, is_null: without a property call each)
             kind = "void" if value.tag == Tag.VOID else "primitive"
             return ValueView(type=_PRIMITIVE_NAMES.get(value.tag, static_type or "?"), text=format_primitive(value),
                              kind=kind)
-        if value.is_null:
+        if value.value == 0:
             return ValueView(type=static_type or "java.lang.Object", text="null", kind="null")
         try:
             return await self._view_object(value, depth)
@@ -151,7 +154,7 @@ class Values:
 
     async def _view_object(self, value: Value, depth: int) -> ValueView:
         oid = value.value
-        type_name = await self.objects.type_name(oid)
+        type_name = self.objects.known_type_name(oid) or await self.objects.type_name(oid)
         if self.redact and self.learner.book.is_secret_object(oid):  # learned under a secret-looking name
             return ValueView(type_name, REDACTED, "redacted")
         handle = None if oid in self.transient else self.handles.handle(oid, value.tag).name
@@ -164,7 +167,9 @@ class Values:
             limit = SUMMARY_STRING if depth == 0 else NESTED_STRING
             return ValueView(type_name, quote_string(text, limit), "string", handle, java_length(text))
         if type_name.endswith("[]"):
-            length = await self.objects.length(oid)
+            length = self.objects.known_length(oid)
+            if length is None:
+                length = await self.objects.length(oid)
             shown = await self.objects.elements(oid, 0, min(items, length)) if items else []
             elem_type = type_name[:-2]
             parts = [(await self.view(v, elem_type, depth + 1)).text for v in shown]
