@@ -99,6 +99,14 @@ class ThreadBook:
             pending.sort(key=_arrival)
         return pending
 
+    def undelivered_count(self, other_than: StopReason | None = None) -> int:
+        """How many stops no call has returned yet, `other_than` not counted (len(undelivered()), no list)."""
+        count = 0
+        for r in self.records.values():
+            if r.stop is not None and r.stop is not other_than and not r.finished and not r.delivered:
+                count += 1
+        return count
+
     def suspended(self) -> list[ThreadRecord]:
         """Every known thread the debugger holds suspended (or inside a call), with or without a stop."""
         return [r for r in self.records.values()

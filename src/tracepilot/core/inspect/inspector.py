@@ -168,8 +168,10 @@ class Inspector(CodeChanges, Conditions, WatchesAndMarks):
             return
         p = self._p()
         tid = stop.thread_id
-        ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
-        watches = [w for w in self.watchers.all() if w.applies(ids)]
+        watches = self.watchers.all()
+        if watches:  # (none: nothing to match, at every stop)
+            ids = [i for i in [stop.breakpoint_id, *stop.also] if i]
+            watches = [w for w in watches if w.applies(ids)]
         generation = self.session.stop_generation
         if not watches and self.stop_reads.noted_for(stop):
             # The reads hold their place in the write queue now (they answer for the stop as it is, before

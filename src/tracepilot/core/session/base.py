@@ -36,6 +36,7 @@ from ..secrets import KnownSecrets, redact_outgoing
 from ..sources import SourcePath
 from ..threads import Release, ThreadBook
 from ..vm import Vm
+from .deadlines import Deadlines
 
 if TYPE_CHECKING:
     from ..foreign import ForeignClient
@@ -139,6 +140,7 @@ class SessionBase:
         self._run_to_target: str | None = None
         self._reconnect_note: str | None = None  # told in the answer of the call that reconnected
         self._waiters: set[asyncio.Future[None]] = set()
+        self._deadlines = Deadlines()  # when each of them gives up (one timer for all)
         self._said_running = False  # attach answered "running" (a late VMStart then runs on: see Events)
         self._event_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()

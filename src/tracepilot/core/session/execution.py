@@ -36,6 +36,7 @@ from ..states import session_move
 from ..threads import Release, stop_label
 from .base import SessionBase, StepState
 from .blocked import blocked_by_suspended
+from .deadlines import EXPIRED
 from .step_origin import step_start
 
 log = logging.getLogger(__name__)
@@ -81,17 +82,16 @@ class Execution(SessionBase):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            loop = asyncio.get_running_loop()
-            waiter: asyncio.Future[Any] = loop.create_future()
+            waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._waiters.add(waiter)
-            # A timer that answers the waiter (cheaper than asyncio.timeout or wait_for: one wake-up, no
-            # Timeout object to enter and leave on every stop)
-            expiry = loop.call_later(remaining, _expire, waiter)
+            # Answered by a stop, or at its deadline by the session's one timer (deadlines.py: no timer, Timeout
+            # or wait_for made and cancelled on every stop)
+            self._deadlines.add(waiter, remaining)
             try:
-                if await waiter is _EXPIRED:
+                if await waiter is EXPIRED:
                     break
             finally:
-                expiry.cancel()
+                self._deadlines.discard(waiter)
                 self._waiters.discard(waiter)
         if self.state is SessionState.EXITED:
             return self._result(False, started, self.stop, "the VM terminated")
@@ -121,7 +121,7 @@ class Execution(SessionBase):
         if note:
             message = f"{note}; {message}" if message else note
         return WaitResult(stopped, self.state, stop, int((time.monotonic() - started) * 1000), message,
-                          pending=len([r for r in self.threads.undelivered() if r.stop is not stop]),
+                          pending=self.threads.undelivered_count(other_than=stop),
                           reconnected=note)
 
     async def _deliver(self, record: Any, started: float) -> WaitResult:
@@ -510,13 +510,6 @@ class Execution(SessionBase):
         return result
 
 
-
-_EXPIRED = object()  # what a waiter of wait_for_stop gets when its time is up
-
-
-def _expire(waiter: asyncio.Future[Any]) -> None:
-    if not waiter.done():
-        waiter.set_result(_EXPIRED)
 
 
 def waits_for_class(message: str | None) -> bool:
