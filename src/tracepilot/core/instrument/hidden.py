@@ -34,8 +34,12 @@ async def top_location(vm: Any, thread: int) -> Any | None:
     index = 0
     if is_probe_class((await vm.type(frames[0].location.class_id)).signature):
         frames = (await vm.send(ThreadReference.Frames, thread, 0, -1)).frames
-        index = next((i for i, f in enumerate(frames)
-                      if not is_probe_class((await vm.type(f.location.class_id)).signature)), -1)
+        # (a loop, not next() over a generator: an await in a generator's condition makes it an async one)
+        index = -1
+        for i, frame in enumerate(frames):
+            if not is_probe_class((await vm.type(frame.location.class_id)).signature):
+                index = i
+                break
         if index < 0:
             return None
     return await vm.readable_location(thread, index, frames[index].location)
