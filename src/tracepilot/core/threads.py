@@ -276,7 +276,7 @@ class ThreadBook:
     def release_all(self, keep: set[int]) -> Release:
         """Everything the debugger holds, except the stops of the threads in `keep` (stops not delivered yet)."""
         release = Release()
-        kept_vm = sum(1 for t in keep if (r := self.records.get(t)) is not None and r.stop_vm_wide)
+        kept_vm = sum(1 for t in keep if (r := self.records.get(t)) is not None and r.stop_vm_wide) if keep else 0
         to_release = max(0, self.vm_holds - kept_vm - self.vm_handling)
         for r in self.records.values():
             if r.finished:

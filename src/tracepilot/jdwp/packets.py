@@ -109,6 +109,10 @@ class Codec:
         return fast
 
     def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
+        if not args and not kwargs and not command.request_layout:  # (VirtualMachine.Resume: nothing to encode)
+            packet_id = self._next_id
+            self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
+            return packet_id, _COMMAND_HEADER.pack(HEADER_SIZE, packet_id, 0, command.set_id, command.cmd_id)
         fast = self._fast.get(command)
         if fast is None or fast.sizes is not self.sizes:
             fast = self._fast_for(command)
@@ -180,4 +184,9 @@ def _decode_located_event(data: bytes) -> Any:
     policy, count, kind, request_id, thread, tag, class_id, method_id, index = _LOCATED_EVENT.unpack(data)
     if count != 1:
         return None
-    return Composite(policy, [_LOCATED_KINDS[kind](request_id, thread, Location(tag, class_id, method_id, index))])
+    # (tuple.__new__ straight: each namedtuple's own __new__ is one more Python call, three per event)
+    location = _tuple_new(Location, (tag, class_id, method_id, index))
+    return _tuple_new(Composite, (policy, [_tuple_new(_LOCATED_KINDS[kind], (request_id, thread, location))]))
+
+
+_tuple_new = tuple.__new__
