@@ -5,8 +5,9 @@ other, one round trip instead of three.
 At the stop the burst only holds its place in the connection's write queue (JdwpConnection.hold_place):
 whatever is sent once the stop is known leaves after it, and the JVM runs a connection's commands in the
 order they arrive, so the burst answers for the stop as it is. The stop is handed over first; the burst is
-planned, made and written two event-loop turns later (after the woken call ran: the write, a system call
-that wakes the JVM, is no part of knowing the stop), or at once when something waits for it (`settled`).
+planned, made and written in the next event-loop turn, after the woken calls ran (`handed_over`: the write,
+a system call that wakes the JVM, is no part of knowing the stop), or at once when something waits for it
+(`settled`).
 Everything that shows a stop's locals, reads what changed, or lets a thread run first waits for them
 (`settled`: Inspector._ready and snapshot, Session._send_release, the next event's handling).
 
@@ -47,6 +48,7 @@ class StopReads:
         self._waiting: list[asyncio.Future[None]] = []  # calls in settled() until they are
         # (the reading not started yet, the write-queue place it holds, a reading of its own without that place)
         self._later: tuple[Any, Any, Any] | None = None
+        self._later_scheduled = False
 
     def follow(self, reading: Any) -> None:
         """Take a stop's replies in a task of their own (`reading`, a coroutine): the stop is known now. It
@@ -55,12 +57,18 @@ class StopReads:
 
     def follow_after_handover(self, start: Any, place: Any, again: Any) -> None:
         """Start `start()` (a coroutine: the stop's reads at `place`, held in the write queue) once the stop
-        is handed over: two event-loop turns from now, after the woken call ran, or at once when something
-        waits for it first (settled). `again()`: the same reads without the place (settled's caller was
-        cancelled while it made them)."""
+        is handed over (`handed_over`, called by the session once it woke the waiting calls), or at once when
+        something waits for it first (settled). `again()`: the same reads without the place (settled's caller
+        was cancelled while it made them)."""
         self._later = (start, place, again)
-        loop = asyncio.get_running_loop()
-        loop.call_soon(loop.call_soon, self._start_later)
+        self._later_scheduled = False
+
+    def handed_over(self) -> None:
+        """The stop's waiting calls are woken: the reads start in the next event-loop turn, after them (their
+        wake-ups were queued first), or earlier when something waits for them (settled)."""
+        if self._later is not None and not self._later_scheduled:
+            self._later_scheduled = True
+            asyncio.get_running_loop().call_soon(self._start_later)
 
     def _start_later(self) -> None:
         later, self._later = self._later, None

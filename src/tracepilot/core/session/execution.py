@@ -159,6 +159,9 @@ class Execution(SessionBase):
         finally:
             self._stopping = False
             self._notify_waiters()  # a call that began waiting meanwhile looks at the stops again
+            reads = getattr(self.inspector, "stop_reads", None)  # (a session without an inspector: none)
+            if reads is not None:
+                reads.handed_over()  # the stop's reads start after the woken calls ran
 
     def _set_state(self, new: SessionState, why: str) -> None:
         self.state = session_move(self.state, new, why)
