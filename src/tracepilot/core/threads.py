@@ -201,9 +201,10 @@ class ThreadBook:
         r.stop_vm_wide = vm_wide
         r.delivered = False
         r.arrival = next(self._arrivals)
-        self._settle(r, why)
         if vm_wide:
-            self.settle_all(why)
+            self.settle_all(why)  # (this thread with the others)
+        else:
+            self._settle(r, why)
         return r
 
     def pause_all(self) -> None:

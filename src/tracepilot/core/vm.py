@@ -221,6 +221,7 @@ class Vm:
         # (thread, frame height from the bottom, class) -> a method id of our own, and its old tables.
         self._replaced: dict[tuple[int, int, int], int] = {}
         self._replaced_methods: dict[int, MethodInfo] = {}
+        self._method_index: dict[int, tuple[list[MethodInfo], dict[int, MethodInfo]]] = {}  # type id -> (its methods, by id)
         # While a stop is handled: replies to reads its burst sent ahead (core/inspect/stop_burst.py).
         self.primed: Any = None
 
@@ -300,7 +301,12 @@ class Vm:
         if method_id in self._replaced_methods:
             return self._replaced_methods[method_id]
         info = self.types.get(type_id)
-        return next((m for m in info.methods if m.id == method_id), None) if info and info.methods else None
+        if not info or not info.methods:
+            return None
+        index = self._method_index.get(type_id)
+        if index is None or index[0] is not info.methods:  # (made again when the class's methods are read again)
+            index = self._method_index[type_id] = (info.methods, {m.id: m for m in info.methods})
+        return index[1].get(method_id)
 
     async def method(self, type_id: int, method_id: int) -> MethodInfo:
         if method_id == OBSOLETE_METHOD_ID:
