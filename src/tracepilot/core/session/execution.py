@@ -46,6 +46,8 @@ class Execution(SessionBase):
     # -- waiting -------------------------------------------------------------------------------------
 
     def _notify_waiters(self) -> None:
+        if not self._waiters:  # (asked twice a stop: the second time nobody waits any more)
+            return
         for waiter in list(self._waiters):
             if not waiter.done():
                 waiter.set_result(None)
