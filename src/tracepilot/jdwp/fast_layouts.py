@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .constants import OBJECT_TAGS, Tag
+from .layouts import Repeat
 from .wire import IdSizes, Location, Reader, Value
 
 MISS: Any = object()  # "the general codec, please"
@@ -63,8 +64,6 @@ def _codes(fields: Sequence[tuple[str, Any]], sizes: IdSizes, encoding: bool) ->
 
 def compile_packer(layout: Sequence[tuple[str, Any]], sizes: IdSizes) -> Callable[[Sequence[Any]], bytes] | None:
     """bytes of a request body from its arguments (positional, as many as fields), or None: no fast path."""
-    from .spec import Repeat  # noqa: PLC0415 - spec.py imports this module
-
     head, tail = list(layout), None
     if head and isinstance(head[-1][1], Repeat):
         tail = head.pop()[1]
@@ -99,8 +98,6 @@ def compile_packer(layout: Sequence[tuple[str, Any]], sizes: IdSizes) -> Callabl
 def compile_unpacker(reply_class: type, layout: Sequence[tuple[str, Any]],
                      sizes: IdSizes) -> Callable[[bytes], Any] | None:
     """The reply (an instance of reply_class) from its body, or MISS; None: no fast path for this layout."""
-    from .spec import Repeat  # noqa: PLC0415 - spec.py imports this module
-
     make = functools.partial(tuple.__new__, reply_class)  # (namedtuple's _make without its Python layer)
     if len(layout) == 1 and layout[0][1] == "array_region":  # ArrayReference.GetValues
         return _region_unpacker(make, sizes)

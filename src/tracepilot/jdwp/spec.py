@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import ProtocolError
 from .fast_layouts import MISS, PACK_FAILED, FastCodec
+from .layouts import Repeat, Select
 from .wire import IdSizes, Reader, Writer
 
 # kind -> (Reader method, Writer method). IDs of every flavour share the width of their category.
@@ -38,20 +38,6 @@ for _kind in ("object", "thread", "thread_group", "string_id", "class_loader", "
     _PRIMITIVES[_kind] = ("object_id", "object_id")
 for _kind in ("reference_type", "class", "interface", "array_type"):
     _PRIMITIVES[_kind] = ("reference_type_id", "reference_type_id")
-
-
-@dataclass(frozen=True)
-class Repeat:
-    """An int count followed by that many items of `fields`."""
-
-    fields: tuple[tuple[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class Select:
-    """A one-byte tag choosing one layout; each case is (type name, fields)."""
-
-    cases: dict[int, tuple[str, tuple[tuple[str, Any], ...]]]
 
 
 Encoder = Callable[[Writer, Any], None]
