@@ -184,6 +184,9 @@ class TypeInfo:
     interfaces: list[int] | None = None
     mod_bits: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Seen only in a listing (Vm.all_classes): its `id` was given back to the JVM and is not to be used;
+    # Vm.acquire finds the class again by its signature.
+    listed: bool = False
 
     @functools.cached_property
     def name(self) -> str:  # (asked for every stop's location: worked out once)
@@ -210,6 +213,7 @@ class Vm:
         self.types: dict[int, TypeInfo] = {}
         self.by_signature: dict[str, list[int]] = {}
         self._all_loaded = False
+        self._listed: dict[str, list[TypeInfo]] = {}  # signature -> classes seen only in the last listing
         self._thread_names: dict[int, str] = {}
         self.capabilities: dict[str, bool] = {}
         self.version: Any = None
@@ -265,6 +269,7 @@ class Vm:
     def class_unloaded(self, signature: str) -> None:
         for type_id in list(self.by_signature.get(signature, [])):
             self.forget(type_id)
+        self._listed.pop(signature, None)
 
     async def type(self, type_id: int, tag: int | None = None) -> TypeInfo:
         info = self.types.get(type_id)
@@ -274,13 +279,61 @@ class Vm:
         return info
 
     async def all_classes(self, refresh: bool = False) -> list[TypeInfo]:
+        """Every loaded class. The listing's references are given back to the JVM at once: the JDWP agent
+        pins every ID it has handed out at each suspend-all stop and unpins it at the resume, and a listing
+        hands out one per class (407 classes of a bare JVM cost each stop ~0.08 ms; a server's thousands,
+        about 1 ms). A class the debugger knows by ID from elsewhere keeps it; the others are `listed` (their
+        `id` is not to be used): `acquire` finds the ones a caller picks again by signature."""
         if refresh or not self._all_loaded:
             reply = await self.send(VirtualMachine.AllClasses)
+            listed: dict[str, list[TypeInfo]] = {}
             for c in reply.classes:
-                self._remember(c.type_id, c.ref_type_tag, c.signature, c.status)
+                info = self.types.get(c.type_id)
+                if info is not None:
+                    if c.status:
+                        info.status = c.status
+                else:
+                    listed.setdefault(c.signature, []).append(
+                        TypeInfo(c.type_id, c.ref_type_tag, c.signature, c.status, listed=True))
+            self._listed = listed
             self._all_loaded = True
+            if reply.classes:  # (each count 1: exactly the references this reply took)
+                await self.send(VirtualMachine.DisposeObjects, [(c.type_id, 1) for c in reply.classes])
         # The in-JVM probes are the debugger's, not the program's: no class list shows them.
-        return [t for t in self.types.values() if not is_probe_class(t.signature)]
+        known = [t for t in self.types.values() if not is_probe_class(t.signature)]
+        return known + [t for signature, infos in self._listed.items() if signature not in self.by_signature
+                        and not is_probe_class(signature) for t in infos]
+
+    async def acquire(self, classes: list[TypeInfo]) -> list[TypeInfo]:
+        """`classes` (from all_classes) with usable IDs: a class known by ID as it is, a `listed` one found again
+        by its signature (every class of that signature, one per class loader), in the order given."""
+        wanted = list(dict.fromkeys(t.signature for t in classes if t.listed))
+        found = await asyncio.gather(*(self.send(VirtualMachine.ClassesBySignature, signature) for signature in wanted))
+        again = {signature: [self._remember(c.type_id, c.ref_type_tag, signature, c.status) for c in reply.classes]
+                 for signature, reply in zip(wanted, found, strict=True)}
+        out: list[TypeInfo] = []
+        seen: set[int] = set()
+        for t in classes:
+            for info in again.pop(t.signature, []) if t.listed else [t]:
+                if info.id not in seen:
+                    seen.add(info.id)
+                    out.append(info)
+        return out
+
+    async def give_back(self, classes: list[TypeInfo]) -> None:
+        """The IDs of classes acquired only to look at them (binding a file's breakpoint reads every class's
+        source file) given back: each class is forgotten and listed again (its next use acquires it anew).
+        Only for classes acquired by the caller itself, whose IDs nothing else holds."""
+        if not classes:
+            return
+        for t in classes:
+            self.forget(t.id)
+            self._listed.setdefault(t.signature, []).append(
+                TypeInfo(t.id, t.tag, t.signature, t.status, listed=True))
+        try:
+            await self.send(VirtualMachine.DisposeObjects, [(t.id, 1) for t in classes])
+        except JdwpError:
+            pass  # (a VM going away: nothing to give back)
 
     async def classes_by_name(self, name: str) -> list[TypeInfo]:
         signature = java_name_to_signature(name)

@@ -102,8 +102,8 @@ class Binding(TrackerBase):
         vm = self.session.require_vm()
         if "." in class_name:
             return await vm.classes_by_name(class_name)
-        return [t for t in await vm.all_classes(refresh=True)
-                if not t.is_array and t.status & ClassStatus.PREPARED and t.simple_name == class_name]
+        return await vm.acquire([t for t in await vm.all_classes(refresh=True)
+                                 if not t.is_array and t.status & ClassStatus.PREPARED and t.simple_name == class_name])
 
     async def _watch_prepare(self, bp: Breakpoint, mods: list[Any]) -> None:
         vm = self.session.require_vm()
@@ -137,7 +137,8 @@ class Binding(TrackerBase):
             prefix = "L" + spec.class_name.replace(".", "/") + "$"
             if candidates:
                 all_types = await vm.all_classes(refresh=True)
-                candidates += [t for t in all_types if t.signature.startswith(prefix)]
+                candidates += await vm.acquire([t for t in all_types if t.signature.startswith(prefix)])
+            looked_at: list[TypeInfo] = []
         else:
             source_name = f"{spec.class_name.split('$', 1)[0]}.java" if spec.class_name else spec.file
             await self._watch_prepare(bp, [Mod.SourceNameMatch(source_name)])
@@ -152,13 +153,20 @@ class Binding(TrackerBase):
                     spec.class_name, [t.name for t in all_types if not t.is_array], self.session.sources)
                 if bp.nested_simple:
                     await self._watch_prepare(bp, [Mod.ClassMatch(f"*${spec.class_name}")])
-            candidates = [t for t in all_types if t.tag != TypeTag.ARRAY and t.status & ClassStatus.PREPARED
-                          and (self._maybe_same_source(t, spec)
-                               or (bp.nested_simple and nested.nested_in(t.name, spec.class_name or "")))]
+            chosen = [t for t in all_types if t.tag != TypeTag.ARRAY and t.status & ClassStatus.PREPARED
+                      and (self._maybe_same_source(t, spec)
+                           or (bp.nested_simple and nested.nested_in(t.name, spec.class_name or "")))]
+            listed = {t.signature for t in chosen if t.listed}
+            candidates = await vm.acquire(chosen)
+            looked_at = [t for t in candidates if t.signature in listed]  # (acquired here to be looked at)
         for info in candidates:
             if info.status and not info.status & ClassStatus.PREPARED:
                 continue
             await self.bind_line(bp, info)
+        # Classes acquired here only to read their source file and lines, where the line is not: their IDs
+        # given back (vm.all_classes says why), unless a breakpoint is bound there meanwhile.
+        bound = set().union(*(b.bound_types for b in self.by_id.values()))
+        await vm.give_back([t for t in looked_at if t.id not in bound])
         if not bp.info.verified:
             await self._explain_pending(bp)
 

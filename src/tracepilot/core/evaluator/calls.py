@@ -127,9 +127,10 @@ class Calls(ContextBase):
             matches = [t for t in await self.vm.all_classes()
                        if not t.is_array and re.split(r"[.$]", t.name)[-1] == head]
             names = sorted({t.name for t in matches})
-            if len(names) == 1:
-                self.E.type_names[key] = matches[0]
-                return matches[0]
+            acquired = await self.vm.acquire(matches[:1]) if len(names) == 1 else []  # (a listed class: its ID)
+            if acquired:
+                self.E.type_names[key] = acquired[0]
+                return acquired[0]
             if len(names) > 1 and not quiet:
                 raise EvalFailure(f"class name '{name}' is ambiguous: {', '.join(names[:5])}; write the full name", column)
         if quiet:

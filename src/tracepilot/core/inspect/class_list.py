@@ -15,6 +15,8 @@ MAX_CLASSES = 500  # classes listed by one `classes` answer; the rest is counted
 
 async def list_classes(vm: Any, pattern: str, members: bool) -> list[ClassSummary]:
     types = [t for t in match_classes(await vm.all_classes(refresh=True), pattern) if not t.is_array]
+    if members:  # (their members are read by ID)
+        types = await vm.acquire(types[:MAX_CLASSES]) + types[MAX_CLASSES:]
     if not types:
         close = suggest(pattern, [t.name for t in await vm.all_classes() if not t.is_array])
         hint = "" if "*" in pattern else "use a pattern like com.acme.* (the class may not be loaded yet)"

@@ -28,7 +28,8 @@ def match_classes(types: list[TypeInfo], pattern: str) -> list[TypeInfo]:
 async def instance_counts(vm: Vm, pattern: str, limit: int = 200) -> list[HeapCount]:
     if not vm.capabilities.get("can_get_instance_info"):
         raise Unsupported("this JVM cannot count instances (canGetInstanceInfo is false)")
-    types = [t for t in match_classes(await vm.all_classes(refresh=True), pattern) if not t.is_interface]
+    types = await vm.acquire([t for t in match_classes(await vm.all_classes(refresh=True), pattern)
+                              if not t.is_interface])
     if not types:
         from ..locations import suggest
 

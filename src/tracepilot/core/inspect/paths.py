@@ -121,7 +121,7 @@ async def _first_place(scope: Scope, parts: list[tuple[str, str]]) -> Place | tu
 
 async def _by_simple_name(vm: Vm, name: str) -> list:
     found = [t for t in await vm.all_classes() if not t.is_array and t.simple_name == name]
-    return found if len(found) == 1 else []
+    return await vm.acquire(found) if len(found) == 1 else []
 
 
 def static_scope(vm: Vm, objects: Objects, resolve_symbol: Callable[[str], Awaitable[Value]]) -> Scope:

@@ -24,6 +24,7 @@ from ...jdwp import (
     ReferenceType,
     StringReference,
     VirtualMachine,
+    VMDisconnected,
 )
 from ...jdwp import Method as JdwpMethod
 from ..errors import DebuggerError
@@ -50,7 +51,17 @@ async def find_leftovers(vm: Any) -> list[Leftover]:
     """The newest record per (class, loader) among the loaded probes. Called at (re)connect, when this
     session has no class of its own instrumented: a probe of its own (a connection that broke) counts too."""
     newest: dict[tuple[str, int], Leftover] = {}
-    for c in (await vm.send(VirtualMachine.AllClasses)).classes:
+    listing = (await vm.send(VirtualMachine.AllClasses)).classes
+    try:
+        await _scan(vm, listing, newest)
+    finally:  # the listing's references given back (Vm.all_classes says why): nothing here keeps a class ID
+        with contextlib.suppress(JdwpError, VMDisconnected):
+            await vm.send(VirtualMachine.DisposeObjects, [(c.type_id, 1) for c in listing])
+    return list(newest.values())
+
+
+async def _scan(vm: Any, listing: list[Any], newest: dict[tuple[str, int], Leftover]) -> None:
+    for c in listing:
         if not is_probe_class(c.signature):
             continue
         try:
@@ -74,7 +85,6 @@ async def find_leftovers(vm: Any) -> list[Leftover]:
         key = (name, loader)
         if key not in newest or newest[key].stamp < stamp.value:
             newest[key] = Leftover(name, loader, original.value, stamp.value)
-    return list(newest.values())
 
 
 async def _many(vm: Any, type_id: int, fields: dict[str, int]) -> list[Leftover]:

@@ -143,8 +143,8 @@ class InJvmTrace:
                 raise Fallback("a pause suspends no thread at an event to define the probe with (stop at a "
                                "breakpoint, then trace with resume=true)")
             thread = stop.thread_id
-        found = [t for t in await self.vm.all_classes(refresh=True)
-                 if t.signature.startswith("L") and matches(t.name, self.patterns) and not is_probe_class(t.signature)]
+        found = await self.vm.acquire([t for t in await self.vm.all_classes(refresh=True) if t.signature.startswith("L")
+                                       and matches(t.name, self.patterns) and not is_probe_class(t.signature)])
         if not found:
             raise Fallback("no loaded class matches the pattern")
         owned = set(in_jvm.classes)
