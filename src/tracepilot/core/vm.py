@@ -265,6 +265,8 @@ class Vm:
             ids = self.by_signature.get(info.signature, [])
             if type_id in ids:
                 ids.remove(type_id)
+            if not ids:  # (no class of that signature known by ID: a listing shows its listed entry)
+                self.by_signature.pop(info.signature, None)
 
     def class_unloaded(self, signature: str) -> None:
         for type_id in list(self.by_signature.get(signature, [])):
