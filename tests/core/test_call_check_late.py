@@ -59,14 +59,20 @@ def late_check(request, monkeypatch):
     monkeypatch.setattr(JdwpConnection, "send_nowait", late_reply)
 
 
-async def test_a_call_that_returned_before_its_check_leaves_the_thread_at_its_stop(debugger, jvm_factory, line_of,
-                                                                                  late_check):
+async def _stopped_in_the_loop(debugger, jvm_factory, line_of):
+    """Attached to HotCondition while it runs, stopped at its loop's body line."""
     jvm = jvm_factory(HOT, "300", "100000000", suspend=False)
     await asyncio.to_thread(jvm.wait_for_output, "round 1 ", 30)
     await debugger.attach(jvm.address, timeout=10)
     await debugger.breakpoint_set(f"{HOT}:{line_of('hc-body')}")
     stop = await debugger.wait_for_stop(30)
     assert stop.stopped, stop.message
+    return stop
+
+
+async def test_a_call_that_returned_before_its_check_leaves_the_thread_at_its_stop(debugger, jvm_factory, line_of,
+                                                                                  late_check):
+    stop = await _stopped_in_the_loop(debugger, jvm_factory, line_of)
     before = {v.name: v.value.text for v in await debugger.locals()}
     assert (await debugger.evaluate("String.valueOf(sum + i)")).text.strip('"').isdigit()
     # Still where it stopped: the same iteration, suspended as the debugger's books say.
@@ -106,12 +112,7 @@ async def test_a_move_into_the_jvm_keeps_the_stops_it_made_calls_at(jvm_factory,
 async def test_a_call_held_before_it_started_is_still_unblocked(debugger, jvm_factory, line_of, monkeypatch):
     # The case the check is for: a suspension made between the session's look at the count and the call (as by
     # another thread's suspend-all event) keeps the call from starting. Unblocked after REPLY_WAIT, and put back.
-    jvm = jvm_factory(HOT, "300", "100000000", suspend=False)
-    await asyncio.to_thread(jvm.wait_for_output, "round 1 ", 30)
-    await debugger.attach(jvm.address, timeout=10)
-    await debugger.breakpoint_set(f"{HOT}:{line_of('hc-body')}")
-    stop = await debugger.wait_for_stop(30)
-    assert stop.stopped, stop.message
+    stop = await _stopped_in_the_loop(debugger, jvm_factory, line_of)
     thread = stop.stop.thread_id
     vm = debugger.session.require_vm()
     send = InvocationCall.send

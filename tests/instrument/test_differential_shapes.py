@@ -95,13 +95,18 @@ async def _transcript(jvm_factory: Any, line_of: Any, root: Path, in_jvm: bool, 
         jvm.close()
 
 
+def _same(mine: list[Any], theirs: list[Any]) -> None:
+    """Every answer of the in-JVM transcript the round trip's, the answers before the first that differs shown."""
+    for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
+
+
 async def _compare(jvm_factory: Any, line_of: Any, root: Path, running: bool,
                    points: list[tuple[str, dict[str, Any]]] = POINTS) -> dict[str, Any]:
     """Both transcripts the same; the in-JVM side's modes once every class loaded."""
     mine, modes = await _transcript(jvm_factory, line_of, root, True, running, points)
     theirs, _ = await _transcript(jvm_factory, line_of, root, False, running, points)
-    for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-        assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
+    _same(mine, theirs)
     return modes
 
 
@@ -183,8 +188,7 @@ async def _compare_scripted(jvm_factory: Any, line_of: Any, root: Path, script: 
     """Both transcripts the same; the in-JVM side's modes at its last gate."""
     mine, modes = await _scripted(jvm_factory, line_of, root, True, script)
     theirs, _ = await _scripted(jvm_factory, line_of, root, False, script)
-    for n, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-        assert a == b, "\n".join(map(repr, mine[:n])) + f"\nanswer {n}:\nin-JVM:     {a!r}\nround trip: {b!r}"
+    _same(mine, theirs)
     return modes
 
 
