@@ -101,8 +101,6 @@ class Codec:
     sizes: IdSizes = field(default_factory=IdSizes)
     _next_id: int = 1
     _fast: dict[Command, FastCodec] = field(default_factory=dict, repr=False, compare=False)  # (for these sizes)
-    _sizes_seen: IdSizes | None = field(default=None, repr=False, compare=False)  # (see _eight_byte_ids)
-    _eight: bool = field(default=False, repr=False, compare=False)
 
     def _fast_for(self, command: Command) -> FastCodec:
         fast = self._fast.get(command)
@@ -111,18 +109,19 @@ class Codec:
         return fast
 
     def encode_request(self, command: Command, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> tuple[int, bytes]:
-        body: Any = MISS
         if not args and not kwargs and not command.request_layout:  # (VirtualMachine.Resume: nothing to encode)
-            body = b""
-        else:
-            fast = self._fast.get(command)
-            if fast is None or fast.sizes is not self.sizes:
-                fast = self._fast_for(command)
-            if fast.pack is not None and not kwargs and len(args) == fast.arity:
-                try:
-                    body = fast.pack(args)  # (Command.encode_body, without its call)
-                except PACK_FAILED:
-                    body = MISS
+            packet_id = self._next_id
+            self._next_id = (self._next_id + 1) & 0x7FFFFFFF or 1
+            return packet_id, _COMMAND_HEADER.pack(HEADER_SIZE, packet_id, 0, command.set_id, command.cmd_id)
+        fast = self._fast.get(command)
+        if fast is None or fast.sizes is not self.sizes:
+            fast = self._fast_for(command)
+        body: Any = MISS
+        if fast.pack is not None and not kwargs and len(args) == fast.arity:
+            try:
+                body = fast.pack(args)  # (Command.encode_body, without its call)
+            except PACK_FAILED:
+                body = MISS
         if body is MISS:
             body = command.encode_general(args, kwargs or {}, self.sizes)
         packet_id = self._next_id
@@ -151,7 +150,7 @@ class Codec:
     def _eight_byte_ids(self) -> bool:
         # (compared once per IdSizes the codec is given: a dataclass comparison on every event cost ~30 bytecodes)
         sizes = self.sizes
-        if self._sizes_seen is not sizes:
+        if getattr(self, "_sizes_seen", None) is not sizes:
             self._sizes_seen, self._eight = sizes, sizes == _EIGHT_BYTE_IDS
         return self._eight
 
