@@ -106,6 +106,34 @@ async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_cap
         await d.close()
 
 
+async def test_a_point_bound_before_its_conditions_type_loads_moves_into_the_jvm_once_it_has(jvm_factory,
+                                                                                          line_of) -> None:
+    """Set at the VM's start: the class binds when it loads, before the condition's type (Request) is loaded,
+    so the condition cannot be compiled then. It must not stay on the round trip: once a hit shows the type
+    loaded, the point moves into the JVM (as one set on a running program does). Failed once in CI when the
+    attach came before the service class loaded."""
+    service = "fixtures.CaptureService"
+    d = Debugger()
+    try:
+        await d.attach(jvm_factory(service, "4").address, timeout=10)
+        bp = await d.breakpoint_set(f"{service}:{line_of('capture-line')}", condition="request.id % 10 == 7",
+                                    capture=6)
+        await d.resume(timeout=0)
+        found = await d.captures(bp.id, wait=10)
+        while len(found) < 6:
+            more = await d.captures(bp.id, wait=10, since=found[-1].seq)
+            assert more, found
+            found += more
+        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
+        assert listed.mode == "in-JVM", listed.describe()
+        assert found[-1].via == NOT_HELD, [(c.via, c.note) for c in found]
+        assert all(int({v.name: v for v in c.frames[0].locals}["request"].children[0].text) % 10 == 7
+                   for c in found if c.frames[0].locals), found
+        assert not [r for r in d.history.since(0) if r.kind == "stop" and "VM start" not in r.text]
+    finally:
+        await d.close()
+
+
 async def test_a_capture_taken_just_before_the_program_exits_is_kept(jvm_factory, line_of) -> None:
     d = Debugger()
     try:

@@ -38,6 +38,7 @@ from .shapes import (
     Resolver,
     Site,
     Typed,
+    TypeNotLoaded,
     binary_promotion,
     class_of_descriptor,
     descriptor_of_class,
@@ -46,7 +47,8 @@ from .shapes import (
     unboxed,
 )
 
-__all__ = ["Capture", "Checker", "ClassShape", "MemberShape", "NotCompilable", "Resolver", "Site", "Typed"]
+__all__ = ["Capture", "Checker", "ClassShape", "MemberShape", "NotCompilable", "Resolver", "Site", "TypeNotLoaded",
+           "Typed"]
 
 
 class Checker:
@@ -186,8 +188,9 @@ class Checker:
                     value = await self.static_field(cls, parts[k])
                     rest = parts[k + 1:]
                     break
-            if value is None:
-                raise NotCompilable(f"'{'.'.join(parts)}' names no local, field or class here")
+            if value is None:  # (or a class not loaded yet: compilable once one of them loads)
+                raise TypeNotLoaded(f"'{'.'.join(parts)}' names no local, field or class here", tuple(
+                    c for k in range(len(parts) - 1, 0, -1) for c in self.class_candidates(".".join(parts[:k]))))
         for part in rest:
             value = await self.field_of(value, part)
         return value
@@ -236,27 +239,28 @@ class Checker:
     async def shape(self, cls: str) -> ClassShape:
         shape = await self.resolver.shape(cls)
         if shape is None:
-            raise NotCompilable(f"class {readable_class(cls)} is not loaded")
+            raise TypeNotLoaded(f"class {readable_class(cls)} is not loaded", (cls,))
         return shape
 
     async def find_class(self, dotted: str) -> str | None:
         """A type name as written: qualified, nested in the breakpoint's class, of its package, java.lang."""
+        if self.site.class_name.rpartition("/")[2] == dotted:
+            return self.site.class_name
+        for candidate in self.class_candidates(dotted):
+            if await self.resolver.shape(candidate) is not None:
+                return candidate
+        return None
+
+    def class_candidates(self, dotted: str) -> list[str]:
+        """The internal names a type name as written may stand for, in the order they are tried."""
         name = dotted.replace(".", "/")
         outer = self.site.class_name.split("$")[0]
         candidates = [name, f"{outer}${name.replace('/', '$')}", f"{self.site.package}/{name}" if self.site.package
                       else name, f"java/lang/{name}"]
-        if self.site.class_name.rpartition("/")[2] == dotted:
-            return self.site.class_name
-        for candidate in candidates:
-            if await self.resolver.shape(candidate) is not None:
-                return candidate
         # A qualified nested class: a.b.Outer.Inner
         parts = dotted.split(".")
-        for k in range(len(parts) - 1, 0, -1):
-            candidate = "/".join(parts[:k]) + "$" + "$".join(parts[k:])
-            if await self.resolver.shape(candidate) is not None:
-                return candidate
-        return None
+        candidates += ["/".join(parts[:k]) + "$" + "$".join(parts[k:]) for k in range(len(parts) - 1, 0, -1)]
+        return list(dict.fromkeys(candidates))
 
     async def type_ref(self, ref: A.TypeRef) -> str:
         if ref.name in PRIMITIVES:
@@ -264,7 +268,7 @@ class Checker:
         else:
             cls = await self.find_class(ref.name)
             if cls is None:
-                raise NotCompilable(f"type {ref.name} is not loaded")
+                raise TypeNotLoaded(f"type {ref.name} is not loaded", tuple(self.class_candidates(ref.name)))
             base = f"L{cls};"
         return "[" * ref.dims + base
 

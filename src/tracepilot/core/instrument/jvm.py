@@ -76,7 +76,7 @@ from .method_probes import (
 from .move_ahead import Trial, trial_key, try_instrument
 from .naming import probe_name, session_token
 from .owner import Breakpoint, BreakpointTracker
-from .plan import Instrumentation, NotCompilable, ProbeSpec, instrument
+from .plan import Instrumentation, NotCompilable, ProbeSpec, TypeNotLoaded, instrument
 from .pops import Pops, session_holds
 from .reach import calls_may_reach, probe_places
 from .resolve import JdwpResolver
@@ -87,6 +87,10 @@ from .skip import skip_once, waiting
 log = logging.getLogger(__name__)
 
 LOADED_BEFORE = "the class was loaded before the breakpoint was set"
+# A condition naming a type not loaded when its class was (bound as the class loaded): retried at a round-trip hit
+# once the type has loaded (maybe_upgrade), at most once per TYPE_CHECK_EVERY seconds a breakpoint.
+AWAITS_TYPE = "moves into the JVM at a hit once it has loaded"
+TYPE_CHECK_EVERY = 0.5
 CALL_TIMEOUT = 10.0  # seconds a call into the target (defining a probe) may take before the round trip is used
 MAX_UPGRADES = 3  # attempts per breakpoint to move a round-trip breakpoint into the JVM at a later moment
 
@@ -168,7 +172,10 @@ class InJvm:
         self._fresh: dict[int, ClassRecord] = {}
         self._trials: dict[str, Trial] = {}  # breakpoint id -> its move's trial at its last round-trip hit
         self._moving: set[str] = set()  # breakpoints asked to move into the JVM, or moving, now
-        self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM  # classes redefined by hot swap: their bytes are no longer ours to know
+        self._upgrades: dict[str, int] = {}  # breakpoint id -> attempts to move it into the JVM
+        # Breakpoints whose condition names a type not loaded yet -> the internal names it may stand for, and
+        # when a hit last looked for them (maybe_upgrade).
+        self._awaited_types: dict[str, tuple[tuple[str, ...], float]] = {}
         self.requests: dict[int, ProbeRequest] = {}
         self.leaving = False  # the session detaches: restore every class, whatever it restarts
         self._serial = 0
@@ -346,6 +353,9 @@ class InJvm:
             specs = {**record.specs, bp.info.id: spec}
             try:
                 result = await instrument(record.original, list(specs.values()), record.shapes(vm), record.compiled)
+            except TypeNotLoaded as exc:
+                self._awaited_types[bp.info.id] = (exc.candidates, 0.0)  # (the first hit looks)
+                return f"not compilable: {exc}; {AWAITS_TYPE}"
             except NotCompilable as exc:
                 return f"not compilable: {exc}"
             if not decided:
@@ -1074,10 +1084,14 @@ class InJvm:
     async def maybe_upgrade(self, bp: Breakpoint, event: Any) -> None:
         """A round-trip hit of a breakpoint that waits only for a safe moment (set after its class loaded):
         stop once, every thread suspended, where the method returns to its caller, and instrument there."""
-        if not (bp.info.mode or "").startswith(f"round trip ({LOADED_BEFORE}") or not self.enabled \
+        mode = bp.info.mode or ""
+        waits_for_type = mode.endswith(f"{AWAITS_TYPE})")
+        if not (mode.startswith(f"round trip ({LOADED_BEFORE}") or waits_for_type) or not self.enabled \
                 or not self.wanted(bp):  # (no condition, log or capture any more: nothing to move)
             return
         if self._upgrades.get(bp.info.id, 0) >= MAX_UPGRADES or self.upgrade_pending(bp):
+            return
+        if waits_for_type and not await self._awaited_type_loaded(bp):
             return
         self._moving.add(bp.info.id)  # (hits of other threads handled meanwhile ask for no second move)
         try:
@@ -1085,6 +1099,22 @@ class InJvm:
         finally:
             if not any(p.bp_id == bp.info.id and p.role == "upgrade" for p in self.requests.values()):
                 self._moving.discard(bp.info.id)
+
+    async def _awaited_type_loaded(self, bp: Breakpoint) -> bool:
+        """Has a type the breakpoint's condition names loaded since it could not be compiled? (Looked for at
+        most every TYPE_CHECK_EVERY seconds: a name that is no class at all is looked for forever.)"""
+        candidates, checked = self._awaited_types.get(bp.info.id, ((), 0.0))
+        now = time.monotonic()
+        if not candidates or now - checked < TYPE_CHECK_EVERY:
+            return False
+        self._awaited_types[bp.info.id] = (candidates, now)
+        vm = self.session.require_vm()
+        for candidate in candidates:
+            with contextlib.suppress(JdwpError):
+                if await vm.classes_by_name(candidate.replace("/", ".")):
+                    del self._awaited_types[bp.info.id]
+                    return True
+        return False
 
     async def _ask_upgrade(self, bp: Breakpoint, event: Any) -> None:
         vm = self.session.require_vm()
@@ -1250,3 +1280,4 @@ class InJvm:
         self.requests.clear()
         self.hotswapped.clear()
         self._upgrades.clear()
+        self._awaited_types.clear()

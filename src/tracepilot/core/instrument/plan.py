@@ -9,7 +9,7 @@ from typing import Any
 from ..evaluator.parse import ExpressionSyntaxError, parse_expression
 from ..evaluator.template import TemplateError, split_template
 from .classfile import ClassFile, ClassFormatError
-from .compile import Checker, NotCompilable, Resolver, Typed
+from .compile import Checker, NotCompilable, Resolver, Typed, TypeNotLoaded
 from .insert import NotInstrumentable, insert_code, insert_many, line_start
 from .method_sites import ENTRY, EXIT, SITE_CAPTURE, exit_suffix, method_site, site_lines, site_offsets
 from .naming import variant
@@ -17,7 +17,7 @@ from .probe import Probe, build_probe, call_payload
 from .resolve import site_of
 from .shapes import Capture, Site
 
-__all__ = ["Instrumentation", "NotCompilable", "PlacedProbe", "ProbeSpec", "instrument"]
+__all__ = ["Instrumentation", "NotCompilable", "PlacedProbe", "ProbeSpec", "TypeNotLoaded", "instrument"]
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,15 @@ class NotCompilable(Exception):
     """The condition needs something the in-JVM compiler does not do; the message says what."""
 
 
+class TypeNotLoaded(NotCompilable):
+    """The condition names a type the JVM has not loaded yet (a class bound at its load, before the classes its
+    condition reads): compilable once one of `candidates` (internal names the type may stand for) loads."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
 @dataclass
 class MemberShape:
     name: str
