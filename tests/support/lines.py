@@ -32,6 +32,13 @@ class LineProcess:
             if needle in line:
                 return line
 
+    async def lines_so_far(self, timeout: float = 1.0) -> list[str]:
+        """Every line read, after reading what the process printed meanwhile (for a failure's message: `seen`
+        alone holds only the lines an `expect` read)."""
+        with contextlib.suppress(TimeoutError, AssertionError):
+            await asyncio.wait_for(self._expect("\0never"), timeout)
+        return self.seen
+
     def value(self, key: str) -> str:
         for line in self.seen:
             if line.startswith(key + " "):

@@ -8,6 +8,7 @@ import java.util.*;
 /**
  * A JDI debugger with a suspend-all breakpoint on one line, for every thread: prints "HIT thread" for each hit
  * and resumes, until it has seen HITS hits; then clears it, says DONE, waits for "leave" on stdin, detaches.
+ * (Hits that were on their way when it cleared the breakpoint are resumed too, printed as "LATE thread".)
  *
  * usage: GuestRounds PORT LINE HITS
  */
@@ -42,6 +43,25 @@ public class GuestRounds {
             set.resume();
         }
         vm.eventRequestManager().deleteEventRequest(bp);
+        // An event set already on its way when the request went (another thread's hit) still holds its threads:
+        // resumed as an IDE does, or every thread would stay suspended by this client until it detaches.
+        Thread drain = new Thread(() -> {
+            try {
+                while (true) {
+                    EventSet late = vm.eventQueue().remove();
+                    for (Event e : late) {
+                        if (e instanceof BreakpointEvent) {
+                            System.out.println("LATE " + ((BreakpointEvent) e).thread().name());
+                            System.out.flush();
+                        }
+                    }
+                    late.resume();
+                }
+            } catch (InterruptedException | VMDisconnectedException ignored) {
+            }
+        }, "drain");
+        drain.setDaemon(true);
+        drain.start();
         System.out.println("DONE");
         System.out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
