@@ -352,3 +352,26 @@ async def test_updating_a_hit_count_counts_from_the_update(debugger, jvm_factory
     expected_i = 2 + 2 * (3 - left)
     assert {v.name: v.value.text for v in await debugger.locals()}["i"] == str(expected_i)
     assert stop.stop.hit_count == 3
+
+
+@pytest.mark.timeout(120)
+async def test_a_condition_on_a_type_loaded_after_its_class_moves_into_the_jvm_once_it_loads(debugger, jvm_factory,
+                                                                                              line_of) -> None:
+    """Bound when CaptureService loads (set at the VM's start), the condition's type (its nested Request) is not
+    loaded yet: round trip, saying it waits for the type; the stops come as they would, and once a hit finds
+    Request loaded the breakpoint moves into the JVM and stops at the same places."""
+    service = "fixtures.CaptureService"
+    await debugger.attach(jvm_factory(service, "1").address, timeout=10)  # (one worker: none other in handle)
+    line = line_of("capture-line")
+    bp = await debugger.breakpoint_set(f"{service}:{line}", condition="request.id % 10 == 7")
+    await debugger.resume(timeout=0)
+    modes = []
+    for _ in range(3):
+        stop = await debugger.wait_for_stop(30)
+        assert stop.stopped and stop.stop.breakpoint_id == bp.id and stop.stop.location.line == line, stop
+        assert int((await debugger.evaluate("request.id")).text) % 10 == 7
+        modes.append(next(b for b in await debugger.breakpoint_list() if b.id == bp.id).mode)
+        await debugger.resume(timeout=0)
+    assert modes[0] in ("in-JVM", "round trip (not compilable: class fixtures.CaptureService$Request is not "
+                                  "loaded; moves into the JVM at a hit once it has loaded)"), modes
+    assert modes[-1] == "in-JVM", modes

@@ -975,6 +975,7 @@ class InJvm:
         line), the probe is made inert instead (its requests cleared, FORCE on, so its call only reaches an
         empty hit()) and the class is redefined later, when no thread is inside (`settle`, or at detach)."""
         self._trials.pop(bp.info.id, None)
+        self._awaited_types.pop(bp.info.id, None)
         conn = self.session.conn
         self._moving.discard(bp.info.id)  # (its upgrade request goes below)
         await self.logs.close(bp.info.id)
