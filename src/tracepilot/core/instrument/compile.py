@@ -189,8 +189,10 @@ class Checker:
                     rest = parts[k + 1:]
                     break
             if value is None:  # (or a class not loaded yet: compilable once one of them loads)
-                raise TypeNotLoaded(f"'{'.'.join(parts)}' names no local, field or class here", tuple(
-                    c for k in range(len(parts) - 1, 0, -1) for c in self.class_candidates(".".join(parts[:k]))))
+                classes = tuple(c for k in range(len(parts) - 1, 0, -1)
+                                for c in self.class_candidates(".".join(parts[:k])))
+                raise TypeNotLoaded(f"'{'.'.join(parts)}' names no local, field or class here (a class not loaded "
+                                    "yet?)", classes)
         for part in rest:
             value = await self.field_of(value, part)
         return value
