@@ -212,7 +212,7 @@ async def test_launch_output_trace_and_hotswap(mcp_session, java_classes, line_o
     async with mcp_session("memory") as s:
         await s.err("launch")  # nothing to run
         launched = await s.ok("launch", main="fixtures.Playground", classpath=[str(java_classes)],
-                              args=["100000", "nosleep"])
+                              args=["100000"])  # (runs for hours: the trace below sees it run)
         assert launched.data["launched"] is True
         await s.ok("breakpoint_set", location=f"Playground:{line_of('loop-print')}", hit_count=3)
         await s.ok("resume")

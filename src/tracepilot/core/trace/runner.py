@@ -13,6 +13,7 @@ import logging
 import time
 from typing import Any
 
+from ...jdwp import JdwpTransportError
 from ..errors import DebuggerError, InvalidArgument
 from ..model import Actor, SessionState, TraceResult
 from . import folded as folded_format
@@ -67,6 +68,8 @@ def answer(pattern: str, trees: Trees, calls: int, duration_ms: float, name: Any
     note = ""
     if stopped_by == "stop" and session.stop is not None:
         note = f"the program stopped: {session.stop.headline()}"
+    elif stopped_by == "vm_death":
+        note = "the program ended during the trace"
     path = None
     if folded:
         by = folded_by or ("time" if timed else "calls")
@@ -148,15 +151,16 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
             await tracer.apply(hold=True)
         else:
             await tracer.install()
-    except Fallback as exc:
+    except Exception as exc:
+        if vm.conn.is_closed:  # the program ended (or the VM went) before the trace began: said, not an error
+            return ended_before(session, pattern, time.monotonic() - called, "in-JVM", "", folded, folded_by)
+        if not isinstance(exc, Fallback):  # a bug here must cost the speed-up, never the trace
+            logging.getLogger(__name__).exception("in-JVM tracing failed to start")
         if borrowed is not None:
             await borrowed.release()
-        await tracer.restore()
-        return str(exc)
-    except Exception as exc:  # a bug here must cost the speed-up, never the trace
-        logging.getLogger(__name__).exception("in-JVM tracing failed to start")
-        if borrowed is not None:
-            await borrowed.release()
+        if isinstance(exc, Fallback):
+            await tracer.restore()
+            return str(exc)
         with contextlib.suppress(Exception):
             await tracer.restore()
         return f"internal error while instrumenting: {exc!r}"
@@ -193,7 +197,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
         elif death.died.done():  # held as it dies: its counts are read before it goes
             with contextlib.suppress(Exception):
                 await tracer.read()
-            note = "; ".join(x for x in ("the program ended during the trace (read as it ended)", note) if x)
+            note = "; ".join(x for x in ("its counts were read as it ended", note) if x)
     finally:
         if rejoin is not None:
             await _end(rejoin)
@@ -211,6 +215,17 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     result.held_ms = round(tracer.held_ms, 1)
     spent(result, tracer.counting_since - called, time.monotonic() - until, held_before, tracer.read_held_ms)
     result.note = "; ".join(x for x in (result.note, note) if x)
+    return result
+
+
+def ended_before(session: Any, pattern: str, waited_s: float, mode: str, mode_reason: str, folded: str | None,
+                 folded_by: str | None) -> TraceResult:
+    """The answer when the program ended (its VM gone) before the trace's window opened: nothing counted."""
+    result = answer(pattern, Trees(), 0, 0.0, str, str, stopped_by="vm_death", dropped=0, mode=mode,
+                    mode_reason=mode_reason, timed=False, timing="", folded=folded, folded_by=folded_by or "calls",
+                    session=session)
+    result.note = "the program ended before the trace began: nothing was counted"
+    spent(result, waited_s, 0.0)
     return result
 
 
@@ -275,7 +290,13 @@ class Traces:
         self._tracing = True
         undo = tap_events(self.session, tracer)
         try:
-            await tracer.install()
+            try:
+                await tracer.install()
+            except (DebuggerError, JdwpTransportError):
+                if not vm.conn.is_closed:
+                    raise
+                return ended_before(self.session, pattern, time.monotonic() - called, "round trip", traced, folded,
+                                    folded_by)
             await resume_if_asked(self.session, resume, actor)
             started = time.monotonic()
             self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor, window="round trip")
