@@ -44,6 +44,7 @@ from ..vm import Vm
 from .base import NO_SIDE_EFFECTS, SessionBase, is_vm_start, parse_address
 
 VM_START_WAIT = 15.0  # seconds attach waits for a suspend=y JVM's VMStart (nothing hangs: then it answers "running")
+VM_START_LOOK_EVERY = 0.1  # seconds between two looks, while it waits, at whether the program runs after all
 
 
 class Lifecycle(SessionBase):
@@ -187,25 +188,50 @@ class Lifecycle(SessionBase):
         if threads and all(not isinstance(s, BaseException) and s.suspend_status & 1 for s in statuses):
             return True
         main = next((t for t, name in zip(threads, names, strict=True) if name == "main"), None)
-        if main is None:
+        if main is None or await self._main_ran_java(main):
             return False
-        try:
-            frames = (await vm.send(ThreadReference.FrameCount, main)).frame_count
-        except JdwpError as exc:
-            if exc.code != ErrorCode.THREAD_NOT_SUSPENDED:
-                return False
-            # Running: the program, or a JVM still initialising whose agent has not suspended it yet (its
-            # frames can't be counted then). The java launcher loads LauncherHelper to find the main class
-            # only once the VM is up: without it nothing of the program has run, and a VMStart is coming.
-            launcher = await vm.send(VirtualMachine.ClassesBySignature, "Lsun/launcher/LauncherHelper;")
-            if launcher.classes:
-                return False
-            frames = 0
         # No Java frame: the JVM is still initialising and its agent is about to suspend everything and send
         # VMStart. On a loaded machine that can take seconds, and a short wait (once 2 s) made attach answer
         # "running", after which the first resume got the VM's start as its stop. Wait for the VMStart itself
-        # (other events may come first), as long as attach waits for its stop.
-        return frames == 0 and await conn.wait_for_queued(is_vm_start, VM_START_WAIT)
+        # (other events may come first), as long as attach waits for its stop -- unless main runs Java
+        # meanwhile: then the JVM was started with suspend=n (attached before its program ran, e.g. in an
+        # agent's premain) and no VMStart comes (attach waited VM_START_WAIT for it, 15 s).
+        deadline = time.monotonic() + VM_START_WAIT
+        while (remaining := deadline - time.monotonic()) > 0:
+            if await conn.wait_for_queued(is_vm_start, min(VM_START_LOOK_EVERY, remaining)):
+                return True
+            if await self._main_ran_java(main):  # (a VMStart sent before would have come before the reply)
+                return any(is_vm_start(e) for e in conn.queued_events())
+        return False
+
+    async def _main_ran_java(self, main: int) -> bool:
+        """Has the main thread run any Java yet (the launcher, an agent's premain, the program)? A JVM started
+        with suspend=y cannot have before its VMStart: main waits in the JDWP agent's VM-init callback, in native
+        code, and the launcher loads LauncherHelper only after that. (Also True when main cannot be read.)"""
+        vm = self.require_vm()
+        launcher = await vm.send(VirtualMachine.ClassesBySignature, "Lsun/launcher/LauncherHelper;")
+        if launcher.classes:
+            with contextlib.suppress(JdwpError):  # (its ID given back: the agent pins every ID it holds)
+                await vm.send(VirtualMachine.DisposeObjects, [(c.type_id, 1) for c in launcher.classes])
+            return True
+        try:
+            return (await vm.send(ThreadReference.FrameCount, main)).frame_count > 0
+        except JdwpError as exc:
+            if exc.code != ErrorCode.THREAD_NOT_SUSPENDED:
+                return True
+        # Running: counted with the thread held for a moment (balanced: the agent's suspend-all, if it comes
+        # meanwhile, keeps its own count).
+        try:
+            await vm.send(ThreadReference.Suspend, main)
+        except JdwpError:
+            return True
+        try:
+            return (await vm.send(ThreadReference.FrameCount, main)).frame_count > 0
+        except JdwpError:
+            return True
+        finally:
+            with contextlib.suppress(JdwpError):
+                await vm.send(ThreadReference.Resume, main)
 
     def _fail(self, error: str) -> None:
         self.last_error = error

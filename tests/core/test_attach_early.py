@@ -1,0 +1,43 @@
+"""Attach to a JVM started with suspend=n before its program runs (its agents' premain, the launcher still
+loading): no VMStart comes (the debugger was not there at the VM's init), so attach must not wait for one.
+It waited 15 s (VM_START_WAIT) whenever it came in that window; on a loaded machine the window is wide."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tracepilot.core.debugger import Debugger
+from tracepilot.core.model import SessionState
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def premain_jar(java_classes: Path, tmp_path: Path) -> Path:
+    jar = tmp_path / "slow-premain.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nPremain-Class: fixtures.SlowPremain\n")
+        z.write(java_classes / "fixtures" / "SlowPremain.class", "fixtures/SlowPremain.class")
+    return jar
+
+
+async def test_attach_during_premain_of_a_suspend_n_jvm_answers_running_without_waiting(jvm_factory, java_classes,
+                                                                                         tmp_path) -> None:
+    jar = premain_jar(java_classes, tmp_path)
+    jvm = jvm_factory("fixtures.Napper", "600", suspend=False, jvm_args=[f"-javaagent:{jar}=2500"])
+    d = Debugger()
+    try:
+        began = time.monotonic()
+        await d.attach(jvm.address, timeout=10)  # (inside the 2.5 s premain: the JVM listens before it)
+        took = time.monotonic() - began
+        assert d.session.state is SessionState.RUNNING, d.session.state
+        # Nothing held it: the premain ends and the program runs (its first line comes).
+        await asyncio.to_thread(jvm.wait_for_output, "nap 0", 20)
+        # (main runs the premain's Java: seen at once; it was VM_START_WAIT's 15 s)
+        assert took < 2.5, f"attach took {took:.1f}s"
+    finally:
+        await d.close()
