@@ -78,7 +78,7 @@ async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_cap
     try:
         await d.attach(jvm_factory(service, "4", suspend=False).address, timeout=10)
         line = line_of("capture-line")
-        bp = await d.breakpoint_set(f"{service}:{line}", condition="request.id % 10 == 7", capture=6)
+        bp = await d.breakpoint_set(f"{service}:{line}", condition="request.id % 100 == 7", capture=6)
         found = await d.captures(bp.id, wait=10)
         while len(found) < 6:
             more = await d.captures(bp.id, wait=10, since=found[-1].seq)
@@ -116,7 +116,7 @@ async def test_a_point_bound_before_its_conditions_type_loads_moves_into_the_jvm
     d = Debugger()
     try:
         await d.attach(jvm_factory(service, "4").address, timeout=10)
-        bp = await d.breakpoint_set(f"{service}:{line_of('capture-line')}", condition="request.id % 10 == 7",
+        bp = await d.breakpoint_set(f"{service}:{line_of('capture-line')}", condition="request.id % 100 == 7",
                                     capture=6)
         await d.resume(timeout=0)
         found = await d.captures(bp.id, wait=10)

@@ -41,7 +41,11 @@ async def test_captures_wait_in_the_ring_until_asked_and_come_at_once_to_a_follo
     try:
         await d.attach(jvm_factory(SERVICE, "4", suspend=False).address, timeout=10)
         line = line_of("capture-line")
-        bp = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 10 == 7", capture=4)
+        # (One worker's hits, one every ~0.2 s: the point moves into the JVM at the first one's return, long
+        # before its fourth capture even on a loaded machine. The four workers' ids hit "% 10 == 7" together:
+        # all four captures came by round trip once.)
+        bp = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 50 == 7 && worker == 0",
+                                    capture=4)
         await taken_in_the_jvm(d, bp.id, 4)
         await asyncio.sleep(0.3)  # (several poll periods: nothing is read while nobody asks)
         book = d.session.breakpoints.captures.book
@@ -73,8 +77,11 @@ async def test_captures_wait_in_the_ring_until_asked_and_come_at_once_to_a_follo
         # A point removed while its captures wait in the ring keeps them.
         removed = await d.breakpoint_set(f"{SERVICE}:{line}", condition="request.id % 10 == 5", capture=3)
         await taken_in_the_jvm(d, removed.id, 3)
+        state = d.session.breakpoints.get(removed.id).info
         await d.breakpoint_remove(removed.id)
         kept = [c for c in await d.captures() if c.breakpoint_id == removed.id]
-        assert [c.number for c in kept] == [1, 2, 3], [(c.number, c.via) for c in kept]
+        assert [c.number for c in kept] == [1, 2, 3], ([(c.number, c.via) for c in kept], state.mode, state.capture,
+                                                       [r.text for r in d.history.since(0) if removed.id in r.text
+                                                        or r.kind == "error"])
     finally:
         await d.close()

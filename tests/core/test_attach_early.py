@@ -41,3 +41,29 @@ async def test_attach_during_premain_of_a_suspend_n_jvm_answers_running_without_
         assert took < 2.5, f"attach took {took:.1f}s"
     finally:
         await d.close()
+
+
+async def test_attach_to_a_just_started_suspend_n_jvm_does_not_wait_for_its_start(jvm_factory) -> None:
+    """Attached the moment its agent listens (as the test fixtures and scripts do), a suspend=n JVM may send
+    VMStart to the new debugger, suspending nothing: it was taken for a suspend=y start, and attach waited
+    15 s for the stop (7 of 12 attaches on a loaded machine). Five attaches, each answered at once."""
+    for _ in range(5):
+        jvm = jvm_factory("fixtures.CaptureService", "4", suspend=False)
+        d = Debugger()
+        try:
+            began = time.monotonic()
+            await d.attach(jvm.address, timeout=10)
+            took = time.monotonic() - began
+            assert d.session.state is SessionState.RUNNING and took < 5, (d.session.state, took)
+        finally:
+            await d.close()
+        jvm.close()
+
+
+def test_a_vm_start_that_suspends_nothing_is_not_a_held_start() -> None:
+    from tracepilot.core.session.base import is_vm_start
+    from tracepilot.jdwp import SuspendPolicy
+    from tracepilot.jdwp.events import Composite, Ev
+
+    assert is_vm_start(Composite(SuspendPolicy.ALL, [Ev.VMStart(0, 1)]))
+    assert not is_vm_start(Composite(SuspendPolicy.NONE, [Ev.VMStart(0, 1)]))

@@ -252,9 +252,10 @@ class CapturePoints:
             await asyncio.gather(*list(self._finishing), return_exceptions=True)
 
     async def settle(self, bp_id: str) -> None:
-        """Before point `bp_id` goes: its captures still in the JVM's ring are read (they are kept)."""
+        """Before point `bp_id` goes: its captures still in the JVM's ring, or on their way there, are read
+        (they are kept)."""
         if self.in_probe.serves(bp_id):
-            await self.in_probe.drain_quietly()
+            await self.in_probe.settle_point(bp_id)
 
     def forget(self, bp_id: str) -> None:
         self.in_probe.forget(bp_id)

@@ -17,6 +17,7 @@ from ...jdwp import (
     JdwpError,
     StepDepth,
     StepSize,
+    SuspendPolicy,
     ThreadReference,
     VirtualMachine,
     VMDisconnected,
@@ -384,5 +385,8 @@ class InvocationCall:
 
 
 def is_vm_start(composite: Any) -> bool:
-    return composite is not None and any(type(e).KIND == EventKind.VM_START for e in composite.events)
+    """A VMStart that holds the JVM (suspend=y). A suspend=n JVM attached in the moment between its agent's
+    listening and its VM init sends one too, suspending nothing: attach waited 15 s for a stop from it."""
+    return composite is not None and composite.suspend_policy != SuspendPolicy.NONE \
+        and any(type(e).KIND == EventKind.VM_START for e in composite.events)
 
