@@ -65,7 +65,6 @@ SLOTS = 512  # records its ring holds
 SETTINGS = 6
 NOT_HELD = "in-JVM (not held)"
 NAME_ONLY = re.compile(r"[A-Za-z_$][\w$]*")
-SETTLE_SECONDS = 2.0  # a removed point's captures still being taken in the JVM: waited for this long
 HELD_AFTER = 3  # copies in a row that fell short, after which the point's probe hands every hit over at once
 
 
@@ -352,35 +351,6 @@ class InProbe:
     def may_hold_records(self) -> bool:
         """Can a drain find records (a point in the JVM), or is one under way (that a caller must wait for)?"""
         return bool(self.ids) or self._draining.locked()
-
-    async def settle_point(self, bp_id: str) -> None:
-        """Before point `bp_id` goes: every capture the JVM took of it is read and kept, also those it counted
-        as taken that are still being copied (a copy and a stack walk between the count and the ring: under load
-        it takes a while); waited for, at most SETTLE_SECONDS, unless every thread is held. One still on its way
-        after that (its thread suspended meanwhile) is said, not shown."""
-        await self.drain_quietly()
-        point = self.ids.get(bp_id)
-        bp = self.bps.get(point) if point is not None else None
-        vm = self.vm
-        if bp is None or vm is None or vm.conn is None or vm.conn.is_closed:
-            return
-        deadline = time.monotonic() + SETTLE_SECONDS
-        try:
-            while True:
-                taken = (await vm.send(ArrayReference.GetValues, self.arrays["TAKEN"], point, 1)).values[0].value
-                missing = taken - bp.info.capture.taken
-                if missing <= 0:
-                    return
-                if time.monotonic() >= deadline or self.session.threads.vm_holds:  # (all held: none comes)
-                    break
-                await asyncio.sleep(0.01)
-                await self.drain_quietly()
-        except (DebuggerError, JdwpTransportError, ConnectionError) as exc:
-            log.debug("settling capture point %s: %s", bp_id, exc)
-            return
-        self.session.history.add("error", f"{bp_id} was removed while the JVM was still taking {missing} of its "
-                                 "captures (their threads are held or slow): those are not shown", Actor.TARGET,
-                                 breakpoint=bp_id)
 
     async def drain_quietly(self) -> None:
         """drain(), for callers that go on whatever happens (a stop, an answer): a VM that went has no ring."""

@@ -22,6 +22,7 @@ from .model import Capture, CaptureLimits, CaptureState, in_order
 from .objects import CaptureObjects, field_memo, one_capture
 from .prefetch import COPY_ONLY, Copier
 from .reader import CaptureRead
+from .settle import settle_point
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +256,7 @@ class CapturePoints:
         """Before point `bp_id` goes: its captures still in the JVM's ring, or on their way there, are read
         (they are kept)."""
         if self.in_probe.serves(bp_id):
-            await self.in_probe.settle_point(bp_id)
+            await settle_point(self.in_probe, bp_id)
 
     def forget(self, bp_id: str) -> None:
         self.in_probe.forget(bp_id)

@@ -220,15 +220,15 @@ class Lifecycle(SessionBase):
             if exc.code != ErrorCode.THREAD_NOT_SUSPENDED:
                 return True
         # Running: counted with the thread held for a moment (balanced: the agent's suspend-all, if it comes
-        # meanwhile, keeps its own count).
+        # meanwhile, keeps its own count). Not countable even so: not known, and the wait goes on.
         try:
             await vm.send(ThreadReference.Suspend, main)
         except JdwpError:
-            return True
+            return False
         try:
             return (await vm.send(ThreadReference.FrameCount, main)).frame_count > 0
         except JdwpError:
-            return True
+            return False
         finally:
             with contextlib.suppress(JdwpError):
                 await vm.send(ThreadReference.Resume, main)
