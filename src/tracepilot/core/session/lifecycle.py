@@ -207,7 +207,8 @@ class Lifecycle(SessionBase):
     async def _main_ran_java(self, main: int) -> bool:
         """Has the main thread run any Java yet (the launcher, an agent's premain, the program)? A JVM started
         with suspend=y cannot have before its VMStart: main waits in the JDWP agent's VM-init callback, in native
-        code, and the launcher loads LauncherHelper only after that. (Also True when main cannot be read.)"""
+        code, and the launcher loads LauncherHelper only after that. (True when JDWP refuses main's frames for
+        another reason than its running; False -- not known -- when they cannot be counted even with it held.)"""
         vm = self.require_vm()
         launcher = await vm.send(VirtualMachine.ClassesBySignature, "Lsun/launcher/LauncherHelper;")
         if launcher.classes:
