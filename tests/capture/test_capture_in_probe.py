@@ -72,6 +72,19 @@ async def test_in_probe_captures_equal_round_trip_captures_of_the_same_hits(jvm_
     assert [v.text for v in in_probe[0].expressions][0] == '"round 2"'
 
 
+async def six_captures_the_last_in_the_jvm(d: Debugger, bp_id: str) -> list:
+    """The point's six captures, as they come; by then it is in the JVM, where the last was taken."""
+    found = await d.captures(bp_id, wait=10)
+    while len(found) < 6:
+        more = await d.captures(bp_id, wait=10, since=found[-1].seq)
+        assert more, found
+        found += more
+    listed = next(b for b in await d.breakpoint_list() if b.id == bp_id)
+    assert listed.mode == "in-JVM", listed.describe()
+    assert found[-1].via == NOT_HELD, [(c.via, c.note) for c in found]
+    return found
+
+
 async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_captures_there(jvm_factory, line_of) -> None:
     service = "fixtures.CaptureService"
     d = Debugger()
@@ -79,15 +92,8 @@ async def test_a_point_set_on_a_running_service_moves_into_the_jvm_and_takes_cap
         await d.attach(jvm_factory(service, "4", suspend=False).address, timeout=10)
         line = line_of("capture-line")
         bp = await d.breakpoint_set(f"{service}:{line}", condition="request.id % 100 == 7", capture=6)
-        found = await d.captures(bp.id, wait=10)
-        while len(found) < 6:
-            more = await d.captures(bp.id, wait=10, since=found[-1].seq)
-            assert more, found
-            found += more
-        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
-        assert listed.mode == "in-JVM", listed.describe()
         # The first hit came by round trip (the class was loaded: it moves into the JVM at that hit's return).
-        assert found[-1].via == NOT_HELD, [(c.via, c.note) for c in found]
+        found = await six_captures_the_last_in_the_jvm(d, bp.id)
         top = {v.name: v for v in found[-1].frames[0].locals}
         items = next(c for c in top["request"].children if c.name == "items")
         assert len(items.children) == int(top["size"].text) >= 3, items  # (as it was: the next line clears it)
@@ -119,14 +125,7 @@ async def test_a_point_bound_before_its_conditions_type_loads_moves_into_the_jvm
         bp = await d.breakpoint_set(f"{service}:{line_of('capture-line')}", condition="request.id % 100 == 7",
                                     capture=6)
         await d.resume(timeout=0)
-        found = await d.captures(bp.id, wait=10)
-        while len(found) < 6:
-            more = await d.captures(bp.id, wait=10, since=found[-1].seq)
-            assert more, found
-            found += more
-        listed = next(b for b in await d.breakpoint_list() if b.id == bp.id)
-        assert listed.mode == "in-JVM", listed.describe()
-        assert found[-1].via == NOT_HELD, [(c.via, c.note) for c in found]
+        found = await six_captures_the_last_in_the_jvm(d, bp.id)
         assert all(int({v.name: v for v in c.frames[0].locals}["request"].children[0].text) % 10 == 7
                    for c in found if c.frames[0].locals), found
         assert not [r for r in d.history.since(0) if r.kind == "stop" and "VM start" not in r.text]

@@ -133,7 +133,8 @@ async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_
         assert result.mode == "in-JVM", text
         assert 1.5 <= result.duration_ms / 1000 <= 2.5 and result.stopped_by == "duration", text
         assert result.calls > 1_000_000, text  # every call counted, max_calls bounds only what has arguments
-        assert took <= 2.5 + 1.5, text  # the probe from the cache, the instrumenting, then the window
+        assert took <= 2.5 + 8, text  # no hang: the probe from the cache, the instrumenting, then the window (its
+        # cost is benchmarks/run.py's, not a test's: a tight bound here fails on a loaded machine)
         assert "held for" in result.note, text
 
         def leaves_are_leaves(nodes):  # noqa: ANN001, ANN202
@@ -149,10 +150,15 @@ async def test_a_running_hot_loop_keeps_its_duration_and_leaves_stay_leaves(jvm_
         assert [c.method for c in chunk.children] == [f"{C}hot(int)"], text
         shop = (await d.session.vm.classes_by_name(C[:-1]))[0].id
         assert not await calls_a_probe(d.session.vm, shop)
-        # Again: the probe's classes come from the cache (no javac), the program is held a moment only.
-        began = time.monotonic()
+        # Again: the probe's classes come from the cache, javac is not run. (Asserted, not timed: a timed
+        # bound here failed under load, instrumenting took 1.1 s with a CPU hog beside the suite.)
+        def no_javac(*args):  # noqa: ANN002, ANN202
+            raise AssertionError("javac ran for the second trace")
+
+        monkeypatch.setattr(probe_cache, "_compile", no_javac)
         again = await d.trace(C[:-1], duration=0.5)
-        assert again.mode == "in-JVM" and time.monotonic() - began < 0.5 + 1.0, render_trace(again)
+        assert again.mode == "in-JVM" and again.stopped_by == "duration", render_trace(again)
+        monkeypatch.undo()
         # No javac and nothing cached: the round trip traces, saying why.
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
         monkeypatch.setattr(probe, "javac", lambda java_home: None)
