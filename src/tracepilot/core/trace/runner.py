@@ -153,7 +153,7 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
             await tracer.install()
     except Exception as exc:
         if vm.conn.is_closed:  # the program ended (or the VM went) before the trace began: said, not an error
-            return ended_before(session, pattern, time.monotonic() - called, "in-JVM", "", folded, folded_by)
+            return ended_before(session, pattern, time.monotonic() - called, "in-JVM", "", folded)
         if not isinstance(exc, Fallback):  # a bug here must cost the speed-up, never the trace
             logging.getLogger(__name__).exception("in-JVM tracing failed to start")
         if borrowed is not None:
@@ -218,12 +218,12 @@ async def trace_in_jvm(session: Any, vm: Any, patterns: list[str], pattern: str,
     return result
 
 
-def ended_before(session: Any, pattern: str, waited_s: float, mode: str, mode_reason: str, folded: str | None,
-                 folded_by: str | None) -> TraceResult:
+def ended_before(session: Any, pattern: str, waited_s: float, mode: str, mode_reason: str,
+                 folded: str | None) -> TraceResult:
     """The answer when the program ended (its VM gone) before the trace's window opened: nothing counted."""
     result = answer(pattern, Trees(), 0, 0.0, str, str, stopped_by="vm_death", dropped=0, mode=mode,
-                    mode_reason=mode_reason, timed=False, timing="", folded=folded, folded_by=folded_by or "calls",
-                    session=session)
+                    mode_reason=mode_reason, timed=False, timing="", folded=folded, folded_by="calls",
+                    session=session)  # (nothing counted: an empty folded file, whatever it was to be weighed by)
     result.note = "the program ended before the trace began: nothing was counted"
     spent(result, waited_s, 0.0)
     return result
@@ -295,8 +295,7 @@ class Traces:
             except (DebuggerError, JdwpTransportError):
                 if not vm.conn.is_closed:
                     raise
-                return ended_before(self.session, pattern, time.monotonic() - called, "round trip", traced, folded,
-                                    folded_by)
+                return ended_before(self.session, pattern, time.monotonic() - called, "round trip", traced, folded)
             await resume_if_asked(self.session, resume, actor)
             started = time.monotonic()
             self.session.history.add("trace", f"tracing {pattern} for {duration:g}s", actor, window="round trip")
