@@ -1,6 +1,7 @@
-"""Attach to a JVM started with suspend=n before its program runs (its agents' premain, the launcher still
-loading): no VMStart comes (the debugger was not there at the VM's init), so attach must not wait for one.
-It waited 15 s (VM_START_WAIT) whenever it came in that window; on a loaded machine the window is wide."""
+"""Attach to a JVM started with suspend=n before its program runs: attach must not wait for a VMStart that holds
+it. It waited 15 s (VM_START_WAIT) in two windows, wide on a loaded machine: during an agent's premain or the
+launcher's start (no program frame on main yet, and no VMStart coming), and the moment the agent listens (a
+VMStart does come then, suspending nothing)."""
 
 from __future__ import annotations
 
