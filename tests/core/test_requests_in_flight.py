@@ -29,3 +29,4 @@ async def test_the_first_hit_of_a_breakpoint_set_on_a_busy_line_is_not_lost(debu
                 round_no, waited, [(e.kind, e.text) for e in debugger.session.history.since()[-8:]])
             await debugger.breakpoint_remove(bp.id)
             await debugger.resume(timeout=0)
+

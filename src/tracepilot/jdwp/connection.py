@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 _READ_CHUNK = 256 * 1024
 RAW: Any = object()  # the "command" of a forwarded request: its reply is handed over undecoded
 _DRAIN_ABOVE = 1024 * 1024
+_EVENT_REQUEST_SET = (15, 1)  # (EventRequest.Set: its events may come before its reply, see _set_answered)
 
 
 class ConnectError(JdwpTransportError):
@@ -54,6 +55,11 @@ class JdwpConnection:
         self.unmatched_replies = 0
         self._protocol: _PacketProtocol | None = None
         self._event_handler: Callable[[Any], None] | None = None
+        # Events held while an EventRequest.Set is answered (_set_answered): the packet ids of the Sets in
+        # flight, the composites held, and whether their release is scheduled.
+        self._sets_in_flight: set[int] = set()
+        self._held_events: deque[Any] = deque()
+        self._release_scheduled = False
 
     # -- opening -------------------------------------------------------------------------------------
 
@@ -192,6 +198,8 @@ class JdwpConnection:
             return None  # type: ignore[return-value]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (command, future)
+        if command.set_id == _EVENT_REQUEST_SET[0] and command.cmd_id == _EVENT_REQUEST_SET[1]:
+            self._sets_in_flight.add(packet_id)
         future.packet_id = packet_id  # type: ignore[attr-defined]  # lets send() forget it on timeout
         into.append(data)
         return future
@@ -210,6 +218,8 @@ class JdwpConnection:
         packet_id, packet = self.codec.encode_raw(set_id, cmd_id, data)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = (RAW, future)
+        if (set_id, cmd_id) == _EVENT_REQUEST_SET:
+            self._sets_in_flight.add(packet_id)
         self._outgoing.append(packet)
         self._schedule_flush()
         return future
@@ -253,6 +263,7 @@ class JdwpConnection:
             if not future.done() or future.cancelled():
                 # Timed out or cancelled: forget the request so its late reply is dropped, not leaked.
                 self._pending.pop(future.packet_id, None)  # type: ignore[attr-defined]
+                self._set_answered(future.packet_id)  # type: ignore[attr-defined]
 
     # -- events --------------------------------------------------------------------------------------
 
@@ -343,6 +354,9 @@ class JdwpConnection:
             if future is not None and not future.done():
                 future.set_exception(error)
         self._pending.clear()
+        self._sets_in_flight.clear()
+        while self._held_events:  # (what came before the end is handed over before it)
+            self._deliver_event(self._held_events.popleft())
         self._events.append(None)
         self._events_ready.set()
 
@@ -381,24 +395,9 @@ class JdwpConnection:
 
     def _dispatch(self, packet: ReplyPacket | CommandPacket) -> None:
         if isinstance(packet, ReplyPacket):
-            entry = self._pending.pop(packet.id, None)
-            if entry is None:
-                self.unmatched_replies += 1  # a reply to a request that timed out or was cancelled
-                return
-            command, future = entry
-            if future is None:  # (send_unanswered)
-                if packet.error_code:
-                    log.debug("%s failed: JDWP error %d", command.name, packet.error_code)
-                return
-            if future.done():
-                return
-            if command is RAW:
-                future.set_result(packet)
-                return
-            try:
-                future.set_result(self.codec.decode_reply(command, packet))
-            except JdwpTransportError as exc:
-                future.set_exception(exc)
+            self._dispatch_reply(packet)
+            if self._sets_in_flight and packet.id in self._sets_in_flight:
+                self._set_answered(packet.id)  # (after its future: the requester runs before held events)
             return
         try:
             composite = self.codec.decode_events(packet)
@@ -406,6 +405,52 @@ class JdwpConnection:
             self.protocol_errors.append(str(exc))
             log.warning("dropped an undecodable packet from the VM: %s", exc)
             return
+        if self._sets_in_flight or self._release_scheduled:
+            self._held_events.append(composite)  # (see _set_answered)
+            return
+        self._deliver_event(composite)
+
+    # An event may name a request its requester has not seen the reply of: the JDWP agent writes a Set's reply
+    # from its command thread and the first hit's event from the event thread, to one socket, so the event can
+    # come just before the reply, or in the same read, and an event is handled as its packet is read (handlers
+    # start eagerly). It was taken for nobody's and resumed: a hit lost, and the only stop of a request that
+    # fires once (a hit count of 1, an IDE's pass count). JDI holds one lock over a request's making and its
+    # events' lookup; here events that come while a Set is in flight are held, and handed over, in order, a
+    # turn after the last such reply: its requester (whose future was set first) has filed the id by then.
+    def _set_answered(self, packet_id: int) -> None:
+        self._sets_in_flight.discard(packet_id)
+        # (also with nothing held yet: an event later in this read waits for the requester all the same)
+        if not self._sets_in_flight and not self._release_scheduled and not self._is_closed:
+            self._release_scheduled = True
+            asyncio.get_running_loop().call_soon(self._release_held_events)
+
+    def _release_held_events(self) -> None:
+        self._release_scheduled = False
+        held = self._held_events
+        while held and not self._sets_in_flight and not self._is_closed:  # (a handler may make a request)
+            self._deliver_event(held.popleft())
+
+    def _dispatch_reply(self, packet: ReplyPacket) -> None:
+        entry = self._pending.pop(packet.id, None)
+        if entry is None:
+            self.unmatched_replies += 1  # a reply to a request that timed out or was cancelled
+            return
+        command, future = entry
+        if future is None:  # (send_unanswered)
+            if packet.error_code:
+                log.debug("%s failed: JDWP error %d", command.name, packet.error_code)
+            return
+        if future.done():
+            return
+        if command is RAW:
+            future.set_result(packet)
+            return
+        try:
+            future.set_result(self.codec.decode_reply(command, packet))
+        except JdwpTransportError as exc:
+            future.set_exception(exc)
+
+    def _deliver_event(self, composite: Any) -> None:
         if self._event_handler is not None:
             try:
                 self._event_handler(composite)

@@ -39,6 +39,7 @@ from ..jdwp.packets import (
 )
 from ..jdwp.wire import Reader, Writer
 from . import policy
+from .after_set import EventsAfterSet
 from .holds import GuestHolds, Send
 
 log = logging.getLogger("tracepilot.jdwpfront")
@@ -63,6 +64,7 @@ class GuestConnection:
         self.pinned: Counter[int] = Counter()  # objects the guest kept from collection (DisableCollection)
         self.guest: Any = None  # core.foreign.ForeignClient, once the handshake is done
         self._event_ids = itertools.count(1)
+        self._events_out = EventsAfterSet(self._write_event)  # (JDI drops an event right behind a Set's reply)
         self._behind_pop: deque[CommandPacket] | None = None  # commands sent while a pop is under way
         self._pop_task: asyncio.Task[None] | None = None
         self._done = asyncio.Event()
@@ -132,6 +134,7 @@ class GuestConnection:
 
     def _finish(self) -> None:
         self._done.set()
+        self._events_out.close()
         with contextlib.suppress(Exception):
             self.writer.close()
 
@@ -245,8 +248,13 @@ class GuestConnection:
         self.holds.event(composite.suspend_policy, thread)
         w = Writer(self.sizes)
         encode_composite(w, composite)
+        self._events_out.send(frame_command(next(self._event_ids), EVENT_SET, COMPOSITE_CMD, w.buf))
+
+    def _write_event(self, frame: bytes) -> None:
+        if self._done.is_set():
+            return
         with contextlib.suppress(Exception):
-            self.writer.write(frame_command(next(self._event_ids), EVENT_SET, COMPOSITE_CMD, w.buf))
+            self.writer.write(frame)
 
     # -- the commands handled here ------------------------------------------------------------------------
 
@@ -307,6 +315,7 @@ class GuestConnection:
         def owned(reply: ReplyPacket) -> None:
             if not reply.error_code:
                 self.guest.own(int.from_bytes(reply.data[:4], "big", signed=True), kind)
+                self._events_out.set_answered()
 
         self._forward(packet, data, then=owned)
 
