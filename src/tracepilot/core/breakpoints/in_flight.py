@@ -5,8 +5,11 @@ from the command thread and the hit's event from the event thread, to one socket
 before the reply, or in the same read, and a packet's events are handled as the packet is read (core/eager.py),
 before the requester has taken the reply and filed the id. Such an event was taken for nobody's and resumed: a
 hit lost, and for a request that fires once (`Count(1)`: a hit count of 1, a temporary breakpoint) the
-breakpoint's only stop. JDI avoids it by holding one lock over a request's making and its events' lookup; here
-an event whose request is not known waits until the requests in flight are filed, then looks again.
+breakpoint's only stop. The connection holds events that come while a Set is in flight and hands them over a
+turn after its reply (jdwp/connection.py), which is enough for a requester that files the id in the step its
+reply wakes it in, as every breakpoint's does; this makes it hold for breakpoints whatever the requester awaits
+in between (a wait_for, a gather: more turns): an event whose request is not known waits until the requests in
+flight are filed, then looks again.
 """
 
 from __future__ import annotations
