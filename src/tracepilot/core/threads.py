@@ -248,7 +248,10 @@ class ThreadBook:
         r.call_debt = 0
         r.call_extra = 0
         r.call_timed_out = False
-        released = r.call_from is None and r.stop is None
+        # (A call made while the thread's event is handled -- a condition, a logpoint -- has no stop to be
+        # released: what it lifted, e.g. another thread's suspend-all event, goes back. Dropped, that event's
+        # Resume left the thread running in the middle of its breakpoint's condition.)
+        released = r.call_from is None and r.stop is None and not r.handling
         if r.call_from is not None and r.stop is None:
             r.stop = r.call_from
         r.call_from = None
