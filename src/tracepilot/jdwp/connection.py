@@ -414,9 +414,9 @@ class JdwpConnection:
     # from its command thread and the first hit's event from the event thread, to one socket, so the event can
     # come just before the reply, or in the same read, and an event is handled as its packet is read (handlers
     # start eagerly). It was taken for nobody's and resumed: a hit lost, and the only stop of a request that
-    # fires once (a hit count of 1, an IDE's pass count). JDI holds one lock over a request's making and its
-    # events' lookup; here events that come while a Set is in flight are held, and handed over, in order, a
-    # turn after the last such reply: its requester (whose future was set first) has filed the id by then.
+    # fires once (a hit count of 1, an IDE's pass count); JDI itself loses such events (jdwpfront/after_set.py).
+    # Here events that come while a Set is in flight are held, and handed over, in order, a turn after the last
+    # such reply: its requester (whose future was set first) has filed the id by then.
     def _set_answered(self, packet_id: int) -> None:
         self._sets_in_flight.discard(packet_id)
         # (also with nothing held yet: an event later in this read waits for the requester all the same)
