@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reliability_support import HANDSHAKE, FakePeer, vm_gone
 
+from support.coalescing import pump
 from tracepilot.core.debugger import Debugger
 from tracepilot.core.errors import DebuggerError
 from tracepilot.core.model import SessionState, StopKind
@@ -160,22 +161,11 @@ class InjectingProxy:
             jvm_reader, jvm_writer = await asyncio.open_connection("127.0.0.1", self.jvm_port)
             self.to_debugger = writer
             self.connected.set()
-            self._tasks += [asyncio.create_task(self._pump(reader, jvm_writer)),
-                            asyncio.create_task(self._pump(jvm_reader, writer))]
+            self._tasks += [asyncio.create_task(pump(reader, jvm_writer)),
+                            asyncio.create_task(pump(jvm_reader, writer))]
 
         self.server = await asyncio.start_server(handle, "127.0.0.1", 0)
         return f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
-
-    @staticmethod
-    async def _pump(reader, writer) -> None:
-        try:
-            while chunk := await reader.read(65536):
-                writer.write(chunk)
-                await writer.drain()
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            writer.close()
 
     def inject(self, data: bytes) -> None:
         self.to_debugger.write(data)

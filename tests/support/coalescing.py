@@ -18,21 +18,22 @@ async def coalescing_relay(target: str, every: float = 0.03) -> AsyncIterator[st
 
     async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         jvm_reader, jvm_writer = await asyncio.open_connection(host, int(port))
-        pumps.update({asyncio.create_task(_pump(reader, jvm_writer, 0.0)),
-                      asyncio.create_task(_pump(jvm_reader, writer, every))})
+        pumps.update({asyncio.create_task(pump(reader, jvm_writer)),
+                      asyncio.create_task(pump(jvm_reader, writer, every))})
 
     server = await asyncio.start_server(relay, "127.0.0.1", 0)
     try:
         yield f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
     finally:
         server.close()
-        for pump in pumps:
-            pump.cancel()
+        for task in pumps:
+            task.cancel()
         await asyncio.gather(*pumps, return_exceptions=True)
 
 
-async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, every: float) -> None:
-    """Copy reader to writer; with `every`, what one read got waits that long for more before it is written."""
+async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, every: float = 0.0) -> None:
+    """Copy reader to writer until the reader ends or a side breaks (then close writer); with `every`, what one read got waits
+    that long for more before it is written. (Also the plain relay of tests/reliability/test_hostile_bytes.py.)"""
     try:
         while data := await reader.read(1 << 16):
             if every:

@@ -263,7 +263,8 @@ class JdwpConnection:
             if not future.done() or future.cancelled():
                 # Timed out or cancelled: forget the request so its late reply is dropped, not leaked.
                 self._pending.pop(future.packet_id, None)  # type: ignore[attr-defined]
-                self._set_answered(future.packet_id)  # type: ignore[attr-defined]
+                if future.packet_id in self._sets_in_flight:  # type: ignore[attr-defined]
+                    self._set_answered(future.packet_id)  # type: ignore[attr-defined]  # (never answered)
 
     # -- events --------------------------------------------------------------------------------------
 
@@ -416,7 +417,8 @@ class JdwpConnection:
     # start eagerly). It was taken for nobody's and resumed: a hit lost, and the only stop of a request that
     # fires once (a hit count of 1, an IDE's pass count); JDI itself loses such events (jdwpfront/after_set.py).
     # Here events that come while a Set is in flight are held, and handed over, in order, a turn after the last
-    # such reply: its requester (whose future was set first) has filed the id by then.
+    # such reply: its requester (whose future was set first) has filed the id by then -- as every requester here
+    # does, in the step its reply wakes it in.
     def _set_answered(self, packet_id: int) -> None:
         self._sets_in_flight.discard(packet_id)
         # (also with nothing held yet: an event later in this read waits for the requester all the same)

@@ -14,14 +14,14 @@ at once: only the writing waits).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 
 AFTER_SET = 0.01  # seconds: JDI's requester wakes and files the id in well under a millisecond
 
 
 class EventsAfterSet:
-    """Writes a guest's event frames with `write`, none sooner than AFTER_SET after its last Set's reply."""
+    """Writes a guest's event frames with `write` (which never raises), none sooner than AFTER_SET after its
+    last Set's reply."""
 
     def __init__(self, write: Callable[[bytes], None]) -> None:
         self._write = write
@@ -50,8 +50,7 @@ class EventsAfterSet:
             return
         waiting, self._waiting = self._waiting, []
         for frame in waiting:
-            with contextlib.suppress(Exception):
-                self._write(frame)
+            self._write(frame)
 
     def close(self) -> None:
         if self._timer is not None:

@@ -54,11 +54,10 @@ class Binding(TrackerBase):
         vm = self.session.require_vm()
         # Count modifiers must come first so the other filters apply before counting (JDWP: in order).
         ordered = [m for m in mods if not isinstance(m, Mod.Count)] + [m for m in mods if isinstance(m, Mod.Count)]
-        with self.in_flight.making():
-            reply = await vm.send(EventRequest.Set, kind, self._policy(bp), ordered)
-            bp.requests[reply.request_id] = kind
-            bp.request_mods[reply.request_id] = ordered
-            self.by_request[reply.request_id] = bp
+        reply = await vm.send(EventRequest.Set, kind, self._policy(bp), ordered)
+        bp.requests[reply.request_id] = kind  # (filed before any of its events is handled: jdwp/connection.py)
+        bp.request_mods[reply.request_id] = ordered
+        self.by_request[reply.request_id] = bp
         return reply.request_id
 
     async def _uninstall(self, bp: Breakpoint) -> None:

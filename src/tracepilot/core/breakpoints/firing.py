@@ -63,9 +63,6 @@ class Firing(TrackerBase):
     async def on_event(self, event: Any) -> tuple[StopReason, bool] | None:
         """Decide what a breakpoint-like event means: a stop (and whether to suspend all), or nothing."""
         bp = self.by_request.get(event.request_id)
-        if bp is None and self.in_flight.any:  # maybe the request being made: its id comes with its reply
-            await self.in_flight.filed()
-            bp = self.by_request.get(event.request_id)
         if bp is None:
             return None
         if self.in_jvm.owns(event.request_id):  # the probe's hit/error/handover: decided in the JVM
@@ -241,11 +238,10 @@ class Firing(TrackerBase):
         if kind is None or mods is None:
             return
         mods = [m for m in mods if not isinstance(m, Mod.Count)] + [Mod.Count(bp.sample_every)]
-        with self.in_flight.making():
-            reply = await self.session.require_vm().send(EventRequest.Set, kind, self._policy(bp), mods)
-            bp.requests[reply.request_id] = kind
-            bp.request_mods[reply.request_id] = mods
-            self.by_request[reply.request_id] = bp
+        reply = await self.session.require_vm().send(EventRequest.Set, kind, self._policy(bp), mods)
+        bp.requests[reply.request_id] = kind
+        bp.request_mods[reply.request_id] = mods
+        self.by_request[reply.request_id] = bp
 
     async def arm_dependants(self, bp: Breakpoint) -> None:
         for other in self.by_id.values():

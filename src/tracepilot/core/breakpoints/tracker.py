@@ -18,7 +18,6 @@ from ..sources import class_name_for_file
 from . import nested, shared_lines
 from .codelines import looks_code_free
 from .hot_conditions import ConditionRate
-from .in_flight import RequestsInFlight
 from .throttle import DEFAULT_LOGPOINT_RATE, MAX_SAMPLING, TokenBucket
 
 
@@ -121,7 +120,6 @@ class TrackerBase:
         self.by_id: dict[str, Breakpoint] = {}
         self._next_id = 1
         self.by_request: dict[int, Breakpoint] = {}
-        self.in_flight = RequestsInFlight()  # requests sent whose ids are not in by_request yet (in_flight.py)
         self._prepare_owner: dict[int, Breakpoint] = {}
         self.logpoint_rate = DEFAULT_LOGPOINT_RATE  # <= 0: never throttle
         self.in_jvm = InJvm(self)  # conditions and logpoints compiled into the target (core/instrument)

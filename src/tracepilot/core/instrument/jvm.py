@@ -551,13 +551,12 @@ class InJvm:
                     mods.append(Mod.ThreadOnly(bp.thread_id))
                 # The probe's events hold their thread only: a stop suspends all threads at its parking
                 # breakpoint (pops.py), so no probe event in flight ever holds a thread that is being parked.
-                with self.tracker.in_flight.making():
-                    reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD, mods)
-                    bp.requests[reply.request_id] = EventKind.BREAKPOINT
-                    self.tracker.by_request[reply.request_id] = bp
-                    self.requests[reply.request_id] = ProbeRequest(
-                        bp.info.id, role, type_id, record, method=placed.method,
-                        number_slot=number_slot(placed.probe.captures) if spec.hit_rule is not None else None)
+                reply = await vm.send(EventRequest.Set, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD, mods)
+                bp.requests[reply.request_id] = EventKind.BREAKPOINT
+                self.tracker.by_request[reply.request_id] = bp
+                self.requests[reply.request_id] = ProbeRequest(
+                    bp.info.id, role, type_id, record, method=placed.method,
+                    number_slot=number_slot(placed.probe.captures) if spec.hit_rule is not None else None)
             if spec.log is not None:
                 on_method = spec.at in KINDS.values()  # lines say which method (and, at an exit, which return)
                 self.logs.add(bp, type_id, record.name, spec.line, placed.method if on_method else "",
